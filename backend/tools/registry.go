@@ -1,0 +1,412 @@
+package tools
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"regexp"
+	"runtime/debug"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+)
+
+// DefaultMaxOutputBytes is the seed's maxChars: results longer than this are
+// truncated with a "(truncated)" mark.
+const DefaultMaxOutputBytes = 50 * 1024
+
+// ErrorHint ends every error result, as the seed's execute flow asks.
+const ErrorHint = "[Analyze the error above and try a different approach.]"
+
+// TruncatedMark is the mark a truncated result carries.
+const TruncatedMark = "(truncated)"
+
+// toolNamePattern is the function-name rule shared by OpenAI and Anthropic.
+var toolNamePattern = regexp.MustCompile(`^[a-zA-Z0-9_-]{1,64}$`)
+
+// Call is one tool call on its way through the registry, after its arguments
+// have been coerced and validated.
+type Call struct {
+	ID     string
+	Name   string
+	Info   Info
+	Params map[string]any
+}
+
+// Handler runs a validated call.
+type Handler func(ctx context.Context, call *Call) (Result, error)
+
+// Middleware wraps the execution of validated calls: the engine adds the
+// visibility check, the permission gate and hooks this way. A middleware that
+// refuses a call returns an error Result and does not call next.
+type Middleware func(next Handler) Handler
+
+// CallResult is the outcome of Registry.Execute: what the model reads
+// (Content), whether it is an error, and what the log and UI keep.
+type CallResult struct {
+	CallID    string         `json:"callId"`
+	Name      string         `json:"name"`
+	Params    map[string]any `json:"params,omitempty"`
+	Content   string         `json:"content"`
+	IsError   bool           `json:"isError,omitempty"`
+	Truncated bool           `json:"truncated,omitempty"`
+	Meta      map[string]any `json:"meta,omitempty"`
+	Duration  time.Duration  `json:"duration"`
+}
+
+// Definition is a tool in the OpenAI function-calling format.
+type Definition struct {
+	Type     string      `json:"type"`
+	Function FunctionDef `json:"function"`
+}
+
+// FunctionDef is the function part of a Definition.
+type FunctionDef struct {
+	Name        string          `json:"name"`
+	Description string          `json:"description"`
+	Parameters  json.RawMessage `json:"parameters"`
+}
+
+type entry struct {
+	tool   Tool
+	info   Info
+	schema *paramSchema
+}
+
+// Registry is the seed's ToolRegistry: it holds tools by name and runs calls
+// through the execute flow (lookup, coercion, validation, middleware,
+// execution, truncation, error hint). It is safe for concurrent use; tools
+// registered in it must be too.
+type Registry struct {
+	mu         sync.RWMutex
+	entries    map[string]*entry
+	order      []string
+	maxOutput  int
+	middleware []Middleware
+}
+
+// RegistryOption configures a Registry.
+type RegistryOption func(*Registry)
+
+// WithMaxOutputBytes sets the default output limit (the seed's maxChars).
+func WithMaxOutputBytes(n int) RegistryOption {
+	return func(r *Registry) {
+		if n > 0 {
+			r.maxOutput = n
+		}
+	}
+}
+
+// WithMiddleware adds middleware around tool execution; the first one given is
+// the outermost.
+func WithMiddleware(mw ...Middleware) RegistryOption {
+	return func(r *Registry) { r.middleware = append(r.middleware, mw...) }
+}
+
+// NewRegistry returns an empty registry.
+func NewRegistry(opts ...RegistryOption) *Registry {
+	r := &Registry{entries: map[string]*entry{}, maxOutput: DefaultMaxOutputBytes}
+	for _, o := range opts {
+		o(r)
+	}
+	return r
+}
+
+// Register adds a tool, replacing any tool of the same name. It fails when the
+// name is not a valid function name or the parameter schema does not parse.
+func (r *Registry) Register(t Tool) error {
+	info := t.Info()
+	if !toolNamePattern.MatchString(info.Name) {
+		return fmt.Errorf("register tool %q: name must match %s", info.Name, toolNamePattern)
+	}
+	if info.Source == "" {
+		info.Source = SourceLocal
+	}
+	if len(info.Parameters) == 0 {
+		info.Parameters = json.RawMessage(`{"type":"object","properties":{}}`)
+	}
+	schema, err := compileSchema(info.Parameters)
+	if err != nil {
+		return fmt.Errorf("register tool %q: %w", info.Name, err)
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if _, ok := r.entries[info.Name]; !ok {
+		r.order = append(r.order, info.Name)
+	}
+	r.entries[info.Name] = &entry{tool: t, info: info, schema: schema}
+	return nil
+}
+
+// RegisterAll registers each tool in turn and stops at the first failure.
+func (r *Registry) RegisterAll(ts ...Tool) error {
+	for _, t := range ts {
+		if err := r.Register(t); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// Unregister removes a tool and reports whether it was there.
+func (r *Registry) Unregister(name string) bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if _, ok := r.entries[name]; !ok {
+		return false
+	}
+	delete(r.entries, name)
+	r.order = slices.DeleteFunc(r.order, func(n string) bool { return n == name })
+	return true
+}
+
+// Get returns the named tool.
+func (r *Registry) Get(name string) (Tool, bool) {
+	r.mu.RLock()
+	defer r.mu.RUnlock()
+	e, ok := r.entries[name]
+	if !ok {
+		return nil, false
+	}
+	return e.tool, true
+}
+
+// Info returns the named tool's Info as registered (with defaults filled in).
+func (r *Registry) Info(name string) (Info, bool) {
+	r.mu.RLock()
+	defer r.mu.RUnlock()
+	e, ok := r.entries[name]
+	if !ok {
+		return Info{}, false
+	}
+	return e.info, true
+}
+
+// Has reports whether a tool of that name is registered.
+func (r *Registry) Has(name string) bool {
+	r.mu.RLock()
+	defer r.mu.RUnlock()
+	_, ok := r.entries[name]
+	return ok
+}
+
+// All returns the tools in registration order.
+func (r *Registry) All() []Tool {
+	r.mu.RLock()
+	defer r.mu.RUnlock()
+	out := make([]Tool, 0, len(r.order))
+	for _, n := range r.order {
+		out = append(out, r.entries[n].tool)
+	}
+	return out
+}
+
+// Infos returns every tool's Info in registration order.
+func (r *Registry) Infos() []Info {
+	r.mu.RLock()
+	defer r.mu.RUnlock()
+	out := make([]Info, 0, len(r.order))
+	for _, n := range r.order {
+		out = append(out, r.entries[n].info)
+	}
+	return out
+}
+
+// Names returns the tool names in registration order.
+func (r *Registry) Names() []string {
+	r.mu.RLock()
+	defer r.mu.RUnlock()
+	return slices.Clone(r.order)
+}
+
+// Len returns the number of registered tools.
+func (r *Registry) Len() int {
+	r.mu.RLock()
+	defer r.mu.RUnlock()
+	return len(r.order)
+}
+
+// Definitions returns every tool in the OpenAI function-calling format, in
+// registration order (a stable order keeps provider prompt caches warm).
+func (r *Registry) Definitions() []Definition {
+	r.mu.RLock()
+	defer r.mu.RUnlock()
+	out := make([]Definition, 0, len(r.order))
+	for _, n := range r.order {
+		e := r.entries[n]
+		out = append(out, Definition{Type: "function", Function: FunctionDef{
+			Name: e.info.Name, Description: e.info.Description, Parameters: e.info.Parameters,
+		}})
+	}
+	return out
+}
+
+// Filtered returns a new registry holding only the named tools that exist
+// here, with the same settings and middleware. Unknown names are ignored.
+func (r *Registry) Filtered(allowed []string) *Registry {
+	return r.FilteredFunc(func(info Info) bool { return slices.Contains(allowed, info.Name) })
+}
+
+// FilteredFunc returns a new registry holding the tools for which keep is true.
+func (r *Registry) FilteredFunc(keep func(Info) bool) *Registry {
+	r.mu.RLock()
+	defer r.mu.RUnlock()
+	f := &Registry{entries: map[string]*entry{}, maxOutput: r.maxOutput, middleware: slices.Clone(r.middleware)}
+	for _, n := range r.order {
+		e := r.entries[n]
+		if keep(e.info) {
+			f.entries[n] = e
+			f.order = append(f.order, n)
+		}
+	}
+	return f
+}
+
+// Execute runs one tool call through the seed's flow and never panics:
+//
+//  1. an unknown tool is an error result listing the available tools;
+//  2. argument JSON is parsed and the type errors models commonly make are
+//     coerced towards the schema;
+//  3. required parameters and the schema are validated;
+//  4. the tool runs (inside the middleware; a panic becomes an error result);
+//  5. output over the limit is truncated with a "(truncated)" mark;
+//  6. error results end with ErrorHint.
+func (r *Registry) Execute(ctx context.Context, callID, name string, args json.RawMessage) CallResult {
+	start := time.Now()
+	res := r.execute(ctx, callID, name, args)
+	res.Duration = time.Since(start)
+	return res
+}
+
+func (r *Registry) execute(ctx context.Context, callID, name string, args json.RawMessage) CallResult {
+	out := CallResult{CallID: callID, Name: name}
+	r.mu.RLock()
+	e, ok := r.entries[name]
+	mws := r.middleware
+	maxOut := r.maxOutput
+	r.mu.RUnlock()
+	if !ok {
+		return r.finish(out, Errorf("Unknown tool %q. Available tools: %s.", name, r.availableList()), maxOut)
+	}
+	if e.info.MaxOutputBytes > 0 {
+		maxOut = e.info.MaxOutputBytes
+	}
+
+	params, err := decodeArgs(args)
+	if err != nil {
+		return r.finish(out, Errorf("Invalid arguments for %s: %v. Arguments must be a JSON object matching the tool's parameters.", name, err), maxOut)
+	}
+	params = e.schema.coerce(params)
+	out.Params = params
+	if msg := e.schema.validate(params); msg != "" {
+		return r.finish(out, Errorf("Invalid arguments for %s: %s", name, msg), maxOut)
+	}
+
+	call := &Call{ID: callID, Name: name, Info: e.info, Params: params}
+	h := Handler(func(ctx context.Context, c *Call) (Result, error) { return e.tool.Execute(ctx, c.Params) })
+	for i := len(mws) - 1; i >= 0; i-- {
+		h = mws[i](h)
+	}
+	ctx = WithCallID(ctx, callID)
+	res := runRecovered(ctx, h, call)
+	return r.finish(out, res, maxOut)
+}
+
+// runRecovered runs h and turns a panic or a Go error into an error result.
+func runRecovered(ctx context.Context, h Handler, call *Call) (res Result) {
+	defer func() {
+		if p := recover(); p != nil {
+			res = Result{
+				Content: fmt.Sprintf("Tool %s crashed: %v. This is a bug in the tool, not in your arguments.", call.Name, p),
+				IsError: true,
+				Meta:    map[string]any{"panic": fmt.Sprint(p), "stack": string(debug.Stack())},
+			}
+		}
+	}()
+	r, err := h(ctx, call)
+	if err != nil {
+		if ctx.Err() != nil {
+			return Result{Content: fmt.Sprintf("%s was cancelled: %v", call.Name, err), IsError: true, Meta: r.Meta}
+		}
+		return Result{Content: fmt.Sprintf("%s failed: %v", call.Name, err), IsError: true, Meta: r.Meta}
+	}
+	return r
+}
+
+func (r *Registry) finish(out CallResult, res Result, maxOut int) CallResult {
+	content, truncated := Truncate(res.Content, maxOut)
+	if res.IsError && !strings.HasSuffix(content, ErrorHint) {
+		if content != "" {
+			content += "\n\n"
+		}
+		content += ErrorHint
+	}
+	out.Content = content
+	out.IsError = res.IsError
+	out.Truncated = truncated
+	out.Meta = res.Meta
+	return out
+}
+
+func (r *Registry) availableList() string {
+	names := r.Names()
+	if len(names) == 0 {
+		return "(none)"
+	}
+	return strings.Join(names, ", ")
+}
+
+// decodeArgs parses the model's argument JSON into an object. Empty input and
+// null mean no arguments.
+func decodeArgs(args json.RawMessage) (map[string]any, error) {
+	trimmed := strings.TrimSpace(string(args))
+	if trimmed == "" || trimmed == "null" {
+		return map[string]any{}, nil
+	}
+	var v any
+	if err := json.Unmarshal([]byte(trimmed), &v); err != nil {
+		return nil, fmt.Errorf("not valid JSON (%v)", err)
+	}
+	// A model sometimes double-encodes the object as a JSON string.
+	if s, ok := v.(string); ok {
+		if err := json.Unmarshal([]byte(s), &v); err != nil {
+			return nil, fmt.Errorf("expected a JSON object, got a string")
+		}
+	}
+	m, ok := v.(map[string]any)
+	if !ok {
+		return nil, fmt.Errorf("expected a JSON object, got %s", jsonKind(v))
+	}
+	return m, nil
+}
+
+type callIDKey struct{}
+
+// WithCallID returns a context carrying the ID of the tool call being run.
+func WithCallID(ctx context.Context, id string) context.Context {
+	return context.WithValue(ctx, callIDKey{}, id)
+}
+
+// CallIDFromContext returns the ID of the tool call being run, if any.
+func CallIDFromContext(ctx context.Context) string {
+	id, _ := ctx.Value(callIDKey{}).(string)
+	return id
+}
+
+type progressKey struct{}
+
+// ProgressFunc receives progress lines from a long-running tool.
+type ProgressFunc func(message string)
+
+// WithProgress returns a context whose tools report progress to fn.
+func WithProgress(ctx context.Context, fn ProgressFunc) context.Context {
+	return context.WithValue(ctx, progressKey{}, fn)
+}
+
+// ReportProgress sends a progress line to whoever is listening, if anyone.
+func ReportProgress(ctx context.Context, message string) {
+	if fn, ok := ctx.Value(progressKey{}).(ProgressFunc); ok && fn != nil {
+		fn(message)
+	}
+}

@@ -1,0 +1,88 @@
+// Package tools holds TinyElf's tool runtime: the Tool contract (the seed's
+// ITool), the Registry that runs a call through the seed's execute flow, and
+// the built-in local tools (FileSystem and Shell).
+//
+// The package imports no other TinyElf package. Where a tool needs something
+// that lives higher up, it declares a small interface and the engine passes in
+// what satisfies it when it builds the registry.
+package tools
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+)
+
+// Source says where a tool comes from. The permission gate and the capability
+// catalog treat tools of every source alike; the source is shown to the user
+// and used to group tools.
+type Source string
+
+// The sources a tool can come from.
+const (
+	SourceLocal    Source = "local"
+	SourceMCP      Source = "mcp"
+	SourceUserTool Source = "usertool"
+	SourceSkill    Source = "skill"
+)
+
+// Info describes a tool to the model and to the runtime.
+//
+// The zero value of every flag is the cautious one: a tool is treated as
+// writing and as needing the user's confirmation unless it says otherwise.
+type Info struct {
+	// Name is unique within a registry and valid as a function-calling name.
+	Name string
+	// Description is what the model reads to decide when to call the tool.
+	Description string
+	// Parameters is the JSON Schema (an object schema) of the call arguments.
+	Parameters json.RawMessage
+	// ReadOnly tools change nothing outside the agent; plan mode keeps only them.
+	ReadOnly bool
+	// Safe tools run without asking in default mode (the seed's SAFE_TOOLS).
+	Safe bool
+	// Source says where the tool comes from; empty means SourceLocal.
+	Source Source
+	// MaxOutputBytes overrides the registry's output limit for this tool when
+	// the tool bounds its own output more generously (Read, Bash); 0 keeps the
+	// registry default.
+	MaxOutputBytes int
+}
+
+// Result is what a tool returns. Content is what the model reads.
+//
+// A problem the model can act on (a missing file, a non-unique old_string) is
+// a Result with IsError set; a Go error from Execute means something broke
+// underneath, and the registry turns it into an error result as well.
+type Result struct {
+	Content string
+	IsError bool
+	// Meta carries structured details for the UI and the log (a diff, an exit
+	// code); the model never sees it. Values must marshal to JSON.
+	Meta map[string]any
+}
+
+// Tool is the seed's ITool: a name, a description, a JSON Schema for its
+// parameters, and Execute. Cross-cutting behaviour (validation, permission,
+// truncation, audit) is the registry's, not the tool's.
+type Tool interface {
+	Info() Info
+	// Execute runs the tool with arguments that have already been coerced and
+	// validated against Info().Parameters. It must honour ctx cancellation.
+	Execute(ctx context.Context, params map[string]any) (Result, error)
+}
+
+// Inspector is implemented by tools that can tell, before running, what a call
+// would do that the user should know about (a shell command using sudo, a path
+// outside the workspace). The approval UI shows these warnings.
+type Inspector interface {
+	Warnings(params map[string]any) []string
+}
+
+// Errorf returns an error result whose text the model can act on.
+func Errorf(format string, args ...any) Result {
+	return Result{Content: fmt.Sprintf(format, args...), IsError: true}
+}
+
+// Text returns a successful result.
+func Text(s string) Result { return Result{Content: s} }

@@ -1,0 +1,287 @@
+package tools
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+)
+
+// Workspace is the folder an agent works in. Tool paths resolve relative to
+// it. When Restricted, every file operation goes through an os.Root opened
+// on the folder, so nothing outside it is read, listed or written: not
+// through "..", absolute paths, symbolic links (pointing out, dangling, a
+// symlinked parent, or one swapped in between a check and its use), sibling
+// prefixes or NUL bytes.
+//
+// A Workspace is safe for concurrent use. Close releases the root.
+type Workspace struct {
+	dir      string // absolute, cleaned
+	realDir  string // dir with symlinks evaluated
+	restrict bool
+	root     *os.Root // nil when not restricted
+}
+
+// ErrOutsideWorkspace is wrapped by errors for paths that leave a restricted
+// workspace.
+var ErrOutsideWorkspace = errors.New("outside the workspace")
+
+// OpenWorkspace opens dir as a workspace. restrict is the seed's
+// restrictToWorkspace setting (on by default in TinyElf).
+func OpenWorkspace(dir string, restrict bool) (*Workspace, error) {
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return nil, fmt.Errorf("open workspace %s: %w", dir, err)
+	}
+	st, err := os.Stat(abs)
+	if err != nil {
+		return nil, fmt.Errorf("open workspace: %w", err)
+	}
+	if !st.IsDir() {
+		return nil, fmt.Errorf("open workspace: %s is not a folder", abs)
+	}
+	real, err := filepath.EvalSymlinks(abs)
+	if err != nil {
+		return nil, fmt.Errorf("open workspace %s: %w", abs, err)
+	}
+	w := &Workspace{dir: abs, realDir: real, restrict: restrict}
+	if restrict {
+		if w.root, err = os.OpenRoot(abs); err != nil {
+			return nil, fmt.Errorf("open workspace %s: %w", abs, err)
+		}
+	}
+	return w, nil
+}
+
+// Dir returns the workspace folder as an absolute path.
+func (w *Workspace) Dir() string { return w.dir }
+
+// Restricted reports whether access is confined to the workspace.
+func (w *Workspace) Restricted() bool { return w.restrict }
+
+// Close releases the workspace root.
+func (w *Workspace) Close() error {
+	if w.root != nil {
+		return w.root.Close()
+	}
+	return nil
+}
+
+// Resolve turns a path from the model into the name the workspace's file
+// operations take: relative to the root when restricted, absolute otherwise.
+// It rejects NUL bytes and, when restricted, paths that leave the workspace
+// lexically; symbolic links are checked by the operations themselves.
+func (w *Workspace) Resolve(p string) (string, error) {
+	if strings.ContainsRune(p, 0) {
+		return "", fmt.Errorf("path %q contains a NUL byte", p)
+	}
+	p = strings.TrimSpace(p)
+	if p == "" {
+		p = "."
+	}
+	if !w.restrict {
+		if strings.HasPrefix(p, "~/") || p == "~" {
+			if home, err := os.UserHomeDir(); err == nil {
+				p = filepath.Join(home, strings.TrimPrefix(p, "~"))
+			}
+		}
+		if !filepath.IsAbs(p) {
+			p = filepath.Join(w.dir, p)
+		}
+		return filepath.Clean(p), nil
+	}
+	if filepath.IsAbs(p) {
+		rel, ok := w.relInside(filepath.Clean(p))
+		if !ok {
+			return "", w.outside(p)
+		}
+		return rel, nil
+	}
+	rel := filepath.Clean(p)
+	if rel != "." && !filepath.IsLocal(rel) {
+		return "", w.outside(p)
+	}
+	return rel, nil
+}
+
+// relInside returns abs relative to the workspace when it lies inside it,
+// comparing against both the folder as given and its symlink-free form.
+func (w *Workspace) relInside(abs string) (string, bool) {
+	for _, base := range []string{w.dir, w.realDir} {
+		rel, err := filepath.Rel(base, abs)
+		if err == nil && (rel == "." || filepath.IsLocal(rel)) {
+			return rel, true
+		}
+	}
+	return "", false
+}
+
+// Inside reports whether p (as the model wrote it) names something inside the
+// workspace, following symbolic links that exist. It never errors: a path it
+// cannot judge is reported as outside.
+func (w *Workspace) Inside(p string) bool {
+	if strings.ContainsRune(p, 0) {
+		return false
+	}
+	if !filepath.IsAbs(p) {
+		p = filepath.Join(w.dir, p)
+	}
+	p = filepath.Clean(p)
+	if real, err := filepath.EvalSymlinks(p); err == nil {
+		p = real
+	}
+	_, ok := w.relInside(p)
+	return ok
+}
+
+// Display returns how a resolved name is shown to the model: relative to the
+// workspace when inside it.
+func (w *Workspace) Display(name string) string {
+	if !filepath.IsAbs(name) {
+		return filepath.ToSlash(name)
+	}
+	if rel, ok := w.relInside(name); ok {
+		return filepath.ToSlash(rel)
+	}
+	return name
+}
+
+// Abs returns the absolute path of a resolved name, for handing to external
+// programs. When restricted, it also checks that the path's symlink-free form
+// is still inside the workspace.
+func (w *Workspace) Abs(name string) (string, error) {
+	if !w.restrict {
+		return name, nil
+	}
+	abs := filepath.Join(w.dir, name)
+	real, err := filepath.EvalSymlinks(abs)
+	if err != nil {
+		return "", w.mapErr(name, err)
+	}
+	if _, ok := w.relInside(real); !ok {
+		return "", fmt.Errorf("path %q leads outside the workspace through a symbolic link: %w", name, ErrOutsideWorkspace)
+	}
+	return real, nil
+}
+
+func (w *Workspace) outside(p string) error {
+	return fmt.Errorf("path %q is outside the workspace %s (restrictToWorkspace is on; use a path inside it): %w", p, w.dir, ErrOutsideWorkspace)
+}
+
+// mapErr rewrites os.Root's escape error into one the model can act on.
+func (w *Workspace) mapErr(name string, err error) error {
+	if err == nil {
+		return nil
+	}
+	if strings.Contains(err.Error(), "path escapes from parent") {
+		return fmt.Errorf("path %q leads outside the workspace through a symbolic link (links that point outside it, or to absolute paths, are not followed): %w", name, ErrOutsideWorkspace)
+	}
+	return err
+}
+
+// Open opens a file for reading.
+func (w *Workspace) Open(name string) (*os.File, error) {
+	if w.root != nil {
+		f, err := w.root.Open(name)
+		return f, w.mapErr(name, err)
+	}
+	return os.Open(name)
+}
+
+// OpenFile opens a file with the given flags.
+func (w *Workspace) OpenFile(name string, flag int, perm os.FileMode) (*os.File, error) {
+	if w.root != nil {
+		f, err := w.root.OpenFile(name, flag, perm)
+		return f, w.mapErr(name, err)
+	}
+	return os.OpenFile(name, flag, perm)
+}
+
+// Stat follows symbolic links.
+func (w *Workspace) Stat(name string) (os.FileInfo, error) {
+	if w.root != nil {
+		fi, err := w.root.Stat(name)
+		return fi, w.mapErr(name, err)
+	}
+	return os.Stat(name)
+}
+
+// Lstat does not follow a final symbolic link.
+func (w *Workspace) Lstat(name string) (os.FileInfo, error) {
+	if w.root != nil {
+		fi, err := w.root.Lstat(name)
+		return fi, w.mapErr(name, err)
+	}
+	return os.Lstat(name)
+}
+
+// Readlink returns the target of a symbolic link.
+func (w *Workspace) Readlink(name string) (string, error) {
+	if w.root != nil {
+		s, err := w.root.Readlink(name)
+		return s, w.mapErr(name, err)
+	}
+	return os.Readlink(name)
+}
+
+// ReadDir lists a directory.
+func (w *Workspace) ReadDir(name string) ([]os.DirEntry, error) {
+	f, err := w.Open(name)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return f.ReadDir(-1)
+}
+
+// MkdirAll creates a directory and its parents.
+func (w *Workspace) MkdirAll(name string, perm os.FileMode) error {
+	if w.root != nil {
+		return w.mapErr(name, w.root.MkdirAll(name, perm))
+	}
+	return os.MkdirAll(name, perm)
+}
+
+// Rename moves oldname to newname.
+func (w *Workspace) Rename(oldname, newname string) error {
+	if w.root != nil {
+		return w.mapErr(newname, w.root.Rename(oldname, newname))
+	}
+	return os.Rename(oldname, newname)
+}
+
+// Remove deletes a file or an empty directory.
+func (w *Workspace) Remove(name string) error {
+	if w.root != nil {
+		return w.mapErr(name, w.root.Remove(name))
+	}
+	return os.Remove(name)
+}
+
+// Chmod changes a file's mode.
+func (w *Workspace) Chmod(name string, mode os.FileMode) error {
+	if w.root != nil {
+		return w.mapErr(name, w.root.Chmod(name, mode))
+	}
+	return os.Chmod(name, mode)
+}
+
+// FS returns a file system rooted at the resolved directory name. When
+// restricted it is confined to the workspace like every other operation.
+func (w *Workspace) FS(name string) (fs.FS, error) {
+	if w.root != nil {
+		if name == "." {
+			return w.root.FS(), nil
+		}
+		return fs.Sub(w.root.FS(), filepath.ToSlash(name))
+	}
+	return os.DirFS(name), nil
+}
+
+// Join joins a resolved directory name and a slash-separated path below it
+// into a resolved name.
+func (w *Workspace) Join(dir, rel string) string {
+	return filepath.Join(dir, filepath.FromSlash(rel))
+}
