@@ -1,0 +1,427 @@
+//go:build linux
+
+// Command smoke checks that the desktop binary opens a real, rendered window.
+//
+// It runs the binary twice. First with no DISPLAY, where it must print the
+// no-display message and exit non-zero. Then on a private Xvfb screen inside
+// its own D-Bus session (dbus-run-session), where a window named TinyElf must
+// appear and show the app shell, not a blank or black area; the screenshot is
+// saved as a PNG for people to look at. Last, SIGTERM must close the window.
+//
+// Usage: go run ./scripts/smoke -bin build/bin/tinyelf -out artifacts/smoke
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"image"
+	"image/color"
+	"image/png"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	"tinyelf/internal/smoke"
+)
+
+func main() {
+	var cfg config
+	flag.StringVar(&cfg.bin, "bin", "build/bin/tinyelf", "the desktop binary to check")
+	flag.StringVar(&cfg.out, "out", "artifacts/smoke", "folder for the screenshot and the app's log")
+	flag.DurationVar(&cfg.timeout, "timeout", 60*time.Second, "how long to wait for the window to render")
+	flag.StringVar(&cfg.title, "title", "TinyElf", "the window title to wait for")
+	accents := flag.String("accent", "1f8a66,2fa67e", "colours of which at least one must cover -accent-pixels pixels (the app's accent, light and dark)")
+	flag.IntVar(&cfg.rendered.MinCount, "accent-pixels", 400, "see -accent")
+	flag.IntVar(&cfg.rendered.MinDistinctColors, "min-colours", 32, "a rendered window shows at least this many distinct colours")
+	flag.Parse()
+	cfg.rendered.MaxBlackShare = 0.05
+	for _, s := range strings.Split(*accents, ",") {
+		c, err := smoke.ParseHex(strings.TrimSpace(s))
+		if err != nil {
+			fatalf("-accent: %v", err)
+		}
+		cfg.rendered.AnyOf = append(cfg.rendered.AnyOf, c)
+	}
+	if err := run(cfg); err != nil {
+		fatalf("%v", err)
+	}
+}
+
+func fatalf(format string, args ...any) {
+	fmt.Fprintf(os.Stderr, "smoke: FAIL: "+format+"\n", args...)
+	os.Exit(1)
+}
+
+func logf(format string, args ...any) {
+	fmt.Fprintf(os.Stderr, "smoke: "+format+"\n", args...)
+}
+
+type config struct {
+	bin, out, title string
+	timeout         time.Duration
+	rendered        smoke.Rendered
+}
+
+func run(cfg config) error {
+	bin, err := filepath.Abs(cfg.bin)
+	if err != nil {
+		return err
+	}
+	if _, err := os.Stat(bin); err != nil {
+		return fmt.Errorf("desktop binary: %w (build it with bash scripts/run.sh or task build)", err)
+	}
+	for _, tool := range []string{"Xvfb", "dbus-run-session", "xwininfo"} {
+		if _, err := exec.LookPath(tool); err != nil {
+			return fmt.Errorf("%s not found: install xvfb, dbus and x11-utils (bash scripts/test.sh does)", tool)
+		}
+	}
+	if err := os.MkdirAll(cfg.out, 0o755); err != nil {
+		return err
+	}
+	tmp, err := os.MkdirTemp("", "tinyelf-smoke-")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(tmp)
+
+	if err := checkNoDisplay(bin, tmp); err != nil {
+		return err
+	}
+	logf("ok: without a display the binary explains itself and exits non-zero")
+	return checkWindow(cfg, bin, tmp)
+}
+
+// baseEnv is the environment without any display, so the checks never touch
+// the developer's own screen.
+func baseEnv(tmp string) []string {
+	var env []string
+	for _, kv := range os.Environ() {
+		switch strings.SplitN(kv, "=", 2)[0] {
+		case "DISPLAY", "WAYLAND_DISPLAY", "TINYELF_HOME", "XDG_RUNTIME_DIR", "DBUS_SESSION_BUS_ADDRESS", "XAUTHORITY":
+			continue
+		}
+		env = append(env, kv)
+	}
+	runtimeDir := filepath.Join(tmp, "runtime")
+	_ = os.MkdirAll(runtimeDir, 0o700)
+	return append(env, "TINYELF_HOME="+filepath.Join(tmp, "home"), "XDG_RUNTIME_DIR="+runtimeDir)
+}
+
+func checkNoDisplay(bin, tmp string) error {
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, bin)
+	cmd.Env = baseEnv(tmp)
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	err := cmd.Run()
+	var exitErr *exec.ExitError
+	switch {
+	case ctx.Err() != nil:
+		return fmt.Errorf("no-display run did not exit within 30 s; stderr:\n%s", stderr.String())
+	case err == nil:
+		return fmt.Errorf("no-display run exited 0, want non-zero; stderr:\n%s", stderr.String())
+	case !errors.As(err, &exitErr):
+		return fmt.Errorf("no-display run: %w", err)
+	}
+	for _, want := range []string{"needs a graphical display", "No DISPLAY or WAYLAND_DISPLAY is set", "tinyelf serve"} {
+		if !strings.Contains(stderr.String(), want) {
+			return fmt.Errorf("no-display run (exit %d) did not say %q; stderr:\n%s", exitErr.ExitCode(), want, stderr.String())
+		}
+	}
+	return nil
+}
+
+// process is a started command in its own process group.
+type process struct {
+	cmd  *exec.Cmd
+	done chan struct{}
+	err  error
+}
+
+func start(cmd *exec.Cmd) (*process, error) {
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	if err := cmd.Start(); err != nil {
+		return nil, err
+	}
+	p := &process{cmd: cmd, done: make(chan struct{})}
+	go func() {
+		p.err = cmd.Wait()
+		close(p.done)
+	}()
+	return p, nil
+}
+
+func (p *process) exited() bool {
+	select {
+	case <-p.done:
+		return true
+	default:
+		return false
+	}
+}
+
+// stop sends sig to the whole process group and waits up to grace for the
+// leader to exit, then kills the group. It reports whether the leader exited
+// within grace.
+func (p *process) stop(sig syscall.Signal, grace time.Duration) bool {
+	pgid := p.cmd.Process.Pid
+	_ = syscall.Kill(-pgid, sig)
+	select {
+	case <-p.done:
+		_ = syscall.Kill(-pgid, syscall.SIGKILL) // stragglers (dbus-daemon, WebKit helpers)
+		return true
+	case <-time.After(grace):
+		_ = syscall.Kill(-pgid, syscall.SIGKILL)
+		<-p.done
+		return false
+	}
+}
+
+func startXvfb(tmp string) (*process, string, string, error) {
+	fbdir := filepath.Join(tmp, "fb")
+	if err := os.MkdirAll(fbdir, 0o755); err != nil {
+		return nil, "", "", err
+	}
+	r, w, err := os.Pipe()
+	if err != nil {
+		return nil, "", "", err
+	}
+	defer r.Close()
+	cmd := exec.Command("Xvfb", "-displayfd", "3", "-screen", "0", "1280x800x24", "-fbdir", fbdir,
+		"-nolisten", "tcp", "-noreset")
+	cmd.ExtraFiles = []*os.File{w} // fd 3
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	xvfb, err := start(cmd)
+	w.Close()
+	if err != nil {
+		return nil, "", "", fmt.Errorf("start Xvfb: %w", err)
+	}
+	lines := make(chan string, 1)
+	go func() {
+		line, _ := bufio.NewReader(r).ReadString('\n')
+		lines <- strings.TrimSpace(line)
+	}()
+	select {
+	case n := <-lines:
+		if _, err := strconv.Atoi(n); err != nil {
+			xvfb.stop(syscall.SIGTERM, 5*time.Second)
+			return nil, "", "", fmt.Errorf("Xvfb did not report a display number (%q); stderr:\n%s", n, stderr.String())
+		}
+		return xvfb, ":" + n, filepath.Join(fbdir, "Xvfb_screen0"), nil
+	case <-time.After(20 * time.Second):
+		xvfb.stop(syscall.SIGTERM, 5*time.Second)
+		return nil, "", "", fmt.Errorf("Xvfb did not start within 20 s; stderr:\n%s", stderr.String())
+	}
+}
+
+func checkWindow(cfg config, bin, tmp string) error {
+	xvfb, display, screenFile, err := startXvfb(tmp)
+	if err != nil {
+		return err
+	}
+	defer xvfb.stop(syscall.SIGTERM, 5*time.Second)
+	logf("Xvfb is up on display %s", display)
+
+	logPath := filepath.Join(cfg.out, "app.log")
+	logFile, err := os.Create(logPath)
+	if err != nil {
+		return err
+	}
+	defer logFile.Close()
+	cmd := exec.Command("dbus-run-session", "--", bin)
+	cmd.Env = append(baseEnv(tmp), "DISPLAY="+display)
+	cmd.Stdout, cmd.Stderr = logFile, logFile
+	started := time.Now()
+	app, err := start(cmd)
+	if err != nil {
+		return fmt.Errorf("start %s: %w", bin, err)
+	}
+	stopped := false
+	defer func() {
+		if !stopped {
+			app.stop(syscall.SIGKILL, 5*time.Second)
+		}
+	}()
+	fail := func(format string, args ...any) error {
+		logFile.Sync()
+		appLog, _ := os.ReadFile(logPath)
+		return fmt.Errorf(format+"\n--- app output (%s) ---\n%s--- end of app output ---",
+			append(args, logPath, appLog)...)
+	}
+
+	// Poll until a window with the title is viewable and its contents look rendered.
+	var (
+		win     smoke.Window
+		lastErr error = errors.New("no window yet")
+	)
+	deadline := started.Add(cfg.timeout)
+	for {
+		if app.exited() {
+			return fail("the app exited before its window rendered (%v)", app.err)
+		}
+		if time.Now().After(deadline) {
+			if img, err := readScreen(screenFile); err == nil {
+				_ = savePNG(filepath.Join(cfg.out, "desktop-smoke-failed.png"), img)
+			}
+			return fail("no rendered window within %s: %v", cfg.timeout, lastErr)
+		}
+		time.Sleep(500 * time.Millisecond)
+		win, lastErr = findWindow(display, cfg.title)
+		if lastErr != nil {
+			continue
+		}
+		img, err := readScreen(screenFile)
+		if err != nil {
+			lastErr = err
+			continue
+		}
+		lastErr = cfg.rendered.Check(smoke.Analyze(img, win.Bounds))
+		if lastErr == nil {
+			break
+		}
+	}
+	logf("window %q at %v rendered after %s", cfg.title, win.Bounds, time.Since(started).Round(100*time.Millisecond))
+
+	// Let the page settle (fonts, version text), then take the screenshot that counts.
+	time.Sleep(1500 * time.Millisecond)
+	img, err := readScreen(screenFile)
+	if err != nil {
+		return fail("read the screen: %v", err)
+	}
+	stats := smoke.Analyze(img, win.Bounds)
+	shot := filepath.Join(cfg.out, "desktop-smoke.png")
+	if err := savePNG(shot, img); err != nil {
+		return err
+	}
+	if err := cfg.rendered.Check(stats); err != nil {
+		return fail("after settling: %v (screenshot %s)", err, shot)
+	}
+	if err := checkBackground(stats); err != nil {
+		return fail("%v (screenshot %s)", err, shot)
+	}
+	logf("ok: window shows the app shell: %s", stats)
+	logf("screenshot: %s", shot)
+
+	// SIGTERM to the app itself (what a session manager sends) must close the
+	// window and exit 0; dbus-run-session then exits with the app's status.
+	pid, err := childPID(app.cmd.Process.Pid, filepath.Base(bin))
+	if err != nil {
+		return fail("find the app under dbus-run-session: %v", err)
+	}
+	if err := syscall.Kill(pid, syscall.SIGTERM); err != nil {
+		return fail("signal the app: %v", err)
+	}
+	select {
+	case <-app.done:
+	case <-time.After(15 * time.Second):
+		return fail("the app did not exit within 15 s of SIGTERM")
+	}
+	stopped = true
+	app.stop(syscall.SIGKILL, time.Second) // the session's dbus-daemon, if it lingers
+	if app.err != nil {
+		return fail("after SIGTERM the app exited with %v, want exit 0", app.err)
+	}
+	logf("ok: the app closed its window on SIGTERM and exited 0")
+	return nil
+}
+
+// childPID returns the pid of the direct child of parent whose command name is
+// name (as /proc/PID/stat shows it, cut to 15 characters).
+func childPID(parent int, name string) (int, error) {
+	if len(name) > 15 {
+		name = name[:15]
+	}
+	entries, err := os.ReadDir("/proc")
+	if err != nil {
+		return 0, err
+	}
+	for _, e := range entries {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		stat, err := os.ReadFile(filepath.Join("/proc", e.Name(), "stat"))
+		if err != nil {
+			continue
+		}
+		// pid (comm) state ppid ...; comm may hold spaces and parentheses.
+		open, closing := bytes.IndexByte(stat, '('), bytes.LastIndexByte(stat, ')')
+		if open < 0 || closing < open {
+			continue
+		}
+		rest := strings.Fields(string(stat[closing+1:]))
+		if len(rest) < 2 || string(stat[open+1:closing]) != name {
+			continue
+		}
+		if ppid, _ := strconv.Atoi(rest[1]); ppid == parent {
+			return pid, nil
+		}
+	}
+	return 0, fmt.Errorf("no process %q with parent %d", name, parent)
+}
+
+// checkBackground requires the window's dominant colour to be one of the
+// app's backgrounds (app.css --bg-app, light or dark), not Xvfb black or
+// WebKit's default white.
+func checkBackground(s smoke.Stats) error {
+	for _, hex := range []string{"f6f7f9", "17191c"} {
+		c, _ := smoke.ParseHex(hex)
+		if near(s.Dominant, c, 2) {
+			return nil
+		}
+	}
+	return fmt.Errorf("the window's main colour is %s, not the app background (#f6f7f9 or #17191c)", smoke.Hex(s.Dominant))
+}
+
+func near(a, b color.RGBA, tol int) bool {
+	d := func(x, y uint8) bool { return int(x)-int(y) <= tol && int(y)-int(x) <= tol }
+	return d(a.R, b.R) && d(a.G, b.G) && d(a.B, b.B)
+}
+
+func findWindow(display, title string) (smoke.Window, error) {
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	out, err := exec.CommandContext(ctx, "xwininfo", "-display", display, "-name", title).CombinedOutput()
+	if err != nil {
+		return smoke.Window{}, fmt.Errorf("no window named %q yet: %s", title, strings.TrimSpace(string(out)))
+	}
+	w, err := smoke.ParseXwininfo(string(out))
+	if err != nil {
+		return w, err
+	}
+	if !w.Viewable {
+		return w, fmt.Errorf("window %q is not mapped yet", title)
+	}
+	return w, nil
+}
+
+func readScreen(path string) (*image.RGBA, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("open Xvfb framebuffer: %w", err)
+	}
+	defer f.Close()
+	return smoke.DecodeXWD(bufio.NewReaderSize(f, 1<<20))
+}
+
+func savePNG(path string, img image.Image) error {
+	f, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	if err := png.Encode(f, img); err != nil {
+		f.Close()
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	return f.Close()
+}

@@ -1,0 +1,30 @@
+#!/usr/bin/env bash
+# Run every TinyElf check: Go vet and tests (with the race detector), the
+# frontend's tests, type check and build, the desktop build, and a smoke run of
+# the desktop window under Xvfb. Installs what it needs first. CI runs exactly
+# this (.ci/run).
+#
+# Usage: bash scripts/test.sh
+set -euo pipefail
+# shellcheck source=scripts/lib.sh
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+cd "$TINYELF_ROOT"
+
+ensure_packages "${TINYELF_BUILD_PACKAGES[@]}" "${TINYELF_SMOKE_PACKAGES[@]}" "${TINYELF_TEST_PACKAGES[@]}"
+require_tool go "install Go 1.26 or later"
+frontend_deps
+
+step "go vet ./..."
+go vet ./...
+
+step "go test -race ./..."
+go test -race -count=1 ./...
+
+frontend_test
+frontend_build
+desktop_build
+
+step "smoke run of build/bin/tinyelf (dbus-run-session + Xvfb)"
+go run ./scripts/smoke -bin build/bin/tinyelf -out artifacts/smoke
+
+step "all checks passed in ${SECONDS}s"
