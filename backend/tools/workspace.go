@@ -24,9 +24,19 @@ type Workspace struct {
 	root     *os.Root // nil when not restricted
 }
 
-// ErrOutsideWorkspace is wrapped by errors for paths that leave a restricted
-// workspace.
+// ErrOutsideWorkspace matches (with errors.Is) every error for a path that
+// leaves a restricted workspace.
 var ErrOutsideWorkspace = errors.New("outside the workspace")
+
+// escapeError explains one path that leaves a restricted workspace.
+type escapeError struct{ msg string }
+
+func (e *escapeError) Error() string        { return e.msg }
+func (e *escapeError) Is(target error) bool { return target == ErrOutsideWorkspace }
+
+func escapef(format string, args ...any) error {
+	return &escapeError{msg: fmt.Sprintf(format, args...)}
+}
 
 // OpenWorkspace opens dir as a workspace. restrict is the seed's
 // restrictToWorkspace setting (on by default in TinyElf).
@@ -161,13 +171,13 @@ func (w *Workspace) Abs(name string) (string, error) {
 		return "", w.mapErr(name, err)
 	}
 	if _, ok := w.relInside(real); !ok {
-		return "", fmt.Errorf("path %q leads outside the workspace through a symbolic link: %w", name, ErrOutsideWorkspace)
+		return "", escapef("path %q leads outside the workspace through a symbolic link", name)
 	}
 	return real, nil
 }
 
 func (w *Workspace) outside(p string) error {
-	return fmt.Errorf("path %q is outside the workspace %s (restrictToWorkspace is on; use a path inside it): %w", p, w.dir, ErrOutsideWorkspace)
+	return escapef("path %q is outside the workspace %s (restrictToWorkspace is on; use a path inside it)", p, w.dir)
 }
 
 // mapErr rewrites os.Root's escape error into one the model can act on.
@@ -176,7 +186,7 @@ func (w *Workspace) mapErr(name string, err error) error {
 		return nil
 	}
 	if strings.Contains(err.Error(), "path escapes from parent") {
-		return fmt.Errorf("path %q leads outside the workspace through a symbolic link (links that point outside it, or to absolute paths, are not followed): %w", name, ErrOutsideWorkspace)
+		return escapef("path %q leads outside the workspace through a symbolic link (links that point outside it, or to absolute paths, are not followed)", name)
 	}
 	return err
 }
@@ -284,4 +294,42 @@ func (w *Workspace) FS(name string) (fs.FS, error) {
 // into a resolved name.
 func (w *Workspace) Join(dir, rel string) string {
 	return filepath.Join(dir, filepath.FromSlash(rel))
+}
+
+// maxLinkHops bounds symbolic link chains, as the kernel's ELOOP does.
+const maxLinkHops = 40
+
+// FollowLinks returns the name a write to name should go to: when name is a
+// symbolic link, its final target, so that replacing the file keeps the link.
+// When restricted, a chain that leaves the workspace (or uses an absolute
+// target) is an ErrOutsideWorkspace error. A missing name is returned as is.
+func (w *Workspace) FollowLinks(name string) (string, error) {
+	for range maxLinkHops {
+		fi, err := w.Lstat(name)
+		if err != nil {
+			if errors.Is(err, fs.ErrNotExist) {
+				return name, nil
+			}
+			return "", err
+		}
+		if fi.Mode()&fs.ModeSymlink == 0 {
+			return name, nil
+		}
+		target, err := w.Readlink(name)
+		if err != nil {
+			return "", err
+		}
+		if filepath.IsAbs(target) {
+			if w.restrict {
+				return "", escapef("path %q is a symbolic link to the absolute path %s, which is not followed in a restricted workspace", w.Display(name), target)
+			}
+			name = filepath.Clean(target)
+			continue
+		}
+		name = filepath.Clean(filepath.Join(filepath.Dir(name), target))
+		if w.restrict && name != "." && !filepath.IsLocal(name) {
+			return "", escapef("path %q is a symbolic link that leads outside the workspace", target)
+		}
+	}
+	return "", fmt.Errorf("path %q: too many levels of symbolic links", name)
 }

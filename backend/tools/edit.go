@@ -1,0 +1,181 @@
+package tools
+
+import (
+	"context"
+	_ "embed"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"strings"
+)
+
+//go:embed edit.md
+var editDescription string
+
+// editMaxBytes bounds the files Edit loads into memory.
+const editMaxBytes = readWholeLimit
+
+var editParams = json.RawMessage(`{
+  "type": "object",
+  "properties": {
+    "path": {"type": "string", "description": "File to edit, relative to the workspace root."},
+    "old_string": {"type": "string", "description": "The exact text to replace, including whitespace and indentation. It must occur exactly once unless replace_all is true."},
+    "new_string": {"type": "string", "description": "The text to put in its place (must differ from old_string)."},
+    "replace_all": {"type": "boolean", "description": "Replace every occurrence of old_string (default false)."}
+  },
+  "required": ["path", "old_string", "new_string"],
+  "additionalProperties": false
+}`)
+
+type editTool struct{ ws *Workspace }
+
+// NewEdit returns the Edit tool: exact string replacement in a file.
+func NewEdit(ws *Workspace) Tool { return &editTool{ws: ws} }
+
+func (t *editTool) Info() Info {
+	return Info{Name: "Edit", Description: editDescription, Parameters: editParams, Source: SourceLocal}
+}
+
+// Warnings flags edits outside the workspace (possible only when the
+// workspace is not restricted).
+func (t *editTool) Warnings(params map[string]any) []string {
+	return outsideWarning(t.ws, String(params, "path", ""))
+}
+
+func (t *editTool) Execute(ctx context.Context, params map[string]any) (Result, error) {
+	name, err := t.ws.Resolve(String(params, "path", ""))
+	if err != nil {
+		return Errorf("%v", err), nil
+	}
+	shown := t.ws.Display(name)
+	oldStr := String(params, "old_string", "")
+	newStr := String(params, "new_string", "")
+	replaceAll := Bool(params, "replace_all", false)
+	if oldStr == "" {
+		return Errorf("old_string is empty. To create a file or replace all of it, use Write."), nil
+	}
+	if oldStr == newStr {
+		return Errorf("old_string and new_string are identical; the edit would change nothing."), nil
+	}
+
+	content, errRes := t.load(name, shown)
+	if errRes != nil {
+		return *errRes, nil
+	}
+	// Models copy text from Read output, which shows CRLF files without \r.
+	if strings.Contains(content, "\r\n") && !strings.Contains(oldStr, "\r\n") && !strings.Contains(content, oldStr) {
+		oldStr = strings.ReplaceAll(oldStr, "\n", "\r\n")
+		if !strings.Contains(newStr, "\r\n") {
+			newStr = strings.ReplaceAll(newStr, "\n", "\r\n")
+		}
+	}
+	n := strings.Count(content, oldStr)
+	switch {
+	case n == 0:
+		return Errorf("old_string was not found in %s.%s It must match the file exactly, including whitespace and indentation; Read the file and copy the text without the line-number prefix.",
+			shown, nearMiss(content, oldStr)), nil
+	case n > 1 && !replaceAll:
+		return Errorf("old_string occurs %d times in %s (at lines %s). Include more surrounding lines to make it unique, or set replace_all to true to change every occurrence.",
+			n, shown, occurrenceLines(content, oldStr, 10)), nil
+	}
+	firstLine := strings.Count(content[:strings.Index(content, oldStr)], "\n") + 1
+	var updated string
+	if replaceAll {
+		updated = strings.ReplaceAll(content, oldStr, newStr)
+	} else {
+		updated = strings.Replace(content, oldStr, newStr, 1)
+	}
+	if err := ctx.Err(); err != nil {
+		return Result{}, err
+	}
+	if err := writeFileAtomic(t.ws, name, []byte(updated)); err != nil {
+		return writeError(shown, err), nil
+	}
+	meta := map[string]any{"path": shown, "replacements": n, "firstLine": firstLine}
+	if len(content) <= maxDiffBytes && len(updated) <= maxDiffBytes {
+		meta["diff"] = UnifiedDiff(shown, content, updated)
+	}
+	plural := "occurrence"
+	if n != 1 {
+		plural += "s"
+	}
+	return Result{
+		Content: fmt.Sprintf("Edited %s: replaced %d %s (first at line %d).\n%s", shown, n, plural, firstLine, editSnippet(updated, firstLine, countLines(newStr))),
+		Meta:    meta,
+	}, nil
+}
+
+// load reads the file to edit, or returns the error result explaining why it
+// cannot be edited.
+func (t *editTool) load(name, shown string) (string, *Result) {
+	fail := func(r Result) (string, *Result) { return "", &r }
+	st, err := t.ws.Stat(name)
+	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return fail(Errorf("File not found: %s. To create a new file, use Write.", shown))
+		}
+		return fail(statError(shown, err))
+	}
+	if st.IsDir() {
+		return fail(Errorf("Path is a directory, not a file: %s", shown))
+	}
+	if st.Size() > editMaxBytes {
+		return fail(Errorf("%s is %s, too large for Edit (limit %s). Use Bash with a stream editor instead.", shown, humanBytes(st.Size()), humanBytes(editMaxBytes)))
+	}
+	f, err := t.ws.Open(name)
+	if err != nil {
+		return fail(statError(shown, err))
+	}
+	defer f.Close()
+	b, err := io.ReadAll(f)
+	if err != nil {
+		return fail(Errorf("Cannot read %s: %v", shown, err))
+	}
+	if isBinary(b[:min(len(b), binarySniffBytes)]) {
+		return fail(Errorf("%s is a binary file; Edit only changes text files.", shown))
+	}
+	return string(b), nil
+}
+
+// nearMiss points at a line that matches old_string apart from surrounding
+// whitespace, the most common reason an edit does not apply.
+func nearMiss(content, oldStr string) string {
+	first := strings.TrimSpace(strings.SplitN(strings.TrimSpace(oldStr), "\n", 2)[0])
+	if first == "" {
+		return ""
+	}
+	for i, line := range strings.Split(content, "\n") {
+		if strings.TrimSpace(line) == first {
+			return fmt.Sprintf(" A line with the same text but different whitespace is at line %d.", i+1)
+		}
+	}
+	return ""
+}
+
+func occurrenceLines(content, sub string, max int) string {
+	var lines []string
+	off := 0
+	for len(lines) < max {
+		i := strings.Index(content[off:], sub)
+		if i < 0 {
+			break
+		}
+		lines = append(lines, fmt.Sprint(strings.Count(content[:off+i], "\n")+1))
+		off += i + len(sub)
+	}
+	return strings.Join(lines, ", ")
+}
+
+// editSnippet shows the edited region with line numbers and a little context.
+func editSnippet(content string, firstLine, nLines int) string {
+	lines := strings.Split(strings.TrimSuffix(content, "\n"), "\n")
+	from := max(1, firstLine-3)
+	to := min(len(lines), firstLine+min(max(nLines, 1), 20)-1+3)
+	var sb strings.Builder
+	for i := from; i <= to; i++ {
+		fmt.Fprintf(&sb, "%6d\t%s\n", i, CutUTF8(strings.TrimRight(lines[i-1], "\r"), readMaxLineBytes))
+	}
+	return sb.String()
+}

@@ -1,0 +1,208 @@
+package tools
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	_ "embed"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"net/http"
+	"strings"
+	"unicode/utf8"
+)
+
+//go:embed read.md
+var readDescription string
+
+// Read limits from the seed: files over readAutoTruncate are cut
+// automatically; files over readWholeLimit must be read with offset/limit.
+const (
+	readAutoTruncate = 128 * 1024
+	readWholeLimit   = 10 * 1024 * 1024
+	readMaxLineBytes = 2000
+	binarySniffBytes = 8192
+)
+
+var readParams = json.RawMessage(`{
+  "type": "object",
+  "properties": {
+    "path": {"type": "string", "description": "File to read, relative to the workspace root (or absolute inside it)."},
+    "offset": {"type": "integer", "minimum": 1, "description": "Line number to start from (1-based). Use it with limit for large files."},
+    "limit": {"type": "integer", "minimum": 1, "description": "Number of lines to read."}
+  },
+  "required": ["path"],
+  "additionalProperties": false
+}`)
+
+type readTool struct{ ws *Workspace }
+
+// NewRead returns the Read tool: line-numbered file contents, with partial
+// reads by offset and limit.
+func NewRead(ws *Workspace) Tool { return &readTool{ws: ws} }
+
+func (t *readTool) Info() Info {
+	return Info{
+		Name: "Read", Description: readDescription, Parameters: readParams,
+		ReadOnly: true, Safe: true, Source: SourceLocal,
+		// The tool bounds itself at 128 KB of file text plus line numbers.
+		MaxOutputBytes: readAutoTruncate + 64*1024,
+	}
+}
+
+func (t *readTool) Execute(ctx context.Context, params map[string]any) (Result, error) {
+	raw := String(params, "path", "")
+	name, err := t.ws.Resolve(raw)
+	if err != nil {
+		return Errorf("%v", err), nil
+	}
+	shown := t.ws.Display(name)
+	st, err := t.ws.Stat(name)
+	if err != nil {
+		return statError(shown, err), nil
+	}
+	if st.IsDir() {
+		return Errorf("Path is a directory, not a file: %s. Use ListDir to list it.", shown), nil
+	}
+	if !st.Mode().IsRegular() {
+		return Errorf("%s is not a regular file (%s); it cannot be read.", shown, st.Mode().Type()), nil
+	}
+	_, hasOffset := params["offset"]
+	_, hasLimit := params["limit"]
+	if st.Size() > readWholeLimit && !hasOffset && !hasLimit {
+		return Errorf("%s is %s, over the %s limit for reading a whole file. Read it in parts with offset and limit (for example offset=1, limit=2000).",
+			shown, humanBytes(st.Size()), humanBytes(readWholeLimit)), nil
+	}
+	f, err := t.ws.Open(name)
+	if err != nil {
+		return statError(shown, err), nil
+	}
+	defer f.Close()
+
+	br := bufio.NewReaderSize(f, 64*1024)
+	head, _ := br.Peek(binarySniffBytes)
+	if isBinary(head) {
+		return Text(fmt.Sprintf("%s is a binary file (%s, %s); its contents are not shown.",
+			shown, http.DetectContentType(head), humanBytes(st.Size()))), nil
+	}
+	if st.Size() == 0 {
+		return Text(fmt.Sprintf("%s is empty (0 bytes).", shown)), nil
+	}
+	return readLines(ctx, br, shown, Int(params, "offset", 1), Int(params, "limit", 0), st.Size() <= readWholeLimit)
+}
+
+// readLines writes cat -n style output from line offset, at most limit lines
+// (0: no limit) and at most readAutoTruncate bytes of output. When
+// countRest is set it keeps scanning to report the file's total line count.
+func readLines(ctx context.Context, br *bufio.Reader, shown string, offset, limit int, countRest bool) (Result, error) {
+	var out strings.Builder
+	lineNo, first, last := 0, 0, 0
+	stopped := false // stopped early because of the byte budget
+	eof := false
+	for {
+		if lineNo%4096 == 0 && ctx.Err() != nil {
+			return Result{}, ctx.Err()
+		}
+		line, err := br.ReadSlice('\n')
+		if errors.Is(err, bufio.ErrBufferFull) {
+			// A very long line: keep its start, skip the rest.
+			rest := line
+			line = append([]byte(nil), rest...)
+			for errors.Is(err, bufio.ErrBufferFull) {
+				var more []byte
+				more, err = br.ReadSlice('\n')
+				if len(line) < readMaxLineBytes+4 {
+					line = append(line, more...)
+				}
+			}
+		}
+		if len(line) == 0 && err != nil {
+			if err != io.EOF {
+				return Result{}, fmt.Errorf("read %s: %w", shown, err)
+			}
+			eof = true
+			break
+		}
+		lineNo++
+		inRange := lineNo >= offset && (limit == 0 || lineNo < offset+limit)
+		if inRange && !stopped {
+			text := strings.TrimRight(string(line), "\r\n")
+			if len(text) > readMaxLineBytes {
+				text = CutUTF8(text, readMaxLineBytes) + fmt.Sprintf(" … [line cut at %d bytes]", readMaxLineBytes)
+			}
+			if !utf8.ValidString(text) {
+				text = strings.ToValidUTF8(text, "\uFFFD")
+			}
+			entry := fmt.Sprintf("%6d\t%s\n", lineNo, text)
+			if out.Len()+len(entry) > readAutoTruncate && first != 0 {
+				stopped = true
+			} else {
+				out.WriteString(entry)
+				if first == 0 {
+					first = lineNo
+				}
+				last = lineNo
+			}
+		}
+		if err == io.EOF {
+			eof = true
+			break
+		}
+		if !countRest && (stopped || (limit > 0 && lineNo >= offset+limit)) {
+			break
+		}
+	}
+	total := lineNo
+	if first == 0 {
+		return Errorf("offset %d is past the end of %s, which has %d lines.", offset, shown, total), nil
+	}
+	switch {
+	case stopped:
+		fmt.Fprintf(&out, "\n[Output truncated at 128 KB: showed lines %d-%d%s. Continue with offset=%d (and a limit) to read further.]",
+			first, last, ofTotal(total, countRest), last+1)
+	case last < total || !eof:
+		fmt.Fprintf(&out, "\n[Showed lines %d-%d%s. Continue with offset=%d to read further.]", first, last, ofTotal(total, countRest), last+1)
+	}
+	return Result{Content: out.String(), Meta: map[string]any{"path": shown, "firstLine": first, "lastLine": last}}, nil
+}
+
+func ofTotal(total int, known bool) string {
+	if !known {
+		return ""
+	}
+	return fmt.Sprintf(" of %d", total)
+}
+
+// isBinary uses the heuristic git and ripgrep use: a NUL byte early in the
+// file. Invalid UTF-8 alone is not enough (Latin-1 text is still text).
+func isBinary(head []byte) bool {
+	return bytes.IndexByte(head, 0) >= 0
+}
+
+// statError turns a file-system error into a result the model can act on.
+func statError(shown string, err error) Result {
+	switch {
+	case errors.Is(err, ErrOutsideWorkspace):
+		return Errorf("%v", err)
+	case errors.Is(err, fs.ErrNotExist):
+		return Errorf("File not found: %s", shown)
+	case errors.Is(err, fs.ErrPermission):
+		return Errorf("Permission denied: %s", shown)
+	}
+	return Errorf("Cannot access %s: %v", shown, err)
+}
+
+func humanBytes(n int64) string {
+	switch {
+	case n >= 1<<30:
+		return fmt.Sprintf("%.1f GB", float64(n)/(1<<30))
+	case n >= 1<<20:
+		return fmt.Sprintf("%.1f MB", float64(n)/(1<<20))
+	case n >= 1<<10:
+		return fmt.Sprintf("%.1f KB", float64(n)/(1<<10))
+	}
+	return fmt.Sprintf("%d bytes", n)
+}
