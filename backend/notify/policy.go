@@ -1,0 +1,115 @@
+package notify
+
+import (
+	"context"
+	"strings"
+	"sync/atomic"
+)
+
+// Policy decides when TinyElf shows a notification; the engine and the api
+// layer only report what happened.
+//
+// The rule: what the user is watching needs no notification. Work in the
+// foreground session notifies only while the window is not focused;
+// background work (subagents, sessions not on screen) notifies whether or
+// not it is; nothing is sent while the policy is disabled. Turn ends, failed
+// turns and approvals that wait all follow this rule.
+//
+// Until the UI first reports focus, the window counts as not focused: a
+// missed notification costs the user more than an extra one.
+//
+// A Policy is safe for concurrent use: the UI flips focus and the settings
+// flip Enabled while turns end on other goroutines. A nil *Policy sends
+// nothing. Methods return the notifier's error for the caller to log; a nil
+// error also means the policy chose not to notify.
+type Policy struct {
+	notifier Notifier
+	enabled  atomic.Bool
+	focused  atomic.Bool
+}
+
+// NewPolicy returns a policy that sends through n (nil means Disabled),
+// enabled or not as the user's setting says.
+func NewPolicy(n Notifier, enabled bool) *Policy {
+	if n == nil {
+		n = Disabled{}
+	}
+	p := &Policy{notifier: n}
+	p.enabled.Store(enabled)
+	return p
+}
+
+// SetEnabled turns notifications on or off (the user's setting).
+func (p *Policy) SetEnabled(on bool) {
+	if p != nil {
+		p.enabled.Store(on)
+	}
+}
+
+// Enabled reports whether notifications are on.
+func (p *Policy) Enabled() bool { return p != nil && p.enabled.Load() }
+
+// SetFocused records whether TinyElf's window (or browser tab) has focus;
+// the UI calls it on every focus change.
+func (p *Policy) SetFocused(focused bool) {
+	if p != nil {
+		p.focused.Store(focused)
+	}
+}
+
+// Focused reports the focus state last set.
+func (p *Policy) Focused() bool { return p != nil && p.focused.Load() }
+
+// TurnEnded notifies that a turn of the session titled title finished, with
+// summary (the start of the final answer) as the body.
+func (p *Policy) TurnEnded(ctx context.Context, title, summary string, background bool) error {
+	return p.send(ctx, background, Notification{
+		Title: title,
+		Body:  orIfBlank(summary, "Finished."),
+		Kind:  KindDone,
+	})
+}
+
+// TurnFailed notifies that a turn of the session titled title stopped with
+// an error, described by reason.
+func (p *Policy) TurnFailed(ctx context.Context, title, reason string, background bool) error {
+	body := "Stopped with an error."
+	if r := strings.TrimSpace(reason); r != "" {
+		body = "Stopped with an error: " + r
+	}
+	return p.send(ctx, background, Notification{Title: title, Body: body, Kind: KindError})
+}
+
+// ApprovalWaiting notifies that the session titled title waits for the
+// user to approve a call of tool.
+func (p *Policy) ApprovalWaiting(ctx context.Context, title, tool string, background bool) error {
+	body := "Waiting for your approval."
+	if t := strings.TrimSpace(tool); t != "" {
+		body = "Waiting for your approval to run " + t + "."
+	}
+	return p.send(ctx, background, Notification{Title: title, Body: body, Kind: KindApproval})
+}
+
+// Notify shows a notification the agent asked for (the Notify tool):
+// whenever the policy is enabled, focused or not, since the model chose to
+// call for attention. With it, *Policy satisfies tools.Notifier.
+func (p *Policy) Notify(ctx context.Context, title, body string) error {
+	if !p.Enabled() {
+		return nil
+	}
+	return p.notifier.Notify(ctx, Notification{Title: title, Body: body, Kind: KindDone})
+}
+
+func (p *Policy) send(ctx context.Context, background bool, n Notification) error {
+	if !p.Enabled() || (p.Focused() && !background) {
+		return nil
+	}
+	return p.notifier.Notify(ctx, n)
+}
+
+func orIfBlank(s, fallback string) string {
+	if strings.TrimSpace(s) == "" {
+		return fallback
+	}
+	return s
+}
