@@ -104,7 +104,7 @@ func TestRead(t *testing.T) {
 		{"directory", `{"path":"sub"}`, true, "", []string{"Path is a directory, not a file: sub. Use ListDir"}},
 		{"missing file", `{"path":"nope.txt"}`, true, "", []string{"File not found: nope.txt"}},
 		{"missing path parameter", `{}`, true, "", []string{`missing required parameter "path"`}},
-		{"zero offset rejected", `{"path":"hello.txt","offset":0}`, true, "", []string{"minimum"}},
+		{"zero offset rejected", `{"path":"hello.txt","offset":0}`, true, "", []string{`parameter "offset" must be at least 1, got 0`}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

@@ -88,7 +88,8 @@ func TestExecuteFlow(t *testing.T) {
 		{"missing required names the parameter", "echo", `{"count":1}`, true, []string{`missing required parameter "text" (string)`}},
 		{"wrong type names the parameter", "echo", `{"text":"a","count":"many"}`, true, []string{`parameter "count" must be integer, got string "many"`}},
 		{"enum", "echo", `{"text":"a","mode":"medium"}`, true, []string{`parameter "mode" must be one of ["fast","slow"]`}},
-		{"schema minimum via validator", "echo", `{"text":"a","count":-1}`, true, []string{"minimum"}},
+		{"minimum", "echo", `{"text":"a","count":-1}`, true, []string{`parameter "count" must be at least 0, got -1`}},
+		{"schema rules beyond the basics via the validator", "echo", `{"text":"a","nums":[1.5]}`, true, []string{"nums"}},
 		{"tool error result", "failing", `{}`, true, []string{"the file is locked"}},
 		{"go error becomes error result", "broken", `{}`, true, []string{"broken failed: disk on fire"}},
 		{"panic becomes error result", "panicky", `{}`, true, []string{"Tool panicky crashed: nil map write"}},
@@ -179,8 +180,8 @@ func TestTruncation(t *testing.T) {
 		{"under the limit", strings.Repeat("a", max-1), false},
 		{"exactly at the limit", strings.Repeat("a", max), false},
 		{"one byte over", strings.Repeat("a", max+1), true},
-		{"Japanese straddling the limit", strings.Repeat("日本語", 10), true},     // 3-byte runes: 64 is not a boundary
-		{"emoji straddling the limit", strings.Repeat("👍🏽", 10), true},          // 4-byte runes
+		{"Japanese straddling the limit", strings.Repeat("日本語", 10), true}, // 3-byte runes: 64 is not a boundary
+		{"emoji straddling the limit", strings.Repeat("👍🏽", 10), true},     // 4-byte runes
 		{"mixed", "ab" + strings.Repeat("漢字🎉", 20), true},
 	}
 	for _, tc := range tests {
@@ -214,7 +215,9 @@ func TestTruncation(t *testing.T) {
 	t.Run("error results are cut and still end with the hint", func(t *testing.T) {
 		t.Parallel()
 		tool := newFake("big", `{"type":"object"}`)
-		tool.run = func(context.Context, map[string]any) (Result, error) { return Errorf("%s", strings.Repeat("x", 500)), nil }
+		tool.run = func(context.Context, map[string]any) (Result, error) {
+			return Errorf("%s", strings.Repeat("x", 500)), nil
+		}
 		r := mustRegistry(t, []RegistryOption{WithMaxOutputBytes(100)}, tool)
 		res := r.Execute(context.Background(), "c", "big", nil)
 		if !res.Truncated || !strings.HasSuffix(res.Content, ErrorHint) {

@@ -203,6 +203,14 @@ func (ps *paramSchema) validate(params map[string]any) string {
 		if len(prop.Enum) > 0 && !slices.ContainsFunc(prop.Enum, func(e any) bool { return equalJSON(e, params[name]) }) {
 			return fmt.Sprintf("parameter %q must be one of %s, got %s", name, preview(prop.Enum), preview(params[name]))
 		}
+		if n, ok := params[name].(float64); ok {
+			if prop.Minimum != nil && n < *prop.Minimum {
+				return fmt.Sprintf("parameter %q must be at least %s, got %s", name, formatNum(*prop.Minimum), formatNum(n))
+			}
+			if prop.Maximum != nil && n > *prop.Maximum {
+				return fmt.Sprintf("parameter %q must be at most %s, got %s", name, formatNum(*prop.Maximum), formatNum(n))
+			}
+		}
 	}
 	if ps.resolved != nil {
 		if err := ps.resolved.Validate(params); err != nil {
@@ -267,3 +275,5 @@ func equalJSON(a, b any) bool {
 	bb, _ := json.Marshal(b)
 	return string(ab) == string(bb)
 }
+
+func formatNum(f float64) string { return strconv.FormatFloat(f, 'f', -1, 64) }
