@@ -1,0 +1,207 @@
+// Package sessions is TinyElf's memory: an append-only event log in SQLite
+// that is the source of truth for every session, and the projections built
+// from it (the session list, message history for the UI and for the model,
+// full-text search, exports, forks, replay).
+package sessions
+
+import (
+	"encoding/json"
+	"time"
+)
+
+// EventType names what an event records.
+type EventType string
+
+// The event types of the log. Data holds the matching payload struct.
+const (
+	EventSessionCreated   EventType = "session.created"   // SessionCreated
+	EventSessionRenamed   EventType = "session.renamed"   // SessionRenamed
+	EventModeChanged      EventType = "mode.changed"      // ModeChanged
+	EventUserMessage      EventType = "user.message"      // UserMessage
+	EventAssistantMessage EventType = "assistant.message" // AssistantMessage
+	EventToolIntent       EventType = "tool.intent"       // ToolIntent
+	EventApprovalAsked    EventType = "approval.asked"    // ApprovalAsked
+	EventApprovalAnswered EventType = "approval.answered" // ApprovalAnswered
+	EventToolResult       EventType = "tool.result"       // ToolResult
+	EventCapabilityDiff   EventType = "capability.diff"   // CapabilityDiff
+	EventCompaction       EventType = "compaction"        // Compaction
+	EventError            EventType = "error"             // Error
+	EventUsage            EventType = "usage"             // Usage
+	EventTurnStart        EventType = "turn.start"        // TurnStart
+	EventTurnEnd          EventType = "turn.end"          // TurnEnd
+
+	// Added by the sessions package: soft delete and its undo are events so
+	// that the session list can be rebuilt from the log alone.
+	EventSessionDeleted  EventType = "session.deleted"  // SessionDeleted
+	EventSessionRestored EventType = "session.restored" // SessionRestored
+)
+
+// Event is one entry of a session's log. Seq numbers start at 1 and have no
+// gaps within a session.
+type Event struct {
+	SessionID string          `json:"sessionId"`
+	Seq       int64           `json:"seq"`
+	Type      EventType       `json:"type"`
+	Time      time.Time       `json:"time"`
+	Data      json.RawMessage `json:"data"`
+}
+
+// NewEvent marshals a payload into an event ready to append (the store sets
+// SessionID, Seq and, when zero, Time).
+func NewEvent(t EventType, payload any) Event {
+	b, err := json.Marshal(payload)
+	if err != nil {
+		b, _ = json.Marshal(map[string]string{"marshalError": err.Error()})
+	}
+	return Event{Type: t, Data: b}
+}
+
+// Decode unmarshals the event's payload into v.
+func (e Event) Decode(v any) error { return json.Unmarshal(e.Data, v) }
+
+// SessionCreated starts a session's log.
+type SessionCreated struct {
+	Title     string `json:"title,omitempty"`
+	Workspace string `json:"workspace"`
+	Agent     string `json:"agent,omitempty"`
+	Mode      string `json:"mode"`
+	Provider  string `json:"provider,omitempty"`
+	Model     string `json:"model,omitempty"`
+	// ForkedFrom and ForkedAtSeq are set on a fork: the events up to that
+	// seq were copied from the parent.
+	ForkedFrom  string `json:"forkedFrom,omitempty"`
+	ForkedAtSeq int64  `json:"forkedAtSeq,omitempty"`
+}
+
+// SessionRenamed records a new title chosen by the user.
+type SessionRenamed struct {
+	Title string `json:"title"`
+}
+
+// SessionDeleted records a soft delete: the session leaves the list (and
+// search) until a SessionRestored, or until a purge removes its log.
+type SessionDeleted struct{}
+
+// SessionRestored undoes a SessionDeleted.
+type SessionRestored struct{}
+
+// ModeChanged records a change of permission mode.
+type ModeChanged struct {
+	Mode string `json:"mode"`
+}
+
+// UserMessage is what the user sent.
+type UserMessage struct {
+	Text string `json:"text"`
+}
+
+// ToolCallRecord is a tool call as the model made it.
+type ToolCallRecord struct {
+	ID        string `json:"id"`
+	Name      string `json:"name"`
+	Arguments string `json:"arguments"`
+}
+
+// AssistantMessage is one complete model response.
+type AssistantMessage struct {
+	Text       string           `json:"text"`
+	ToolCalls  []ToolCallRecord `json:"toolCalls,omitempty"`
+	Model      string           `json:"model,omitempty"`
+	StopReason string           `json:"stopReason,omitempty"`
+	// Partial marks a response cut off by an error or a cancel: what arrived
+	// is kept, and its tool calls (if any) were not run.
+	Partial bool `json:"partial,omitempty"`
+}
+
+// ToolIntent is a tool call about to go through the pipeline.
+type ToolIntent struct {
+	CallID    string `json:"callId"`
+	Name      string `json:"name"`
+	Arguments string `json:"arguments"`
+}
+
+// ApprovalAsked says a call waits for the user's decision.
+type ApprovalAsked struct {
+	CallID    string   `json:"callId"`
+	Name      string   `json:"name"`
+	Arguments string   `json:"arguments"`
+	Warnings  []string `json:"warnings,omitempty"`
+	// Suggestion is the rule "allow always" would create (a tool name, or
+	// for Bash a command prefix such as "git status").
+	Suggestion string `json:"suggestion,omitempty"`
+}
+
+// ApprovalAnswered records the decision on a call.
+type ApprovalAnswered struct {
+	CallID string `json:"callId"`
+	// Decision is "allow_once", "allow_always" or "deny".
+	Decision string `json:"decision"`
+	Reason   string `json:"reason,omitempty"`
+	// Rule is the rule created by allow_always, or the rule that decided
+	// without asking.
+	Rule string `json:"rule,omitempty"`
+	// By says who decided: "user", "rule", "mode" or "cli".
+	By string `json:"by,omitempty"`
+}
+
+// ToolResult is what a call returned (what the model read).
+type ToolResult struct {
+	CallID     string         `json:"callId"`
+	Name       string         `json:"name"`
+	Content    string         `json:"content"`
+	IsError    bool           `json:"isError,omitempty"`
+	Truncated  bool           `json:"truncated,omitempty"`
+	Meta       map[string]any `json:"meta,omitempty"`
+	DurationMs int64          `json:"durationMs"`
+}
+
+// CapabilityDiff records how the set of tools visible to the model changed
+// before a model call, and why.
+type CapabilityDiff struct {
+	Added   []string `json:"added,omitempty"`
+	Removed []string `json:"removed,omitempty"`
+	Reasons []string `json:"reasons,omitempty"`
+	// Visible is the whole visible set after the change, so replay can
+	// rebuild any turn's set from one event.
+	Visible []string `json:"visible"`
+}
+
+// Compaction replaces the history before UpToSeq with Summary when the
+// model's context fills up. The original events stay in the log.
+type Compaction struct {
+	Summary      string `json:"summary"`
+	UpToSeq      int64  `json:"upToSeq"`
+	TokensBefore int    `json:"tokensBefore"`
+	TokensAfter  int    `json:"tokensAfter"`
+}
+
+// Error records a failure that ended or disturbed a turn.
+type Error struct {
+	Message string `json:"message"`
+	// Kind classifies it: "provider", "stream_cut", "tool", "internal".
+	Kind string `json:"kind,omitempty"`
+}
+
+// Usage records the tokens (and, when prices are known, cost) of one model
+// call.
+type Usage struct {
+	Model            string  `json:"model,omitempty"`
+	InputTokens      int     `json:"inputTokens"`
+	OutputTokens     int     `json:"outputTokens"`
+	CacheReadTokens  int     `json:"cacheReadTokens,omitempty"`
+	CacheWriteTokens int     `json:"cacheWriteTokens,omitempty"`
+	CostUSD          float64 `json:"costUsd,omitempty"`
+}
+
+// TurnStart opens a turn (one user message and the agent's work on it).
+type TurnStart struct {
+	Mode string `json:"mode"`
+}
+
+// TurnEnd closes a turn.
+type TurnEnd struct {
+	// Reason is "done", "yield", "max_iterations", "cancelled" or "error".
+	Reason     string `json:"reason"`
+	Iterations int    `json:"iterations"`
+	Message    string `json:"message,omitempty"`
+}

@@ -1,0 +1,180 @@
+package sessions
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+)
+
+var update = flag.Bool("update", false, "rewrite golden files under testdata/")
+
+// richSession makes a session that uses every kind of UI item.
+func richSession(t *testing.T, s *Store) Session {
+	t.Helper()
+	ctx := context.Background()
+	sess := mustCreate(t, s, SessionCreated{Workspace: "/home/u/parser", Agent: "coder", Mode: "default", Provider: "openai", Model: "gpt-test"})
+	mustAppend(t, s, sess.ID, conversation("Fix the failing parser test\nIt panics on empty input.", "call_1")...)
+	mustAppend(t, s, sess.ID,
+		NewEvent(EventModeChanged, ModeChanged{Mode: "acceptEdits"}),
+		NewEvent(EventUserMessage, UserMessage{Text: "Show me the fence handling"}),
+		NewEvent(EventAssistantMessage, AssistantMessage{Text: "Reading it.", ToolCalls: []ToolCallRecord{{ID: "call_2", Name: "Read", Arguments: `{"path":"md.go"}`}}}),
+		NewEvent(EventToolIntent, ToolIntent{CallID: "call_2", Name: "Read", Arguments: `{"path":"md.go"}`}),
+		NewEvent(EventApprovalAnswered, ApprovalAnswered{CallID: "call_2", Decision: "allow_once", By: "rule", Rule: "Read"}),
+		NewEvent(EventToolResult, ToolResult{CallID: "call_2", Name: "Read", Content: "const fence = \"```\"\n", Truncated: true}),
+		NewEvent(EventAssistantMessage, AssistantMessage{Text: "It uses three backticks", Partial: true}),
+		NewEvent(EventError, Error{Message: "stream cut\nby the server", Kind: "stream_cut"}),
+		NewEvent(EventCompaction, Compaction{Summary: "We fixed the parser.\nThen looked at md.go.", UpToSeq: 20, TokensBefore: 12000, TokensAfter: 400}),
+		NewEvent(EventUsage, Usage{InputTokens: 10, OutputTokens: 5, CacheWriteTokens: 7, CostUSD: 0.5}),
+	)
+	if err := s.Rename(ctx, sess.ID, "Parser fixes"); err != nil {
+		t.Fatal(err)
+	}
+	return mustGet(t, s, sess.ID)
+}
+
+func TestExportMarkdownGolden(t *testing.T) {
+	t.Parallel()
+	s := openTestStore(t, WithClock(newTestClock().Now))
+	sess := richSession(t, s)
+	var buf bytes.Buffer
+	if err := s.ExportMarkdown(context.Background(), sess.ID, &buf); err != nil {
+		t.Fatal(err)
+	}
+	got := strings.ReplaceAll(buf.String(), sess.ID, "SESSION_ID")
+	golden := filepath.Join("testdata", "export.golden.md")
+	if *update {
+		if err := os.WriteFile(golden, []byte(got), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want, err := os.ReadFile(golden)
+	if err != nil {
+		t.Fatalf("%v (run with -update to create it)", err)
+	}
+	if got != string(want) {
+		t.Errorf("Markdown export differs from %s (run with -update if intended)\n--- got ---\n%s", golden, got)
+	}
+}
+
+func TestExportImportRoundTrip(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	src := openTestStore(t, WithClock(newTestClock().Now))
+	sess := richSession(t, src)
+	if err := src.Delete(ctx, sess.ID); err != nil { // deletion travels too
+		t.Fatal(err)
+	}
+	var buf bytes.Buffer
+	if err := src.ExportJSON(ctx, sess.ID, &buf); err != nil {
+		t.Fatal(err)
+	}
+	var exp Export
+	if err := json.Unmarshal(buf.Bytes(), &exp); err != nil {
+		t.Fatalf("export is not JSON: %v", err)
+	}
+	if exp.Format != ExportFormat || exp.Version != ExportVersion || exp.Session.ID != sess.ID || len(exp.Events) != int(exp.Session.LastSeq) {
+		t.Fatalf("export header: %+v with %d events", exp.Session, len(exp.Events))
+	}
+
+	srcEvents, _ := readEvents(ctx, src.r, sess.ID, 0)
+	srcUI, _ := src.UIMessages(ctx, sess.ID)
+	srcModel, _ := src.ModelMessages(ctx, sess.ID)
+	srcSess := mustGet(t, src, sess.ID)
+
+	check := func(t *testing.T, dst *Store, wantSameID bool) {
+		imported, err := dst.Import(ctx, bytes.NewReader(buf.Bytes()))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if (imported.ID == sess.ID) != wantSameID {
+			t.Errorf("imported ID %s, exported %s, want same: %v", imported.ID, sess.ID, wantSameID)
+		}
+		evs, _ := readEvents(ctx, dst.r, imported.ID, 0)
+		for i := range evs {
+			if evs[i].SessionID != imported.ID {
+				t.Fatalf("event %d in session %s", i, evs[i].SessionID)
+			}
+			evs[i].SessionID = sess.ID
+		}
+		if !reflect.DeepEqual(evs, srcEvents) {
+			t.Errorf("events differ after import:\n%s\n%s", mustJSON(t, evs), mustJSON(t, srcEvents))
+		}
+		got := mustGet(t, dst, imported.ID)
+		got.ID = sess.ID
+		if !reflect.DeepEqual(got, srcSess) {
+			t.Errorf("session differs:\n%+v\n%+v", got, srcSess)
+		}
+		ui, _ := dst.UIMessages(ctx, imported.ID)
+		model, _ := dst.ModelMessages(ctx, imported.ID)
+		if !reflect.DeepEqual(ui, srcUI) || !reflect.DeepEqual(model, srcModel) {
+			t.Error("histories differ after import")
+		}
+		checkRebuildMatches(t, dst)
+	}
+	t.Run("into another store keeps the ID", func(t *testing.T) { check(t, openTestStore(t), true) })
+	t.Run("into the same store gets a new ID", func(t *testing.T) { check(t, src, false) })
+}
+
+func TestImportRejectsBadExports(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	s := openTestStore(t)
+	created := NewEvent(EventSessionCreated, SessionCreated{Workspace: "/w", Mode: "default"})
+	created.Seq = 1
+	user := NewEvent(EventUserMessage, UserMessage{Text: "hi"})
+	user.Seq = 2
+	badJSON := Event{Seq: 2, Type: EventUserMessage, Data: json.RawMessage(`{"text":1}`)}
+	mk := func(e Export) string {
+		b, _ := json.Marshal(e)
+		return string(b)
+	}
+	tests := []struct {
+		name, in string
+	}{
+		{"not JSON", "# a markdown export"},
+		{"wrong format", mk(Export{Format: "other", Version: 1, Events: []Event{created}})},
+		{"newer version", mk(Export{Format: ExportFormat, Version: 2, Events: []Event{created}})},
+		{"no events", mk(Export{Format: ExportFormat, Version: 1})},
+		{"gap in seqs", mk(Export{Format: ExportFormat, Version: 1, Events: []Event{created, {Seq: 3, Type: EventUserMessage, Data: user.Data}}})},
+		{"does not start with session.created", mk(Export{Format: ExportFormat, Version: 1, Events: []Event{{Seq: 1, Type: EventUserMessage, Data: user.Data}}})},
+		{"bad payload", mk(Export{Format: ExportFormat, Version: 1, Events: []Event{created, badJSON}})},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if _, err := s.Import(ctx, strings.NewReader(tt.in)); err == nil {
+				t.Fatal("Import succeeded")
+			}
+		})
+	}
+	if got, _ := s.List(ctx, ListOptions{Deleted: IncludeDeleted}); len(got) != 0 {
+		t.Errorf("a failed import left %d sessions", len(got))
+	}
+	var n int
+	s.r.QueryRow(`SELECT COUNT(*) FROM events`).Scan(&n)
+	if n != 0 {
+		t.Errorf("a failed import left %d events", n)
+	}
+	if _, err := s.Import(ctx, strings.NewReader(mk(Export{Format: ExportFormat, Version: 1, Events: []Event{created, user}}))); err != nil {
+		t.Errorf("a minimal export does not import: %v", err)
+	}
+	if err := s.ExportJSON(ctx, "missing", &bytes.Buffer{}); !errors.Is(err, ErrNotFound) {
+		t.Errorf("ExportJSON(missing) = %v", err)
+	}
+	if err := s.ExportMarkdown(ctx, "missing", &bytes.Buffer{}); !errors.Is(err, ErrNotFound) {
+		t.Errorf("ExportMarkdown(missing) = %v", err)
+	}
+}
+
+func TestFenced(t *testing.T) {
+	t.Parallel()
+	if got := fenced("", "a ``` b ```` c"); !strings.HasPrefix(got, "`````\n") || !strings.HasSuffix(got, "\n`````\n") {
+		t.Errorf("fenced = %q", got)
+	}
+}

@@ -1,0 +1,483 @@
+package sessions
+
+import (
+	"bytes"
+	"context"
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"time"
+)
+
+// projectionVersion names the projection code. When a database was last
+// projected by other code, Open rebuilds its projections from the log.
+const projectionVersion = "1"
+
+// The statements of the write path, prepared once on the write connection.
+const (
+	qMaxSeq      = `SELECT COALESCE(MAX(seq), 0) FROM events WHERE session_id = ?`
+	qInsertEvent = `INSERT INTO events (session_id, seq, type, ts, data) VALUES (?, ?, ?, ?, ?)`
+	qLoadSession = `SELECT ` + sessionCols + ` FROM sessions WHERE id = ?`
+	qSaveSession = `INSERT INTO sessions (` + sessionCols + `) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+		ON CONFLICT (id) DO UPDATE SET custom_title = excluded.custom_title, auto_title = excluded.auto_title,
+		workspace = excluded.workspace, agent = excluded.agent, mode = excluded.mode, provider = excluded.provider,
+		model = excluded.model, created_at = excluded.created_at, updated_at = excluded.updated_at,
+		deleted_at = excluded.deleted_at, last_seq = excluded.last_seq, message_count = excluded.message_count,
+		input_tokens = excluded.input_tokens, output_tokens = excluded.output_tokens,
+		cache_read_tokens = excluded.cache_read_tokens, cache_write_tokens = excluded.cache_write_tokens,
+		cost_usd = excluded.cost_usd, forked_from = excluded.forked_from, forked_at_seq = excluded.forked_at_seq`
+	qInsertUI = `INSERT INTO ui_messages (session_id, seq, kind, call_id, data) VALUES (?, ?, ?, ?, ?)`
+	// call_id <> '' lets SQLite use the partial index ui_messages_by_call.
+	qFindUI = `SELECT seq, data FROM ui_messages WHERE session_id = ? AND call_id = ? AND call_id <> '' AND kind = ?
+		ORDER BY seq DESC LIMIT 1`
+	qUpdateUI    = `UPDATE ui_messages SET data = ? WHERE session_id = ? AND seq = ?`
+	qInsertModel = `INSERT INTO model_messages (session_id, pos, seq, role, content, tool_calls, tool_call_id, tool_name, is_error, summary)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
+	qCompactModel = `DELETE FROM model_messages WHERE session_id = ? AND pos <= ?`
+	qInsertSearch = `INSERT INTO search_docs (session_id, seq, role, text) VALUES (?, ?, ?, ?)`
+)
+
+// sessionCols are the sessions columns in the order scanSession and
+// qSaveSession use.
+const sessionCols = `id, custom_title, auto_title, workspace, agent, mode, provider, model, created_at, updated_at,
+	deleted_at, last_seq, message_count, input_tokens, output_tokens, cache_read_tokens, cache_write_tokens, cost_usd,
+	forked_from, forked_at_seq`
+
+func scanSession(r scanner) (Session, error) {
+	var s Session
+	var created, updated, deleted int64
+	err := r.Scan(&s.ID, &s.titles.custom, &s.titles.auto, &s.Workspace, &s.Agent, &s.Mode, &s.Provider, &s.Model,
+		&created, &updated, &deleted, &s.LastSeq, &s.MessageCount, &s.Usage.InputTokens, &s.Usage.OutputTokens,
+		&s.Usage.CacheReadTokens, &s.Usage.CacheWriteTokens, &s.Usage.CostUSD, &s.ForkedFrom, &s.ForkedAtSeq)
+	if err != nil {
+		return Session{}, err
+	}
+	s.CreatedAt, s.UpdatedAt, s.DeletedAt = fromMillis(created), fromMillis(updated), fromMillis(deleted)
+	s.setTitle()
+	return s, nil
+}
+
+func sessionArgs(s *Session) []any {
+	return []any{s.ID, s.titles.custom, s.titles.auto, s.Workspace, s.Agent, s.Mode, s.Provider, s.Model,
+		millis(s.CreatedAt), millis(s.UpdatedAt), millis(s.DeletedAt), s.LastSeq, s.MessageCount,
+		s.Usage.InputTokens, s.Usage.OutputTokens, s.Usage.CacheReadTokens, s.Usage.CacheWriteTokens, s.Usage.CostUSD,
+		s.ForkedFrom, s.ForkedAtSeq}
+}
+
+// millis stores a time as Unix milliseconds, the zero time as 0.
+func millis(t time.Time) int64 {
+	if t.IsZero() {
+		return 0
+	}
+	return t.UnixMilli()
+}
+
+func fromMillis(ms int64) time.Time {
+	if ms == 0 {
+		return time.Time{}
+	}
+	return time.UnixMilli(ms).UTC()
+}
+
+// writeStmts are the write path's prepared statements.
+type writeStmts struct {
+	maxSeq, insertEvent, loadSession, saveSession, insertUI, findUI, updateUI,
+	insertModel, compactModel, insertSearch *sql.Stmt
+}
+
+func prepareWriteStmts(ctx context.Context, db *sql.DB) (*writeStmts, error) {
+	st := &writeStmts{}
+	for _, p := range []struct {
+		dst **sql.Stmt
+		q   string
+	}{
+		{&st.maxSeq, qMaxSeq}, {&st.insertEvent, qInsertEvent}, {&st.loadSession, qLoadSession},
+		{&st.saveSession, qSaveSession}, {&st.insertUI, qInsertUI}, {&st.findUI, qFindUI},
+		{&st.updateUI, qUpdateUI}, {&st.insertModel, qInsertModel}, {&st.compactModel, qCompactModel},
+		{&st.insertSearch, qInsertSearch},
+	} {
+		s, err := db.PrepareContext(ctx, p.q)
+		if err != nil {
+			st.close()
+			return nil, fmt.Errorf("prepare %q: %w", p.q, classify(err))
+		}
+		*p.dst = s
+	}
+	return st, nil
+}
+
+func (st *writeStmts) close() error {
+	var errs []error
+	for _, s := range []*sql.Stmt{st.maxSeq, st.insertEvent, st.loadSession, st.saveSession, st.insertUI,
+		st.findUI, st.updateUI, st.insertModel, st.compactModel, st.insertSearch} {
+		if s != nil {
+			errs = append(errs, s.Close())
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// writeTx is one write transaction; it is also the sink that keeps the
+// SQL projections of the session being appended to.
+type writeTx struct {
+	tx    *sql.Tx
+	st    *writeStmts
+	ctx   context.Context
+	now   func() time.Time
+	bound map[*sql.Stmt]*sql.Stmt // st's statements bound to tx
+	sid   string                  // the session the sink writes to
+	// searchFrom is the first search_docs id written by this transaction
+	// and not yet in search_fts (0: none).
+	searchFrom int64
+	// UI items of the batch being appended, written by flushUI: a result
+	// or an answer that follows its call in the same batch then costs no
+	// read and no rewrite.
+	pendingUI     []UIMessage
+	pendingByCall map[string]int // callKey -> index in pendingUI
+}
+
+// stmt binds a prepared statement to the transaction (once); the bound
+// statement closes with the transaction.
+func (w *writeTx) stmt(s *sql.Stmt) *sql.Stmt {
+	if b, ok := w.bound[s]; ok {
+		return b
+	}
+	if w.bound == nil {
+		w.bound = map[*sql.Stmt]*sql.Stmt{}
+	}
+	b := w.tx.StmtContext(w.ctx, s)
+	w.bound[s] = b
+	return b
+}
+
+// loadSession reads a session row inside the transaction.
+func (w *writeTx) loadSession(id string) (Session, error) {
+	sess, err := scanSession(w.stmt(w.st.loadSession).QueryRowContext(w.ctx, id))
+	if errors.Is(err, sql.ErrNoRows) {
+		return Session{}, ErrNotFound
+	}
+	return sess, err
+}
+
+// append writes events after the session's last seq and projects them.
+// create says the batch starts a new session (its first event is
+// session.created); otherwise the session must exist and session.created
+// is refused. It returns the session row after the batch and the events
+// as stored.
+func (w *writeTx) append(id string, events []Event, create bool) (Session, []Event, error) {
+	var last int64
+	if err := w.stmt(w.st.maxSeq).QueryRowContext(w.ctx, id).Scan(&last); err != nil {
+		return Session{}, nil, classify(err)
+	}
+	var sess Session
+	switch {
+	case create && last > 0:
+		return Session{}, nil, fmt.Errorf("session %s already exists", id)
+	case !create && last == 0:
+		return Session{}, nil, ErrNotFound
+	case !create:
+		var err error
+		if sess, err = w.loadSession(id); err != nil {
+			return Session{}, nil, fmt.Errorf("load session row: %w", err)
+		}
+	}
+	w.sid = id
+	out := make([]Event, len(events))
+	for i, ev := range events {
+		if ev.SessionID != "" && ev.SessionID != id {
+			return Session{}, nil, fmt.Errorf("event %d is for session %s: %w", i, ev.SessionID, ErrInvalidEvent)
+		}
+		if ev.Type == "" {
+			return Session{}, nil, fmt.Errorf("event %d: %w: no type", i, ErrInvalidEvent)
+		}
+		if (ev.Type == EventSessionCreated) != (create && i == 0) {
+			return Session{}, nil, fmt.Errorf("event %d: %w: session.created must be the first event of a session, and only that", i, ErrInvalidEvent)
+		}
+		// Compact form, so an export (which compacts) re-imports byte
+		// for byte; it also checks the JSON.
+		var buf bytes.Buffer
+		if err := json.Compact(&buf, ev.Data); err != nil {
+			return Session{}, nil, fmt.Errorf("event %d (%s): %w: data is not JSON: %v", i, ev.Type, ErrInvalidEvent, err)
+		}
+		ev.Data = buf.Bytes()
+		if ev.Time.IsZero() {
+			ev.Time = w.now()
+		}
+		ev.SessionID, ev.Seq, ev.Time = id, last+int64(i)+1, time.UnixMilli(ev.Time.UnixMilli()).UTC()
+		// Projecting first decodes (and so validates) a known payload
+		// before anything of it is written.
+		if err := project(&sess, ev, w); err != nil {
+			return Session{}, nil, err
+		}
+		if _, err := w.stmt(w.st.insertEvent).ExecContext(w.ctx, id, ev.Seq, string(ev.Type), ev.Time.UnixMilli(), string(ev.Data)); err != nil {
+			return Session{}, nil, fmt.Errorf("insert event %d: %w", ev.Seq, classify(err))
+		}
+		out[i] = ev
+	}
+	if err := w.flushUI(); err != nil {
+		return Session{}, nil, err
+	}
+	if err := w.saveSession(&sess); err != nil {
+		return Session{}, nil, err
+	}
+	return sess, out, nil
+}
+
+func (w *writeTx) saveSession(s *Session) error {
+	if _, err := w.stmt(w.st.saveSession).ExecContext(w.ctx, sessionArgs(s)...); err != nil {
+		return fmt.Errorf("save session row %s: %w", s.ID, classify(err))
+	}
+	return nil
+}
+
+// The sink methods: they write the projections of w.sid.
+
+func (w *writeTx) addUI(m UIMessage) error {
+	w.pendingUI = append(w.pendingUI, m)
+	if id := callID(m); id != "" {
+		if w.pendingByCall == nil {
+			w.pendingByCall = map[string]int{}
+		}
+		w.pendingByCall[callKey(m.Kind, id)] = len(w.pendingUI) - 1
+	}
+	return nil
+}
+
+// flushUI writes the pending UI items.
+func (w *writeTx) flushUI() error {
+	for _, m := range w.pendingUI {
+		data, err := json.Marshal(m)
+		if err != nil {
+			return fmt.Errorf("encode UI item %d: %w", m.Seq, err)
+		}
+		if _, err := w.stmt(w.st.insertUI).ExecContext(w.ctx, w.sid, m.Seq, string(m.Kind), callID(m), string(data)); err != nil {
+			return fmt.Errorf("insert UI item %d: %w", m.Seq, classify(err))
+		}
+	}
+	w.pendingUI = w.pendingUI[:0]
+	clear(w.pendingByCall)
+	return nil
+}
+
+func (w *writeTx) updateUI(kind UIKind, id string, fn func(*UIMessage)) (bool, error) {
+	if id == "" {
+		return false, nil
+	}
+	// Pending items are newer than any written one.
+	if i, ok := w.pendingByCall[callKey(kind, id)]; ok {
+		fn(&w.pendingUI[i])
+		return true, nil
+	}
+	var (
+		seq  int64
+		data string
+	)
+	err := w.stmt(w.st.findUI).QueryRowContext(w.ctx, w.sid, id, string(kind)).Scan(&seq, &data)
+	if errors.Is(err, sql.ErrNoRows) {
+		return false, nil
+	}
+	if err != nil {
+		return false, fmt.Errorf("find %s item for call %s: %w", kind, id, classify(err))
+	}
+	var m UIMessage
+	if err := json.Unmarshal([]byte(data), &m); err != nil {
+		return false, fmt.Errorf("decode UI item %d: %w", seq, err)
+	}
+	fn(&m)
+	b, err := json.Marshal(m)
+	if err != nil {
+		return false, fmt.Errorf("encode UI item %d: %w", seq, err)
+	}
+	if _, err := w.stmt(w.st.updateUI).ExecContext(w.ctx, string(b), w.sid, seq); err != nil {
+		return false, fmt.Errorf("update UI item %d: %w", seq, classify(err))
+	}
+	return true, nil
+}
+
+func (w *writeTx) addModel(pos int64, m Message) error {
+	calls := ""
+	if len(m.ToolCalls) > 0 {
+		b, err := json.Marshal(m.ToolCalls)
+		if err != nil {
+			return fmt.Errorf("encode tool calls of %d: %w", m.Seq, err)
+		}
+		calls = string(b)
+	}
+	if _, err := w.stmt(w.st.insertModel).ExecContext(w.ctx, w.sid, pos, m.Seq, string(m.Role), m.Content, calls,
+		m.ToolCallID, m.ToolName, m.IsError, m.Summary); err != nil {
+		return fmt.Errorf("insert model message %d: %w", m.Seq, classify(err))
+	}
+	return nil
+}
+
+func (w *writeTx) compactModel(upTo int64, summary Message) error {
+	if _, err := w.stmt(w.st.compactModel).ExecContext(w.ctx, w.sid, upTo); err != nil {
+		return fmt.Errorf("compact model history up to %d: %w", upTo, classify(err))
+	}
+	return w.addModel(upTo, summary)
+}
+
+func (w *writeTx) addSearch(seq int64, role Role, text string) error {
+	res, err := w.stmt(w.st.insertSearch).ExecContext(w.ctx, w.sid, seq, string(role), text)
+	if err != nil {
+		return fmt.Errorf("index message %d: %w", seq, classify(err))
+	}
+	if w.searchFrom == 0 {
+		if w.searchFrom, err = res.LastInsertId(); err != nil {
+			return fmt.Errorf("index message %d: %w", seq, err)
+		}
+	}
+	return nil
+}
+
+// flushSearch adds the search_docs rows this transaction wrote to the
+// full-text index, in one statement.
+func (w *writeTx) flushSearch() error {
+	if w.searchFrom == 0 {
+		return nil
+	}
+	if _, err := w.tx.ExecContext(w.ctx, `INSERT INTO search_fts (rowid, text) SELECT id, text FROM search_docs WHERE id >= ?`, w.searchFrom); err != nil {
+		return fmt.Errorf("update search index: %w", classify(err))
+	}
+	w.searchFrom = 0
+	return nil
+}
+
+// UIMessages returns the history the UI shows for a session, in order.
+func (s *Store) UIMessages(ctx context.Context, id string) ([]UIMessage, error) {
+	return uiMessages(ctx, s.r, id)
+}
+
+func uiMessages(ctx context.Context, q querier, id string) ([]UIMessage, error) {
+	rows, err := q.QueryContext(ctx, `SELECT data FROM ui_messages WHERE session_id = ? ORDER BY seq`, id)
+	if err != nil {
+		return nil, fmt.Errorf("read UI history of session %s: %w", id, classify(err))
+	}
+	defer rows.Close()
+	var out []UIMessage
+	var data []byte
+	for rows.Next() {
+		if err := rows.Scan(&data); err != nil {
+			return nil, fmt.Errorf("read UI history of session %s: %w", id, classify(err))
+		}
+		var m UIMessage
+		if err := json.Unmarshal(data, &m); err != nil {
+			return nil, fmt.Errorf("decode UI history of session %s: %w", id, err)
+		}
+		out = append(out, m)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("read UI history of session %s: %w", id, classify(err))
+	}
+	return out, nil
+}
+
+// ModelMessages returns the history the model is sent for a session, in
+// order: user, assistant and tool messages, with everything a compaction
+// replaced standing as one summary message. It is the log as recorded;
+// Resume also closes tool calls that never got a result.
+func (s *Store) ModelMessages(ctx context.Context, id string) ([]Message, error) {
+	return modelMessages(ctx, s.r, id)
+}
+
+func modelMessages(ctx context.Context, q querier, id string) ([]Message, error) {
+	rows, err := q.QueryContext(ctx, `SELECT seq, role, content, tool_calls, tool_call_id, tool_name, is_error, summary
+		FROM model_messages WHERE session_id = ? ORDER BY pos`, id)
+	if err != nil {
+		return nil, fmt.Errorf("read model history of session %s: %w", id, classify(err))
+	}
+	defer rows.Close()
+	var out []Message
+	var calls []byte
+	for rows.Next() {
+		var m Message
+		if err := rows.Scan(&m.Seq, &m.Role, &m.Content, &calls, &m.ToolCallID, &m.ToolName, &m.IsError, &m.Summary); err != nil {
+			return nil, fmt.Errorf("read model history of session %s: %w", id, classify(err))
+		}
+		if len(calls) > 0 {
+			if err := json.Unmarshal(calls, &m.ToolCalls); err != nil {
+				return nil, fmt.Errorf("decode tool calls of message %d: %w", m.Seq, err)
+			}
+		}
+		out = append(out, m)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("read model history of session %s: %w", id, classify(err))
+	}
+	return out, nil
+}
+
+// Rebuild drops every projection (session list, UI and model histories,
+// search index) and recomputes them from the event log, in one
+// transaction. Open runs it when the projection code changed; it is also
+// the repair for projections that went wrong, a search index that lost
+// sync included.
+func (s *Store) Rebuild(ctx context.Context) error {
+	err := s.write(ctx, func(w *writeTx) error {
+		for _, q := range []string{
+			`DELETE FROM sessions`, // cascades to the other projection tables
+			`INSERT INTO search_fts (search_fts) VALUES ('delete-all')`,
+		} {
+			if _, err := w.tx.ExecContext(ctx, q); err != nil {
+				return fmt.Errorf("clear projections: %w", classify(err))
+			}
+		}
+		ids, err := queryStrings(ctx, w.tx, `SELECT DISTINCT session_id FROM events`)
+		if err != nil {
+			return fmt.Errorf("list logged sessions: %w", classify(err))
+		}
+		for _, id := range ids {
+			if err := w.reproject(id); err != nil {
+				return fmt.Errorf("session %s: %w", id, err)
+			}
+		}
+		_, err = w.tx.ExecContext(ctx, `INSERT INTO meta (key, value) VALUES ('projection_version', ?)
+			ON CONFLICT (key) DO UPDATE SET value = excluded.value`, projectionVersion)
+		return classify(err)
+	})
+	if err != nil {
+		return fmt.Errorf("rebuild projections: %w", err)
+	}
+	return nil
+}
+
+// reproject projects one session's whole log into empty projections.
+func (w *writeTx) reproject(id string) error {
+	evs, err := readEvents(w.ctx, w.tx, id, 0)
+	if err != nil {
+		return err
+	}
+	if len(evs) == 0 || evs[0].Type != EventSessionCreated {
+		return fmt.Errorf("log does not start with session.created")
+	}
+	w.sid = id
+	var sess Session
+	for _, ev := range evs {
+		if err := project(&sess, ev, w); err != nil {
+			return err
+		}
+	}
+	if err := w.flushUI(); err != nil {
+		return err
+	}
+	return w.saveSession(&sess)
+}
+
+// queryStrings runs a query with one text column.
+func queryStrings(ctx context.Context, q querier, query string, args ...any) ([]string, error) {
+	rows, err := q.QueryContext(ctx, query, args...)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []string
+	for rows.Next() {
+		var s string
+		if err := rows.Scan(&s); err != nil {
+			return nil, err
+		}
+		out = append(out, s)
+	}
+	return out, rows.Err()
+}
