@@ -66,6 +66,10 @@ func (p *anthropicProvider) try(ctx context.Context, params anthropic.MessageNew
 		finished  bool               // the stop reason arrived: the answer is complete
 		toolIndex = map[int64]int{}  // content block index → tool call index
 		closed    = map[int64]bool{} // content blocks whose stop event arrived
+		// rawArgs keeps each tool_use block's argument text as the model sent
+		// it: the SDK's accumulator drops input that is not valid JSON, and
+		// the tool pipeline must be able to tell the model so.
+		rawArgs = map[int64]*strings.Builder{}
 		badEvent  error
 	)
 	for stream.Next() {
@@ -92,6 +96,10 @@ func (p *anthropicProvider) try(ctx context.Context, params anthropic.MessageNew
 				}
 			case "input_json_delta":
 				if i, ok := toolIndex[ev.Index]; ok && ev.Delta.PartialJSON != "" {
+					if rawArgs[ev.Index] == nil {
+						rawArgs[ev.Index] = &strings.Builder{}
+					}
+					rawArgs[ev.Index].WriteString(ev.Delta.PartialJSON)
 					streamed = true
 					onEvent(StreamEvent{Type: EventToolCallDelta, Index: i, Text: ev.Delta.PartialJSON})
 				}
@@ -117,7 +125,7 @@ func (p *anthropicProvider) try(ctx context.Context, params anthropic.MessageNew
 		gotEvent = true
 		err = fmt.Errorf("error event: %s", cmp.Or(sdkErr.Message, string(sdkErr.Type()), "unknown"))
 	}
-	resp := anthropicResponse(&msg, finished, closed)
+	resp := anthropicResponse(&msg, finished, closed, rawArgs)
 
 	switch {
 	case ctx.Err() != nil:
@@ -139,7 +147,7 @@ func (p *anthropicProvider) try(ctx context.Context, params anthropic.MessageNew
 // anthropicResponse assembles the response from the accumulated message.
 // When the stream did not finish, only the tool_use blocks whose stop event
 // arrived are complete.
-func anthropicResponse(msg *anthropic.Message, finished bool, closed map[int64]bool) *Response {
+func anthropicResponse(msg *anthropic.Message, finished bool, closed map[int64]bool, rawArgs map[int64]*strings.Builder) *Response {
 	r := &Response{
 		Model: string(msg.Model),
 		Usage: Usage{
@@ -156,7 +164,11 @@ func anthropicResponse(msg *anthropic.Message, finished bool, closed map[int64]b
 			text.WriteString(b.Text)
 		case "tool_use":
 			if finished || closed[int64(i)] {
-				r.ToolCalls = append(r.ToolCalls, ToolCall{ID: b.ID, Name: b.Name, Arguments: argsOrEmpty(string(b.Input))})
+				args := string(b.Input)
+				if raw := rawArgs[int64(i)]; raw != nil && !json.Valid([]byte(raw.String())) {
+					args = raw.String()
+				}
+				r.ToolCalls = append(r.ToolCalls, ToolCall{ID: b.ID, Name: b.Name, Arguments: argsOrEmpty(args)})
 			}
 		}
 	}

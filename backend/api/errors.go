@@ -1,0 +1,48 @@
+// Package api is the transport-neutral service the UI calls (sessions,
+// messages, approvals, settings) and the event bus that carries the engine's
+// events to it. app.go binds it into the desktop window; HTTPServer serves it
+// to a browser for `tinyelf serve`. It knows nothing of Wails.
+package api
+
+import (
+	"fmt"
+	"net/http"
+)
+
+// Error codes a caller can act on.
+const (
+	CodeInvalid  = "invalid"   // the arguments are wrong
+	CodeNotFound = "not_found" // no such session, rule, approval...
+	CodeBusy     = "busy"      // the session is running a turn
+	CodeInternal = "internal"  // something broke underneath
+)
+
+// Error is a service error with a code the UI can act on and a message a
+// person can read.
+type Error struct {
+	Code    string `json:"code"`
+	Message string `json:"message"`
+}
+
+func (e *Error) Error() string { return e.Message }
+
+// HTTPStatus maps the code to an HTTP status.
+func (e *Error) HTTPStatus() int {
+	switch e.Code {
+	case CodeInvalid:
+		return http.StatusBadRequest
+	case CodeNotFound:
+		return http.StatusNotFound
+	case CodeBusy:
+		return http.StatusConflict
+	}
+	return http.StatusInternalServerError
+}
+
+func invalidf(format string, args ...any) error {
+	return &Error{Code: CodeInvalid, Message: fmt.Sprintf(format, args...)}
+}
+
+func notFoundf(format string, args ...any) error {
+	return &Error{Code: CodeNotFound, Message: fmt.Sprintf(format, args...)}
+}

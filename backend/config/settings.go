@@ -1,0 +1,319 @@
+package config
+
+import (
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sync"
+	"time"
+)
+
+// SettingsVersion is the version of the settings file this build writes.
+const SettingsVersion = 1
+
+// Settings is everything the user configures. The zero value of each field
+// means "the default", so an old or partial file loads cleanly.
+type Settings struct {
+	Version int `json:"version"`
+
+	// Providers are the model connections the user set up.
+	Providers []Provider `json:"providers,omitempty"`
+	// DefaultProvider names the provider new sessions use.
+	DefaultProvider string `json:"defaultProvider,omitempty"`
+
+	// Agents are agent profiles; "default" always exists (see Agent).
+	Agents []Agent `json:"agents,omitempty"`
+
+	// Permissions holds the default mode and the persisted rules.
+	Permissions Permissions `json:"permissions"`
+
+	// MCPServers are the user's MCP servers.
+	MCPServers []MCPServer `json:"mcpServers,omitempty"`
+
+	// Notifications is on unless set to false.
+	Notifications *bool `json:"notifications,omitempty"`
+	// Theme is "system" (default), "light" or "dark".
+	Theme string `json:"theme,omitempty"`
+	// Language is "" (follow the system), "en" or "ja".
+	Language string `json:"language,omitempty"`
+
+	// RestrictToWorkspace confines the FileSystem tools to the workspace; on
+	// unless set to false.
+	RestrictToWorkspace *bool `json:"restrictToWorkspace,omitempty"`
+	// ExecTimeoutSeconds is the Bash tool's default timeout (0: 120).
+	ExecTimeoutSeconds int `json:"execTimeoutSeconds,omitempty"`
+	// CompactAt is the share of the model's context window past which the
+	// history is compacted (0: 0.8).
+	CompactAt float64 `json:"compactAt,omitempty"`
+
+	// LastWorkspace is the folder the user worked in last.
+	LastWorkspace string `json:"lastWorkspace,omitempty"`
+}
+
+// Provider is one model connection.
+type Provider struct {
+	// Name identifies the provider in settings and sessions.
+	Name string `json:"name"`
+	// Kind is the wire format: "openai" (OpenAI-compatible) or "anthropic".
+	Kind string `json:"kind"`
+	// Preset is the llm preset it was made from ("openai", "ollama", ...).
+	Preset  string `json:"preset,omitempty"`
+	BaseURL string `json:"baseUrl,omitempty"`
+	APIKey  string `json:"apiKey,omitempty"`
+	// Model is the model new sessions use.
+	Model string `json:"model,omitempty"`
+	// ContextWindow overrides the model's known context window (tokens).
+	ContextWindow int `json:"contextWindow,omitempty"`
+}
+
+// Agent is an agent profile.
+type Agent struct {
+	Name string `json:"name"`
+	// Prompt is added to the system prompt.
+	Prompt string `json:"prompt,omitempty"`
+	// AllowedTools, when not empty, limits the agent to these tools.
+	AllowedTools []string `json:"allowedTools,omitempty"`
+	// MaxIterations bounds the model calls of one turn (0: 50).
+	MaxIterations int `json:"maxIterations,omitempty"`
+	// Provider and Model override the defaults for this agent.
+	Provider string `json:"provider,omitempty"`
+	Model    string `json:"model,omitempty"`
+	// DirectMCPServers are stdio MCP servers started for this agent's
+	// sessions only.
+	DirectMCPServers []MCPServer `json:"directMcpServers,omitempty"`
+}
+
+// Permissions holds the default permission mode and the persisted rules.
+type Permissions struct {
+	// Mode is the default mode of new sessions (empty: "default").
+	Mode  string `json:"mode,omitempty"`
+	Rules []Rule `json:"rules,omitempty"`
+}
+
+// Rule allows or denies a tool without asking. For Bash, Pattern is a
+// command prefix ("git status") every command of a script must start with;
+// for other tools it is empty (the whole tool).
+type Rule struct {
+	ID        string    `json:"id"`
+	Tool      string    `json:"tool"`
+	Pattern   string    `json:"pattern,omitempty"`
+	Action    string    `json:"action"` // "allow" or "deny"
+	CreatedAt time.Time `json:"createdAt"`
+}
+
+// The rule actions.
+const (
+	RuleAllow = "allow"
+	RuleDeny  = "deny"
+)
+
+// MCPServer is an MCP server configuration.
+type MCPServer struct {
+	Name     string            `json:"name"`
+	Type     string            `json:"type,omitempty"` // "stdio" (default), "http", "sse"
+	Command  string            `json:"command,omitempty"`
+	Args     []string          `json:"args,omitempty"`
+	Env      map[string]string `json:"env,omitempty"`
+	Cwd      string            `json:"cwd,omitempty"`
+	URL      string            `json:"url,omitempty"`
+	Headers  map[string]string `json:"headers,omitempty"`
+	Disabled bool              `json:"disabled,omitempty"`
+	// TimeoutSeconds bounds start-up (0: 30).
+	TimeoutSeconds int `json:"timeoutSeconds,omitempty"`
+}
+
+// NotificationsOn reports whether desktop notifications are enabled.
+func (s *Settings) NotificationsOn() bool { return s.Notifications == nil || *s.Notifications }
+
+// Restricted reports whether restrictToWorkspace is on.
+func (s *Settings) Restricted() bool { return s.RestrictToWorkspace == nil || *s.RestrictToWorkspace }
+
+// ExecTimeout returns the Bash tool's default timeout.
+func (s *Settings) ExecTimeout() time.Duration {
+	if s.ExecTimeoutSeconds <= 0 {
+		return 2 * time.Minute
+	}
+	return time.Duration(s.ExecTimeoutSeconds) * time.Second
+}
+
+// CompactThreshold returns the share of the context window that triggers
+// compaction.
+func (s *Settings) CompactThreshold() float64 {
+	if s.CompactAt <= 0 || s.CompactAt >= 1 {
+		return 0.8
+	}
+	return s.CompactAt
+}
+
+// Provider returns the named provider, or the default one for "".
+func (s *Settings) Provider(name string) (Provider, bool) {
+	if name == "" {
+		name = s.DefaultProvider
+	}
+	if name == "" && len(s.Providers) > 0 {
+		return s.Providers[0], true
+	}
+	for _, p := range s.Providers {
+		if p.Name == name {
+			return p, true
+		}
+	}
+	return Provider{}, false
+}
+
+// Agent returns the named agent profile; "" and "default" give the default
+// agent, which exists even when not configured.
+func (s *Settings) Agent(name string) (Agent, bool) {
+	if name == "" {
+		name = "default"
+	}
+	for _, a := range s.Agents {
+		if a.Name == name {
+			return a, true
+		}
+	}
+	if name == "default" {
+		return Agent{Name: "default"}, true
+	}
+	return Agent{}, false
+}
+
+// Store loads and saves the settings file. It is safe for concurrent use;
+// every Update is written atomically before it returns.
+type Store struct {
+	path string
+
+	mu       sync.Mutex
+	settings Settings
+	// Warning explains a problem met while loading (a corrupt file that was
+	// set aside); empty when the file loaded cleanly.
+	warning string
+}
+
+// SettingsFile is the settings file's name inside the data folder.
+const SettingsFile = "settings.json"
+
+// OpenStore loads the settings file at path. A missing file gives the
+// defaults. A file that does not parse is renamed aside (never deleted) and
+// the defaults are used; Warning then says where the old file went.
+func OpenStore(path string) (*Store, error) {
+	s := &Store{path: path}
+	b, err := os.ReadFile(path)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		s.settings = Settings{Version: SettingsVersion}
+		return s, nil
+	case err != nil:
+		return nil, fmt.Errorf("read settings %s: %w", path, err)
+	}
+	if err := json.Unmarshal(b, &s.settings); err != nil {
+		aside := fmt.Sprintf("%s.corrupt-%s", path, time.Now().UTC().Format("20060102T150405Z"))
+		if rerr := os.Rename(path, aside); rerr != nil {
+			return nil, fmt.Errorf("settings %s are corrupt (%v) and could not be set aside: %w", path, err, rerr)
+		}
+		s.settings = Settings{Version: SettingsVersion}
+		s.warning = fmt.Sprintf("The settings file could not be read (%v); it was kept as %s and the defaults are in use.", err, aside)
+		return s, nil
+	}
+	if s.settings.Version > SettingsVersion {
+		s.warning = fmt.Sprintf("The settings file was written by a newer TinyElf (version %d); unknown settings will be dropped when you save.", s.settings.Version)
+	}
+	return s, nil
+}
+
+// Path returns the settings file's path.
+func (s *Store) Path() string { return s.path }
+
+// Warning returns the problem met while loading, if any.
+func (s *Store) Warning() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.warning
+}
+
+// Get returns a deep copy of the current settings.
+func (s *Store) Get() Settings {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return clone(s.settings)
+}
+
+// Update applies fn to a copy of the settings and saves the result. When fn
+// or the save fails, nothing changes.
+func (s *Store) Update(fn func(*Settings) error) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	next := clone(s.settings)
+	if err := fn(&next); err != nil {
+		return err
+	}
+	next.Version = SettingsVersion
+	if err := writeJSONAtomic(s.path, next); err != nil {
+		return fmt.Errorf("save settings: %w", err)
+	}
+	s.settings = next
+	return nil
+}
+
+func clone(in Settings) Settings {
+	b, err := json.Marshal(in)
+	if err != nil {
+		panic(fmt.Sprintf("settings do not marshal: %v", err)) // only plain data lives in Settings
+	}
+	var out Settings
+	if err := json.Unmarshal(b, &out); err != nil {
+		panic(fmt.Sprintf("settings do not unmarshal: %v", err))
+	}
+	return out
+}
+
+// writeJSONAtomic writes v as indented JSON to path through a temporary file
+// and a rename, with mode 0600 (the file holds API keys).
+func writeJSONAtomic(path string, v any) error {
+	b, err := json.MarshalIndent(v, "", "  ")
+	if err != nil {
+		return err
+	}
+	b = append(b, '\n')
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+		return err
+	}
+	var rnd [6]byte
+	_, _ = rand.Read(rnd[:])
+	tmp := path + ".tmp-" + hex.EncodeToString(rnd[:])
+	f, err := os.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+	if err != nil {
+		return err
+	}
+	if _, err := f.Write(b); err != nil {
+		f.Close()
+		os.Remove(tmp)
+		return err
+	}
+	if err := f.Sync(); err != nil {
+		f.Close()
+		os.Remove(tmp)
+		return err
+	}
+	if err := f.Close(); err != nil {
+		os.Remove(tmp)
+		return err
+	}
+	if err := os.Rename(tmp, path); err != nil {
+		os.Remove(tmp)
+		return err
+	}
+	return nil
+}
+
+// NewID returns a short random identifier for rules and the like.
+func NewID() string {
+	var b [8]byte
+	_, _ = rand.Read(b[:])
+	return hex.EncodeToString(b[:])
+}

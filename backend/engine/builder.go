@@ -1,0 +1,90 @@
+package engine
+
+import (
+	"fmt"
+	"time"
+
+	"tinyelf/backend/tools"
+)
+
+// BuildOptions configures the tool registry of one session.
+type BuildOptions struct {
+	// Workspace is the folder the agent works in.
+	Workspace string
+	// Unrestricted turns off restrictToWorkspace (on by default): the
+	// FileSystem tools may then reach outside the workspace.
+	Unrestricted bool
+	// Mode is the permission mode; plan keeps only read-only tools.
+	Mode Mode
+	// ExecTimeout is the Bash tool's default timeout (execTimeout); 0 means
+	// the tool's default of two minutes.
+	ExecTimeout time.Duration
+	// AllowedTools, when not empty, keeps only these tools (an agent's
+	// allowedTools setting).
+	AllowedTools []string
+	// Notifier backs the Notify tool; without one Notify is absent.
+	Notifier tools.Notifier
+	// Middleware wraps every call after validation (the permission gate).
+	Middleware []tools.Middleware
+}
+
+// Session is a built tool registry and the workspace it works in. Close it
+// when the session ends.
+type Session struct {
+	Registry  *tools.Registry
+	Workspace *tools.Workspace
+}
+
+// Close releases the workspace.
+func (s *Session) Close() error { return s.Workspace.Close() }
+
+// BuildRegistry assembles a session's tools in the order of the seed's
+// TinyElfToolRegistryBuilder. Steps whose features have not landed yet are
+// absent:
+//
+//  1. FileSystem: Read, Write, Edit, ListDir, Glob, Grep
+//  2. Shell: Bash
+//  12. Control: Notify, SessionsYield
+//
+// The permission mode and AllowedTools then filter the result.
+func BuildRegistry(opts BuildOptions) (*Session, error) {
+	ws, err := tools.OpenWorkspace(opts.Workspace, !opts.Unrestricted)
+	if err != nil {
+		return nil, err
+	}
+	reg := tools.NewRegistry(tools.WithMiddleware(opts.Middleware...))
+	steps := []struct {
+		name  string
+		tools func() []tools.Tool
+	}{
+		{"filesystem", func() []tools.Tool {
+			return []tools.Tool{
+				tools.NewRead(ws), tools.NewWrite(ws), tools.NewEdit(ws), tools.NewListDir(ws),
+				tools.NewGlob(ws), tools.NewGrep(ws, tools.GrepOptions{}),
+			}
+		}},
+		{"shell", func() []tools.Tool {
+			return []tools.Tool{tools.NewBash(ws, tools.BashOptions{Timeout: opts.ExecTimeout})}
+		}},
+		{"control", func() []tools.Tool {
+			ts := []tools.Tool{tools.NewSessionsYield()}
+			if opts.Notifier != nil {
+				ts = append([]tools.Tool{tools.NewNotify(opts.Notifier)}, ts...)
+			}
+			return ts
+		}},
+	}
+	for _, step := range steps {
+		if err := reg.RegisterAll(step.tools()...); err != nil {
+			ws.Close()
+			return nil, fmt.Errorf("build tool registry, step %s: %w", step.name, err)
+		}
+	}
+	if len(opts.AllowedTools) > 0 {
+		reg = reg.Filtered(opts.AllowedTools)
+	}
+	if opts.Mode == ModePlan {
+		reg = reg.FilteredFunc(func(i tools.Info) bool { return i.ReadOnly })
+	}
+	return &Session{Registry: reg, Workspace: ws}, nil
+}

@@ -1,0 +1,349 @@
+package engine
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"sync"
+	"time"
+
+	"tinyelf/backend/config"
+	"tinyelf/backend/llm"
+	"tinyelf/backend/sessions"
+	"tinyelf/backend/tools"
+)
+
+// Live event types: published to the UI but not logged (the log keeps the
+// assembled message instead of its deltas).
+const (
+	LiveMessageDelta  = "message.delta"   // {"text": "..."}
+	LiveToolCallDelta = "tool_call.delta" // {"index", "id", "name", "arguments"}
+	LiveToolProgress  = "tool.progress"   // {"callId", "message"}
+	LiveRetry         = "llm.retry"       // {"delayMs", "error"}
+	LiveTurnState     = "turn.state"      // {"running": bool}
+)
+
+// Event is what the engine tells its listeners: every logged event (Seq >
+// 0) and the live-only ones above (Seq 0).
+type Event struct {
+	SessionID string          `json:"sessionId"`
+	Seq       int64           `json:"seq,omitempty"`
+	Type      string          `json:"type"`
+	Time      time.Time       `json:"time"`
+	Data      json.RawMessage `json:"data"`
+}
+
+// SessionInfo is what the engine needs to know about a session.
+type SessionInfo struct {
+	ID        string
+	Workspace string
+	Agent     string
+	Mode      Mode
+	Provider  string
+	Model     string
+	Title     string
+}
+
+// SessionLog is the engine's view of the session store.
+type SessionLog interface {
+	// CreateSession starts a session's log and returns its ID.
+	CreateSession(ctx context.Context, c sessions.SessionCreated) (string, error)
+	// Append logs events in one transaction and returns them with their
+	// sequence numbers and times.
+	Append(ctx context.Context, sessionID string, events ...sessions.Event) ([]sessions.Event, error)
+	// Info returns a session's settings as logged.
+	Info(ctx context.Context, sessionID string) (SessionInfo, error)
+	// ModelMessages returns the conversation as the model sees it (the log
+	// projected, compactions applied).
+	ModelMessages(ctx context.Context, sessionID string) ([]llm.Message, error)
+	// LastSeq returns the sequence number of the session's newest event.
+	LastSeq(ctx context.Context, sessionID string) (int64, error)
+}
+
+// ProviderFactory makes a provider from its settings.
+type ProviderFactory func(p config.Provider) (llm.Provider, error)
+
+// Notices tells the user about things that happened while they were away
+// (notify.Policy). Errors are ignored: a notification is never worth
+// failing a turn for.
+type Notices interface {
+	TurnEnded(ctx context.Context, title, summary string, background bool) error
+	TurnFailed(ctx context.Context, title, reason string, background bool) error
+	ApprovalWaiting(ctx context.Context, title, tool string, background bool) error
+}
+
+// Options configures an Engine.
+type Options struct {
+	Settings  *config.Store
+	Log       SessionLog
+	Providers ProviderFactory
+	// Notifier backs the Notify tool; nil disables it.
+	Notifier tools.Notifier
+	// Notices is told about ended turns and waiting approvals; may be nil.
+	Notices Notices
+	// Sink receives every event; it must not block for long.
+	Sink func(Event)
+	// Approver answers approval requests. Nil means the interactive
+	// approver: requests wait for Answer (the desktop and serve).
+	Approver Approver
+	// Background marks every turn as background work (tinyelf run), which
+	// always notifies.
+	Background bool
+	// Now is the clock (tests fix it); nil means time.Now.
+	Now func() time.Time
+	// Getenv reads the environment for provider settings; nil means
+	// os.Getenv.
+	Getenv func(string) string
+}
+
+// Engine runs agent turns. It is safe for concurrent use; each session runs
+// at most one turn at a time.
+type Engine struct {
+	opts Options
+
+	mu       sync.Mutex
+	sessions map[string]*sessionState
+}
+
+// sessionState is the engine's memory of one open session.
+type sessionState struct {
+	id string
+
+	mu       sync.Mutex
+	running  bool
+	cancel   context.CancelFunc
+	done     chan struct{}
+	visible  []string // the tool names the model saw last
+	reg      *Session
+	regKey   string
+	pending  map[string]chan ApprovalAnswer // call ID → answer
+	lastTurn TurnResult
+}
+
+// ErrBusy is returned by Send when the session is already running a turn.
+var ErrBusy = errors.New("the agent is still working on this session; wait for it or stop it first")
+
+// New returns an engine.
+func New(opts Options) *Engine {
+	if opts.Now == nil {
+		opts.Now = time.Now
+	}
+	if opts.Sink == nil {
+		opts.Sink = func(Event) {}
+	}
+	if opts.Getenv == nil {
+		opts.Getenv = os.Getenv
+	}
+	if opts.Providers == nil {
+		opts.Providers = NewProvider
+	}
+	return &Engine{opts: opts, sessions: map[string]*sessionState{}}
+}
+
+// settings returns the current settings with providers from the
+// environment added.
+func (e *Engine) settings() config.Settings {
+	return e.opts.Settings.Get().WithEnvironment(e.opts.Getenv)
+}
+
+func (e *Engine) state(id string) *sessionState {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	s, ok := e.sessions[id]
+	if !ok {
+		s = &sessionState{id: id, pending: map[string]chan ApprovalAnswer{}}
+		e.sessions[id] = s
+	}
+	return s
+}
+
+// NewSession starts a session in a workspace and returns its ID. Empty
+// fields take the settings' defaults.
+func (e *Engine) NewSession(ctx context.Context, workspace string, mode Mode, agent, provider, model string) (string, error) {
+	st := e.settings()
+	if mode == "" {
+		m, err := ParseMode(st.Permissions.Mode)
+		if err != nil {
+			m = ModeDefault
+		}
+		mode = m
+	}
+	if agent == "" {
+		agent = "default"
+	}
+	if a, ok := st.Agent(agent); ok {
+		if provider == "" {
+			provider = a.Provider
+		}
+		if model == "" {
+			model = a.Model
+		}
+	}
+	if p, ok := st.Provider(provider); ok {
+		provider = p.Name
+		if model == "" {
+			model = p.Model
+		}
+	}
+	if _, err := tools.OpenWorkspace(workspace, false); err != nil {
+		return "", err
+	}
+	return e.opts.Log.CreateSession(ctx, sessions.SessionCreated{
+		Workspace: workspace, Agent: agent, Mode: string(mode), Provider: provider, Model: model,
+	})
+}
+
+// Send starts a turn on the session with the user's text and returns at
+// once; the turn's events reach the Sink. It fails with ErrBusy while a
+// turn runs.
+func (e *Engine) Send(sessionID, text string) error {
+	s, ctx, err := e.begin(sessionID)
+	if err != nil {
+		return err
+	}
+	go func() { e.finish(s, e.runTurn(ctx, s, text)) }()
+	return nil
+}
+
+// Run runs a turn and waits for it to end.
+func (e *Engine) Run(ctx context.Context, sessionID, text string) (TurnResult, error) {
+	s, runCtx, err := e.begin(sessionID)
+	if err != nil {
+		return TurnResult{}, err
+	}
+	stop := context.AfterFunc(ctx, func() { e.Cancel(sessionID) })
+	defer stop()
+	res := e.runTurn(runCtx, s, text)
+	e.finish(s, res)
+	return res, nil
+}
+
+func (e *Engine) begin(sessionID string) (*sessionState, context.Context, error) {
+	s := e.state(sessionID)
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.running {
+		return nil, nil, ErrBusy
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	s.running, s.cancel, s.done = true, cancel, make(chan struct{})
+	e.live(sessionID, LiveTurnState, map[string]any{"running": true})
+	return s, ctx, nil
+}
+
+func (e *Engine) finish(s *sessionState, res TurnResult) {
+	s.mu.Lock()
+	s.running = false
+	s.cancel()
+	s.lastTurn = res
+	close(s.done)
+	s.mu.Unlock()
+	e.live(s.id, LiveTurnState, map[string]any{"running": false, "reason": res.Reason})
+}
+
+// Cancel stops the session's running turn, if any. Pending approvals are
+// answered with a denial.
+func (e *Engine) Cancel(sessionID string) {
+	s := e.state(sessionID)
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.running && s.cancel != nil {
+		s.cancel()
+	}
+}
+
+// Wait blocks until the session's running turn (if any) has ended.
+func (e *Engine) Wait(ctx context.Context, sessionID string) error {
+	s := e.state(sessionID)
+	s.mu.Lock()
+	done, running := s.done, s.running
+	s.mu.Unlock()
+	if !running {
+		return nil
+	}
+	select {
+	case <-done:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+// Running reports whether the session has a turn in progress.
+func (e *Engine) Running(sessionID string) bool {
+	s := e.state(sessionID)
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.running
+}
+
+// Answer delivers the user's decision on a pending approval.
+func (e *Engine) Answer(sessionID, callID string, ans ApprovalAnswer) error {
+	s := e.state(sessionID)
+	s.mu.Lock()
+	ch, ok := s.pending[callID]
+	if ok {
+		delete(s.pending, callID)
+	}
+	s.mu.Unlock()
+	if !ok {
+		return fmt.Errorf("no approval is waiting for call %s in session %s", callID, sessionID)
+	}
+	ch <- ans // buffered: never blocks
+	return nil
+}
+
+// Pending lists the call IDs waiting for approval in a session.
+func (e *Engine) Pending(sessionID string) []string {
+	s := e.state(sessionID)
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	out := make([]string, 0, len(s.pending))
+	for id := range s.pending {
+		out = append(out, id)
+	}
+	return out
+}
+
+// interactiveApprover waits for Answer.
+func (e *Engine) interactiveAsk(ctx context.Context, s *sessionState, req ApprovalRequest) (ApprovalAnswer, error) {
+	ch := make(chan ApprovalAnswer, 1)
+	s.mu.Lock()
+	s.pending[req.CallID] = ch
+	s.mu.Unlock()
+	defer func() {
+		s.mu.Lock()
+		delete(s.pending, req.CallID)
+		s.mu.Unlock()
+	}()
+	if e.opts.Notices != nil {
+		_ = e.opts.Notices.ApprovalWaiting(ctx, "TinyElf needs your approval", req.Tool, e.opts.Background)
+	}
+	select {
+	case ans := <-ch:
+		return ans, nil
+	case <-ctx.Done():
+		return ApprovalAnswer{}, ctx.Err()
+	}
+}
+
+// record appends events to the log and publishes them.
+func (e *Engine) record(ctx context.Context, sessionID string, evs ...sessions.Event) error {
+	// Logging must survive a cancelled turn: the cancel itself is recorded.
+	logged, err := e.opts.Log.Append(context.WithoutCancel(ctx), sessionID, evs...)
+	if err != nil {
+		return fmt.Errorf("log session %s: %w", sessionID, err)
+	}
+	for _, ev := range logged {
+		e.opts.Sink(Event{SessionID: sessionID, Seq: ev.Seq, Type: string(ev.Type), Time: ev.Time, Data: ev.Data})
+	}
+	return nil
+}
+
+// live publishes an event that is not logged.
+func (e *Engine) live(sessionID, typ string, data any) {
+	b, _ := json.Marshal(data)
+	e.opts.Sink(Event{SessionID: sessionID, Type: typ, Time: e.opts.Now(), Data: b})
+}

@@ -1,0 +1,191 @@
+package engine
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"sync"
+
+	"tinyelf/backend/config"
+	"tinyelf/backend/llm"
+	"tinyelf/backend/sessions"
+	"tinyelf/backend/tools"
+)
+
+// runCalls runs the model's tool calls and returns their results in the
+// model's order. Consecutive read-only calls run in parallel; any other call
+// runs alone, in order, so writes never race each other or the reads around
+// them. The log records intents and results in the model's order too, so
+// the history the model sees next is the order it asked in.
+func (t *turn) runCalls(ctx context.Context, calls []llm.ToolCall) []tools.CallResult {
+	results := make([]tools.CallResult, len(calls))
+	for i := 0; i < len(calls); {
+		j := i + 1
+		if t.readOnly(calls[i].Name) {
+			for j < len(calls) && t.readOnly(calls[j].Name) {
+				j++
+			}
+		}
+		for k := i; k < j; k++ {
+			t.logIntent(ctx, calls[k])
+		}
+		var wg sync.WaitGroup
+		for k := i; k < j; k++ {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				results[k] = t.execute(ctx, calls[k])
+			}()
+		}
+		wg.Wait()
+		for k := i; k < j; k++ {
+			t.logResult(ctx, results[k])
+		}
+		i = j
+	}
+	return results
+}
+
+func (t *turn) readOnly(name string) bool {
+	info, ok := t.reg.Info(name)
+	return ok && info.ReadOnly
+}
+
+func (t *turn) logIntent(ctx context.Context, c llm.ToolCall) {
+	_ = t.e.record(ctx, t.s.id, sessions.NewEvent(sessions.EventToolIntent, sessions.ToolIntent{
+		CallID: c.ID, Name: c.Name, Arguments: c.Arguments,
+	}))
+}
+
+// execute runs one call through the registry, whose middleware is the
+// permission gate.
+func (t *turn) execute(ctx context.Context, c llm.ToolCall) tools.CallResult {
+	if ctx.Err() != nil {
+		return tools.CallResult{CallID: c.ID, Name: c.Name, IsError: true,
+			Content: "The user stopped the agent before this call ran.\n\n" + tools.ErrorHint}
+	}
+	callCtx := tools.WithProgress(ctx, func(msg string) {
+		t.e.live(t.s.id, LiveToolProgress, map[string]any{"callId": c.ID, "message": msg})
+	})
+	return t.reg.Execute(withTurn(callCtx, t), c.ID, c.Name, json.RawMessage(c.Arguments))
+}
+
+func (t *turn) logResult(ctx context.Context, res tools.CallResult) {
+	_ = t.e.record(ctx, t.s.id, sessions.NewEvent(sessions.EventToolResult, sessions.ToolResult{
+		CallID: res.CallID, Name: res.Name, Content: res.Content, IsError: res.IsError, Truncated: res.Truncated,
+		Meta: res.Meta, DurationMs: res.Duration.Milliseconds(),
+	}))
+}
+
+type turnKey struct{}
+
+func withTurn(ctx context.Context, t *turn) context.Context {
+	return context.WithValue(ctx, turnKey{}, t)
+}
+
+func turnFrom(ctx context.Context) *turn {
+	t, _ := ctx.Value(turnKey{}).(*turn)
+	return t
+}
+
+// permissionMiddleware is the permission step of the tool pipeline: deny
+// rules, the mode, SAFE_TOOLS, allow rules, and otherwise the user. A
+// denial is returned to the model as an error result it can read.
+func (e *Engine) permissionMiddleware(s *sessionState) tools.Middleware {
+	return func(next tools.Handler) tools.Handler {
+		return func(ctx context.Context, call *tools.Call) (tools.Result, error) {
+			t := turnFrom(ctx)
+			mode := ModeDefault
+			if t != nil {
+				mode = t.info.Mode
+			}
+			v := decide(mode, call.Info, call.Params, e.rules())
+			switch {
+			case v.deny:
+				e.answered(ctx, s.id, call.ID, Deny, v.reason, v.rule, v.by)
+				return tools.Errorf("Permission denied for %s: %s. Do not retry this call; choose another approach or ask the user.", call.Name, v.reason), nil
+			case v.allow:
+				if v.by == "rule" {
+					e.answered(ctx, s.id, call.ID, AllowOnce, "", v.rule, "rule")
+				}
+				return next(ctx, call)
+			}
+			ans, err := e.ask(ctx, s, call)
+			if err != nil {
+				return tools.Result{}, fmt.Errorf("waiting for approval: %w", err)
+			}
+			switch ans.Decision {
+			case AllowOnce:
+				return next(ctx, call)
+			case AllowAlways:
+				return next(ctx, call)
+			default:
+				msg := fmt.Sprintf("The user denied this call to %s.", call.Name)
+				if r := strings.TrimSpace(ans.Reason); r != "" {
+					msg += " Their reason: " + r
+				}
+				return tools.Errorf("%s Do not repeat the same call; adjust your approach to what the user said.", msg), nil
+			}
+		}
+	}
+}
+
+func (e *Engine) rules() []config.Rule {
+	if e.opts.Settings == nil {
+		return nil
+	}
+	return e.opts.Settings.Rules()
+}
+
+// ask logs the approval request, waits for the answer, persists an
+// "always" rule and logs the answer.
+func (e *Engine) ask(ctx context.Context, s *sessionState, call *tools.Call) (ApprovalAnswer, error) {
+	var warnings []string
+	if t := turnFrom(ctx); t != nil {
+		if tool, ok := t.reg.Get(call.Name); ok {
+			if insp, ok := tool.(tools.Inspector); ok {
+				warnings = insp.Warnings(call.Params)
+			}
+		}
+	}
+	req := ApprovalRequest{
+		SessionID: s.id, CallID: call.ID, Tool: call.Name, Arguments: argsJSON(call.Params),
+		Warnings: warnings, Suggestion: suggestRule(call.Name, call.Params),
+	}
+	_ = e.record(ctx, s.id, sessions.NewEvent(sessions.EventApprovalAsked, sessions.ApprovalAsked{
+		CallID: req.CallID, Name: req.Tool, Arguments: req.Arguments, Warnings: warnings, Suggestion: req.Suggestion,
+	}))
+	var ans ApprovalAnswer
+	var err error
+	if e.opts.Approver != nil {
+		ans, err = e.opts.Approver.Ask(ctx, req)
+	} else {
+		ans, err = e.interactiveAsk(ctx, s, req)
+	}
+	if err != nil {
+		e.answered(ctx, s.id, call.ID, Deny, "the turn was stopped before an answer", "", "cancel")
+		return ApprovalAnswer{}, err
+	}
+	rule := ""
+	if ans.Decision == AllowAlways && e.opts.Settings != nil {
+		r, rerr := e.opts.Settings.AddRule(config.Rule{Tool: call.Name, Pattern: req.Suggestion, Action: config.RuleAllow})
+		if rerr != nil {
+			ans.Reason = "allowed once; saving the rule failed: " + rerr.Error()
+		} else {
+			rule = describeRule(r)
+		}
+	}
+	by := "user"
+	if e.opts.Approver != nil {
+		by = "cli"
+	}
+	e.answered(ctx, s.id, call.ID, ans.Decision, ans.Reason, rule, by)
+	return ans, nil
+}
+
+func (e *Engine) answered(ctx context.Context, sessionID, callID string, d Decision, reason, rule, by string) {
+	_ = e.record(ctx, sessionID, sessions.NewEvent(sessions.EventApprovalAnswered, sessions.ApprovalAnswered{
+		CallID: callID, Decision: string(d), Reason: reason, Rule: rule, By: by,
+	}))
+}

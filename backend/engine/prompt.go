@@ -1,0 +1,98 @@
+package engine
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"runtime"
+	"sort"
+	"strings"
+	"time"
+
+	"tinyelf/backend/config"
+	"tinyelf/backend/tools"
+)
+
+// basePrompt is the start of every system prompt.
+const basePrompt = `You are TinyElf, an AI agent that works on the user's computer through tools: you read and edit files in the workspace, run commands, and report back.
+
+How to work:
+- Understand the request, look at the relevant files before changing them, and make the smallest change that does the job.
+- Use the tools instead of guessing: Read before Edit, Grep and Glob to find things, Bash to build and test.
+- Paths are relative to the workspace folder. Tool results that start with an error explain what went wrong: adjust instead of repeating the same call.
+- Some calls need the user's approval. If the user denies one, respect their reason.
+- When you are done, answer briefly: what you did, what you found, and anything the user must decide.`
+
+// systemPrompt builds the system prompt of a turn: the base, the agent's
+// prompt, facts about the workspace and the date. It changes at most once a
+// day for a session, so provider prompt caches stay warm.
+func systemPrompt(info SessionInfo, agent config.Agent, ws *tools.Workspace, now time.Time) string {
+	var sb strings.Builder
+	sb.WriteString(basePrompt)
+	if p := strings.TrimSpace(agent.Prompt); p != "" {
+		sb.WriteString("\n\n")
+		sb.WriteString(p)
+	}
+	sb.WriteString("\n\n# Environment\n")
+	fmt.Fprintf(&sb, "- Workspace: %s\n", info.Workspace)
+	if facts := workspaceFacts(info.Workspace); facts != "" {
+		fmt.Fprintf(&sb, "- Project: %s\n", facts)
+	}
+	if ws != nil && ws.Restricted() {
+		sb.WriteString("- File tools can only reach files inside the workspace.\n")
+	}
+	fmt.Fprintf(&sb, "- Operating system: %s/%s\n", runtime.GOOS, runtime.GOARCH)
+	fmt.Fprintf(&sb, "- Today's date: %s\n", now.Format("2006-01-02 (Monday)"))
+	fmt.Fprintf(&sb, "- Permission mode: %s (%s)\n", info.Mode, modeHelp(info.Mode))
+	return sb.String()
+}
+
+func modeHelp(m Mode) string {
+	switch m {
+	case ModePlan:
+		return "read-only: investigate and propose a plan; you cannot change files or run commands"
+	case ModeAcceptEdits:
+		return "file edits run without asking; commands ask the user"
+	case ModeAuto:
+		return "everything runs without asking, except what rules forbid"
+	}
+	return "reading is free; edits and commands ask the user first"
+}
+
+// projectMarkers name the kind of project a file at the workspace root
+// suggests.
+var projectMarkers = map[string]string{
+	"go.mod":           "Go module",
+	"package.json":     "Node.js package",
+	"Cargo.toml":       "Rust crate",
+	"pyproject.toml":   "Python project",
+	"requirements.txt": "Python project",
+	"pom.xml":          "Maven project",
+	"build.gradle":     "Gradle project",
+	"Gemfile":          "Ruby project",
+	"composer.json":    "PHP project",
+	"CMakeLists.txt":   "CMake project",
+	"Makefile":         "has a Makefile",
+	".git":             "git repository",
+}
+
+// workspaceFacts describes the workspace from the markers at its root.
+func workspaceFacts(dir string) string {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return ""
+	}
+	seen := map[string]bool{}
+	var facts []string
+	for _, e := range entries {
+		if f, ok := projectMarkers[e.Name()]; ok && !seen[f] {
+			seen[f] = true
+			facts = append(facts, f)
+		}
+	}
+	sort.Strings(facts)
+	if len(facts) == 0 {
+		return fmt.Sprintf("%d entries at the top level of %s", len(entries), filepath.Base(dir))
+	}
+	return strings.Join(facts, ", ")
+}

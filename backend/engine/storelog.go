@@ -1,0 +1,70 @@
+package engine
+
+import (
+	"context"
+
+	"tinyelf/backend/llm"
+	"tinyelf/backend/sessions"
+)
+
+// StoreLog adapts the session store to the engine's SessionLog.
+type StoreLog struct{ Store *sessions.Store }
+
+// CreateSession implements SessionLog.
+func (l StoreLog) CreateSession(ctx context.Context, c sessions.SessionCreated) (string, error) {
+	s, err := l.Store.Create(ctx, c)
+	if err != nil {
+		return "", err
+	}
+	return s.ID, nil
+}
+
+// Append implements SessionLog.
+func (l StoreLog) Append(ctx context.Context, sessionID string, events ...sessions.Event) ([]sessions.Event, error) {
+	return l.Store.Append(ctx, sessionID, events...)
+}
+
+// Info implements SessionLog.
+func (l StoreLog) Info(ctx context.Context, sessionID string) (SessionInfo, error) {
+	s, err := l.Store.Get(ctx, sessionID)
+	if err != nil {
+		return SessionInfo{}, err
+	}
+	mode, err := ParseMode(s.Mode)
+	if err != nil {
+		mode = ModeDefault
+	}
+	return SessionInfo{
+		ID: s.ID, Workspace: s.Workspace, Agent: s.Agent, Mode: mode,
+		Provider: s.Provider, Model: s.Model, Title: s.Title,
+	}, nil
+}
+
+// LastSeq implements SessionLog.
+func (l StoreLog) LastSeq(ctx context.Context, sessionID string) (int64, error) {
+	s, err := l.Store.Get(ctx, sessionID)
+	if err != nil {
+		return 0, err
+	}
+	return s.LastSeq, nil
+}
+
+// ModelMessages implements SessionLog.
+func (l StoreLog) ModelMessages(ctx context.Context, sessionID string) ([]llm.Message, error) {
+	msgs, err := l.Store.ModelMessages(ctx, sessionID)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]llm.Message, len(msgs))
+	for i, m := range msgs {
+		calls := make([]llm.ToolCall, len(m.ToolCalls))
+		for j, c := range m.ToolCalls {
+			calls[j] = llm.ToolCall{ID: c.ID, Name: c.Name, Arguments: c.Arguments}
+		}
+		out[i] = llm.Message{
+			Role: llm.Role(m.Role), Content: m.Content, ToolCalls: calls,
+			ToolCallID: m.ToolCallID, ToolName: m.ToolName, IsError: m.IsError,
+		}
+	}
+	return out, nil
+}

@@ -1,0 +1,320 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+
+	"tinyelf/backend/config"
+	"tinyelf/backend/llm"
+	"tinyelf/backend/sessions"
+	"tinyelf/backend/tools"
+)
+
+// DefaultMaxIterations bounds the model calls of one turn.
+const DefaultMaxIterations = 50
+
+// Turn end reasons.
+const (
+	EndDone          = "done"
+	EndYield         = "yield"
+	EndMaxIterations = "max_iterations"
+	EndCancelled     = "cancelled"
+	EndError         = "error"
+)
+
+// TurnResult is how a turn ended.
+type TurnResult struct {
+	Reason     string    `json:"reason"`
+	Text       string    `json:"text"` // the final assistant text (or the yield message)
+	Iterations int       `json:"iterations"`
+	Usage      llm.Usage `json:"usage"`
+	Err        string    `json:"error,omitempty"`
+}
+
+// turn is the state of one running turn.
+type turn struct {
+	e        *Engine
+	s        *sessionState
+	info     SessionInfo
+	settings config.Settings
+	agent    config.Agent
+	provider llm.Provider
+	provCfg  config.Provider
+	reg      *tools.Registry
+	ws       *tools.Workspace
+	usage    llm.Usage
+}
+
+func (e *Engine) runTurn(ctx context.Context, s *sessionState, text string) TurnResult {
+	t, err := e.prepare(ctx, s)
+	if err != nil {
+		// The user message is still logged so nothing they typed is lost.
+		_ = e.record(ctx, s.id, sessions.NewEvent(sessions.EventUserMessage, sessions.UserMessage{Text: text}))
+		return t.fail(ctx, "config", "", 0, err)
+	}
+	if err := e.record(ctx, s.id,
+		sessions.NewEvent(sessions.EventUserMessage, sessions.UserMessage{Text: text}),
+		sessions.NewEvent(sessions.EventTurnStart, sessions.TurnStart{Mode: string(t.info.Mode)}),
+	); err != nil {
+		return t.fail(ctx, "internal", "", 0, err)
+	}
+	maxIter := t.agent.MaxIterations
+	if maxIter <= 0 {
+		maxIter = DefaultMaxIterations
+	}
+	var lastText string
+	for iter := 1; ; iter++ {
+		if ctx.Err() != nil {
+			return t.end(ctx, EndCancelled, lastText, iter-1, nil)
+		}
+		if iter > maxIter {
+			return t.end(ctx, EndMaxIterations, lastText, iter-1,
+				fmt.Errorf("stopped after %d model calls (the agent's maxIterations); send a message to let it continue", maxIter))
+		}
+		if err := t.recordVisibleSet(ctx); err != nil {
+			return t.fail(ctx, "internal", lastText, iter, err)
+		}
+		msgs, err := e.opts.Log.ModelMessages(ctx, s.id)
+		if err != nil {
+			return t.fail(ctx, "internal", lastText, iter, err)
+		}
+		req := t.request(msgs)
+		if req, err = t.maybeCompact(ctx, req); err != nil {
+			if ctx.Err() != nil {
+				return t.end(ctx, EndCancelled, lastText, iter, nil)
+			}
+			return t.fail(ctx, "internal", lastText, iter, err)
+		}
+		resp, err := t.provider.Stream(ctx, req, t.onStream)
+		if resp != nil {
+			t.usage = t.usage.Add(resp.Usage)
+		}
+		if err != nil {
+			if resp != nil && (resp.Text != "" || len(resp.ToolCalls) > 0) {
+				_ = t.logAssistant(ctx, resp, true)
+			}
+			if ctx.Err() != nil {
+				return t.end(ctx, EndCancelled, lastText, iter, nil)
+			}
+			kind := "provider"
+			if errors.Is(err, llm.ErrStreamCut) {
+				kind = "stream_cut"
+			}
+			return t.fail(ctx, kind, lastText, iter, err)
+		}
+		if err := t.logAssistant(ctx, resp, false); err != nil {
+			return t.fail(ctx, "internal", lastText, iter, err)
+		}
+		lastText = resp.Text
+		if len(resp.ToolCalls) == 0 {
+			return t.end(ctx, EndDone, lastText, iter, nil)
+		}
+		results := t.runCalls(ctx, resp.ToolCalls)
+		for _, r := range results {
+			if r.Name == "SessionsYield" && !r.IsError {
+				msg, _ := r.Meta[tools.YieldMetaKey].(string)
+				return t.end(ctx, EndYield, msg, iter, nil)
+			}
+		}
+	}
+}
+
+// prepare loads the session, its settings, provider and tool registry.
+func (e *Engine) prepare(ctx context.Context, s *sessionState) (*turn, error) {
+	t := &turn{e: e, s: s, settings: e.settings()}
+	info, err := e.opts.Log.Info(ctx, s.id)
+	if err != nil {
+		return t, err
+	}
+	t.info = info
+	agent, ok := t.settings.Agent(info.Agent)
+	if !ok {
+		agent, _ = t.settings.Agent("default")
+	}
+	t.agent = agent
+	pc, ok := t.settings.Provider(info.Provider)
+	if !ok {
+		return t, errors.New("no model provider is set up: add one in Settings → Providers (or set OPENAI_API_KEY / ANTHROPIC_API_KEY)")
+	}
+	if info.Model != "" {
+		pc.Model = info.Model
+	}
+	if pc.Model == "" {
+		return t, fmt.Errorf("provider %s has no model selected: pick one in Settings → Providers", pc.Name)
+	}
+	t.provCfg = pc
+	if t.provider, err = e.opts.Providers(pc); err != nil {
+		return t, fmt.Errorf("set up provider %s: %w", pc.Name, err)
+	}
+	sess, err := t.registry()
+	if err != nil {
+		return t, err
+	}
+	t.reg, t.ws = sess.Registry, sess.Workspace
+	return t, nil
+}
+
+// registry returns the session's tool registry, building it when the
+// session is new or its workspace, mode or agent changed.
+func (t *turn) registry() (*Session, error) {
+	key := strings.Join([]string{t.info.Workspace, string(t.info.Mode), t.agent.Name, fmt.Sprint(t.settings.Restricted(), t.settings.ExecTimeout())}, "\x00")
+	s := t.s
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.reg != nil && s.regKey == key {
+		return s.reg, nil
+	}
+	if s.reg != nil {
+		s.reg.Close()
+	}
+	built, err := BuildRegistry(BuildOptions{
+		Workspace:    t.info.Workspace,
+		Unrestricted: !t.settings.Restricted(),
+		Mode:         t.info.Mode,
+		ExecTimeout:  t.settings.ExecTimeout(),
+		AllowedTools: t.agent.AllowedTools,
+		Notifier:     t.e.opts.Notifier,
+		Middleware:   []tools.Middleware{t.e.permissionMiddleware(s)},
+	})
+	if err != nil {
+		return nil, err
+	}
+	s.reg, s.regKey = built, key
+	return built, nil
+}
+
+// recordVisibleSet logs a capability.diff when the tools the model will see
+// differ from those it saw on the previous model call.
+func (t *turn) recordVisibleSet(ctx context.Context) error {
+	now := t.reg.Names()
+	t.s.mu.Lock()
+	prev := t.s.visible
+	t.s.mu.Unlock()
+	var added, removed []string
+	for _, n := range now {
+		if !slices.Contains(prev, n) {
+			added = append(added, n)
+		}
+	}
+	for _, n := range prev {
+		if !slices.Contains(now, n) {
+			removed = append(removed, n)
+		}
+	}
+	if prev != nil && len(added) == 0 && len(removed) == 0 {
+		return nil
+	}
+	var reasons []string
+	if prev == nil {
+		reasons = append(reasons, fmt.Sprintf("session opened in %s mode", t.info.Mode))
+	} else {
+		reasons = append(reasons, fmt.Sprintf("tool set rebuilt for %s mode", t.info.Mode))
+	}
+	if t.info.Mode == ModePlan {
+		reasons = append(reasons, "plan mode shows only read-only tools")
+	}
+	if len(t.agent.AllowedTools) > 0 {
+		reasons = append(reasons, fmt.Sprintf("agent %s allows only %s", t.agent.Name, strings.Join(t.agent.AllowedTools, ", ")))
+	}
+	if err := t.e.record(ctx, t.s.id, sessions.NewEvent(sessions.EventCapabilityDiff, sessions.CapabilityDiff{
+		Added: added, Removed: removed, Reasons: reasons, Visible: now,
+	})); err != nil {
+		return err
+	}
+	t.s.mu.Lock()
+	t.s.visible = now
+	t.s.mu.Unlock()
+	return nil
+}
+
+// request assembles the model call.
+func (t *turn) request(msgs []llm.Message) llm.Request {
+	defs := t.reg.Definitions()
+	toolDefs := make([]llm.ToolDef, len(defs))
+	for i, d := range defs {
+		toolDefs[i] = llm.ToolDef{Name: d.Function.Name, Description: d.Function.Description, Parameters: d.Function.Parameters}
+	}
+	return llm.Request{
+		Model:    t.provCfg.Model,
+		System:   systemPrompt(t.info, t.agent, t.ws, t.e.opts.Now()),
+		Messages: msgs,
+		Tools:    toolDefs,
+	}
+}
+
+func (t *turn) onStream(ev llm.StreamEvent) {
+	switch ev.Type {
+	case llm.EventText:
+		t.e.live(t.s.id, LiveMessageDelta, map[string]any{"text": ev.Text})
+	case llm.EventToolCallDelta:
+		t.e.live(t.s.id, LiveToolCallDelta, map[string]any{"index": ev.Index, "id": ev.ID, "name": ev.Name, "arguments": ev.Text})
+	case llm.EventRetry:
+		t.e.live(t.s.id, LiveRetry, map[string]any{"delayMs": ev.Delay.Milliseconds(), "error": ev.Err})
+	}
+}
+
+func (t *turn) logAssistant(ctx context.Context, resp *llm.Response, partial bool) error {
+	calls := make([]sessions.ToolCallRecord, len(resp.ToolCalls))
+	for i, c := range resp.ToolCalls {
+		calls[i] = sessions.ToolCallRecord{ID: c.ID, Name: c.Name, Arguments: c.Arguments}
+	}
+	if partial {
+		calls = nil // never run, so never shown to the model as made
+	}
+	model := resp.Model
+	if model == "" {
+		model = t.provCfg.Model
+	}
+	return t.e.record(ctx, t.s.id,
+		sessions.NewEvent(sessions.EventAssistantMessage, sessions.AssistantMessage{
+			Text: resp.Text, ToolCalls: calls, Model: model, StopReason: string(resp.StopReason), Partial: partial,
+		}),
+		sessions.NewEvent(sessions.EventUsage, sessions.Usage{
+			Model: model, InputTokens: resp.Usage.InputTokens, OutputTokens: resp.Usage.OutputTokens,
+			CacheReadTokens: resp.Usage.CacheReadTokens, CacheWriteTokens: resp.Usage.CacheWriteTokens,
+			CostUSD: Cost(model, resp.Usage),
+		}),
+	)
+}
+
+// fail logs an error event and ends the turn with it.
+func (t *turn) fail(ctx context.Context, kind, text string, iterations int, err error) TurnResult {
+	_ = t.e.record(ctx, t.s.id, sessions.NewEvent(sessions.EventError, sessions.Error{Message: err.Error(), Kind: kind}))
+	return t.end(ctx, EndError, text, iterations, err)
+}
+
+// end logs the end of the turn, tells the user and returns the result.
+func (t *turn) end(ctx context.Context, reason, text string, iterations int, err error) TurnResult {
+	res := TurnResult{Reason: reason, Text: text, Iterations: iterations, Usage: t.usage}
+	msg := ""
+	if err != nil {
+		res.Err = err.Error()
+		msg = err.Error()
+	}
+	if reason == EndYield {
+		msg = text
+	}
+	_ = t.e.record(ctx, t.s.id, sessions.NewEvent(sessions.EventTurnEnd, sessions.TurnEnd{Reason: reason, Iterations: iterations, Message: msg}))
+	if n := t.e.opts.Notices; n != nil {
+		nctx := context.WithoutCancel(ctx)
+		switch reason {
+		case EndError, EndMaxIterations:
+			_ = n.TurnFailed(nctx, withTitle("TinyElf stopped", t.info.Title), tools.CutUTF8(msg, 200), t.e.opts.Background)
+		case EndCancelled:
+			// The user stopped it; they know.
+		default:
+			_ = n.TurnEnded(nctx, withTitle("TinyElf finished", t.info.Title), tools.CutUTF8(text, 200), t.e.opts.Background)
+		}
+	}
+	return res
+}
+
+func withTitle(prefix, title string) string {
+	if title == "" {
+		return prefix
+	}
+	return prefix + ": " + title
+}
