@@ -30,7 +30,7 @@ func TestHasDisplay(t *testing.T) {
 
 func TestAppVersionAndStartup(t *testing.T) {
 	t.Parallel()
-	app := NewApp()
+	app := NewApp(nil)
 	if app.runtimeContext() != nil {
 		t.Fatal("runtime context set before startup")
 	}

@@ -15,6 +15,8 @@ import (
 	"github.com/wailsapp/wails/v2/pkg/options/assetserver"
 	"github.com/wailsapp/wails/v2/pkg/options/linux"
 	wailsruntime "github.com/wailsapp/wails/v2/pkg/runtime"
+
+	"tinyelf/backend/api"
 )
 
 // frontendDist is the built frontend (npm run build in frontend/). Only the
@@ -22,6 +24,12 @@ import (
 //
 //go:embed all:frontend/dist
 var frontendDist embed.FS
+
+func init() {
+	if sub, err := fs.Sub(frontendDist, "frontend/dist"); err == nil {
+		uiAssets = sub
+	}
+}
 
 //go:embed build/appicon.png
 var appIcon []byte
@@ -43,7 +51,13 @@ func runDesktop(ctx context.Context, stderr io.Writer) int {
 		return exitError
 	}
 
-	app := NewApp()
+	svc, err := openService(ctx, api.Options{})
+	if err != nil {
+		fmt.Fprintf(stderr, "tinyelf: %v\n", err)
+		return exitError
+	}
+	defer svc.Close()
+	app := NewApp(svc)
 	// Closing the window ends runDesktop; so does ctx ending (Ctrl+C, SIGTERM),
 	// which quits the window from a watcher that stops when the window closes first.
 	windowDone := make(chan struct{})
@@ -67,8 +81,11 @@ func runDesktop(ctx context.Context, stderr io.Writer) int {
 		BackgroundColour: windowBackground,
 		AssetServer:      &assetserver.Options{Assets: assets},
 		OnStartup:        onStartup,
-		OnShutdown:       func(context.Context) { close(windowDone) },
-		Bind:             []any{app},
+		OnShutdown: func(c context.Context) {
+			app.shutdown(c)
+			close(windowDone)
+		},
+		Bind: []any{app},
 		Linux: &linux.Options{
 			Icon:        appIcon,
 			ProgramName: "tinyelf",

@@ -56,7 +56,13 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		return runDesktop(ctx, stderr)
 	case "tool":
 		return runTool(ctx, args[1:], stdout, stderr)
-	case "serve", "run", "mcp", "skills", "sessions":
+	case "serve":
+		return runServe(ctx, args[1:], stdout, stderr)
+	case "run":
+		return runRun(ctx, args[1:], stdout, stderr)
+	case "sessions":
+		return runSessions(ctx, args[1:], stdout, stderr)
+	case "mcp", "skills":
 		fmt.Fprintf(stderr, "tinyelf %s is not yet available in this build.\n", args[0])
 		return exitError
 	default:

@@ -128,13 +128,13 @@ type MCPServer struct {
 }
 
 // NotificationsOn reports whether desktop notifications are enabled.
-func (s *Settings) NotificationsOn() bool { return s.Notifications == nil || *s.Notifications }
+func (s Settings) NotificationsOn() bool { return s.Notifications == nil || *s.Notifications }
 
 // Restricted reports whether restrictToWorkspace is on.
-func (s *Settings) Restricted() bool { return s.RestrictToWorkspace == nil || *s.RestrictToWorkspace }
+func (s Settings) Restricted() bool { return s.RestrictToWorkspace == nil || *s.RestrictToWorkspace }
 
 // ExecTimeout returns the Bash tool's default timeout.
-func (s *Settings) ExecTimeout() time.Duration {
+func (s Settings) ExecTimeout() time.Duration {
 	if s.ExecTimeoutSeconds <= 0 {
 		return 2 * time.Minute
 	}
@@ -143,7 +143,7 @@ func (s *Settings) ExecTimeout() time.Duration {
 
 // CompactThreshold returns the share of the context window that triggers
 // compaction.
-func (s *Settings) CompactThreshold() float64 {
+func (s Settings) CompactThreshold() float64 {
 	if s.CompactAt <= 0 || s.CompactAt >= 1 {
 		return 0.8
 	}
@@ -151,7 +151,7 @@ func (s *Settings) CompactThreshold() float64 {
 }
 
 // Provider returns the named provider, or the default one for "".
-func (s *Settings) Provider(name string) (Provider, bool) {
+func (s Settings) Provider(name string) (Provider, bool) {
 	if name == "" {
 		name = s.DefaultProvider
 	}
@@ -168,7 +168,7 @@ func (s *Settings) Provider(name string) (Provider, bool) {
 
 // Agent returns the named agent profile; "" and "default" give the default
 // agent, which exists even when not configured.
-func (s *Settings) Agent(name string) (Agent, bool) {
+func (s Settings) Agent(name string) (Agent, bool) {
 	if name == "" {
 		name = "default"
 	}

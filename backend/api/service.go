@@ -1,0 +1,121 @@
+package api
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"time"
+
+	"tinyelf/backend/config"
+	"tinyelf/backend/engine"
+	"tinyelf/backend/notify"
+	"tinyelf/backend/sessions"
+)
+
+// SessionsFile is the session database's name inside the data folder.
+const SessionsFile = "sessions.db"
+
+// trashRetention is how long deleted sessions can be restored.
+const trashRetention = 30 * 24 * time.Hour
+
+// Options configures a Service.
+type Options struct {
+	// DataDir holds settings.json and sessions.db.
+	DataDir string
+	// Notifier shows desktop notifications; nil means the platform's.
+	Notifier notify.Notifier
+	// Approver answers approvals; nil means the interactive one (the UI
+	// answers through Approve).
+	Approver engine.Approver
+	// Background marks every turn as background work (tinyelf run).
+	Background bool
+	// Getenv reads provider settings from the environment; nil: os.Getenv.
+	Getenv func(string) string
+	// Providers overrides how providers are made (tests); nil: the real ones.
+	Providers engine.ProviderFactory
+	// Version is the app's version string.
+	Version string
+}
+
+// Service is what the UI (window or browser) and the CLI call. It owns the
+// settings store, the session store, the engine and the event bus. It is
+// safe for concurrent use; Close it on exit.
+type Service struct {
+	opts     Options
+	Settings *config.Store
+	Store    *sessions.Store
+	Engine   *engine.Engine
+	Bus      *Bus
+	Policy   *notify.Policy
+}
+
+// New opens the data folder's stores and starts the service.
+func New(ctx context.Context, opts Options) (*Service, error) {
+	if opts.Getenv == nil {
+		opts.Getenv = os.Getenv
+	}
+	if opts.Notifier == nil {
+		opts.Notifier = notify.New()
+	}
+	settings, err := config.OpenStore(filepath.Join(opts.DataDir, config.SettingsFile))
+	if err != nil {
+		return nil, err
+	}
+	store, err := sessions.Open(ctx, filepath.Join(opts.DataDir, SessionsFile))
+	if err != nil {
+		return nil, fmt.Errorf("open the session history: %w", err)
+	}
+	if _, err := store.Purge(ctx, time.Now().Add(-trashRetention)); err != nil {
+		store.Close()
+		return nil, fmt.Errorf("empty the session trash: %w", err)
+	}
+	s := &Service{opts: opts, Settings: settings, Store: store, Bus: NewBus()}
+	s.Policy = notify.NewPolicy(opts.Notifier, settings.Get().NotificationsOn())
+	s.Engine = engine.New(engine.Options{
+		Settings:   settings,
+		Log:        engine.StoreLog{Store: store},
+		Providers:  opts.Providers,
+		Notifier:   s.Policy,
+		Notices:    s.Policy,
+		Sink:       s.Bus.Publish,
+		Approver:   opts.Approver,
+		Background: opts.Background,
+		Getenv:     opts.Getenv,
+	})
+	return s, nil
+}
+
+// Close stops running turns and closes the stores.
+func (s *Service) Close() error {
+	list, _ := s.Store.List(context.Background(), sessions.ListOptions{Limit: 1000})
+	for _, sess := range list {
+		if s.Engine.Running(sess.ID) {
+			s.Engine.Cancel(sess.ID)
+			ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+			_ = s.Engine.Wait(ctx, sess.ID)
+			cancel()
+		}
+	}
+	return s.Store.Close()
+}
+
+// mapErr turns store and engine errors into service errors.
+func mapErr(err error) error {
+	switch {
+	case err == nil:
+		return nil
+	case errors.Is(err, sessions.ErrNotFound):
+		return &Error{Code: CodeNotFound, Message: err.Error()}
+	case errors.Is(err, engine.ErrBusy):
+		return &Error{Code: CodeBusy, Message: err.Error()}
+	case errors.Is(err, sessions.ErrInvalidEvent):
+		return &Error{Code: CodeInvalid, Message: err.Error()}
+	}
+	var e *Error
+	if errors.As(err, &e) {
+		return e
+	}
+	return err
+}

@@ -1,0 +1,197 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"io"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"tinyelf/backend/llm/llmtest"
+)
+
+// cliEnv isolates a CLI test: its own data folder, no provider variables
+// from the machine, no notification bus.
+func cliEnv(t *testing.T) string {
+	t.Helper()
+	home := t.TempDir()
+	t.Setenv("TINYELF_HOME", home)
+	for _, k := range []string{"OPENAI_API_KEY", "OPENAI_BASE_URL", "ANTHROPIC_API_KEY", "TINYELF_PROVIDER", "TINYELF_MODEL"} {
+		t.Setenv(k, "")
+	}
+	t.Setenv("DBUS_SESSION_BUS_ADDRESS", "unix:path="+filepath.Join(home, "no-bus"))
+	return home
+}
+
+func TestRunCommand(t *testing.T) {
+	cliEnv(t)
+	ws := t.TempDir()
+	srv := llmtest.NewServer(t)
+	base := []string{"run", "--workspace", ws, "--base-url", srv.URL, "--model", "test-model"}
+
+	t.Run("text output streams the answer", func(t *testing.T) {
+		srv.Push(llmtest.Turn{Text: "All good here."})
+		code, stdout, stderr := runCLI(t, append(base, "-p", "how are things?")...)
+		if code != 0 || !strings.Contains(stdout, "All good here.") || !strings.Contains(stderr, "tinyelf run --resume") {
+			t.Fatalf("exit %d\nstdout: %s\nstderr: %s", code, stdout, stderr)
+		}
+	})
+	t.Run("default mode denies a write without --yes", func(t *testing.T) {
+		srv.Push(llmtest.Turn{ToolCalls: []llmtest.ToolCall{{ID: "w", Name: "Write", Arguments: `{"path":"a.txt","content":"x"}`}}}, llmtest.Turn{Text: "Could not write."})
+		code, _, stderr := runCLI(t, append(base, "-p", "write a.txt")...)
+		if code != 0 || !strings.Contains(stderr, "[denied] Write") {
+			t.Fatalf("exit %d stderr: %s", code, stderr)
+		}
+		if _, err := os.Stat(filepath.Join(ws, "a.txt")); err == nil {
+			t.Fatal("the write ran without approval")
+		}
+		last := srv.ChatRequests()[len(srv.ChatRequests())-1]
+		if b, _ := json.Marshal(last.Body); !strings.Contains(string(b), "non-interactive") {
+			t.Error("the model was not told why")
+		}
+	})
+	t.Run("--yes approves", func(t *testing.T) {
+		srv.Push(llmtest.Turn{ToolCalls: []llmtest.ToolCall{{ID: "w", Name: "Write", Arguments: `{"path":"b.txt","content":"yes"}`}}}, llmtest.Turn{Text: "Done."})
+		code, _, stderr := runCLI(t, append(base, "--yes", "-p", "write b.txt")...)
+		if code != 0 || !strings.Contains(stderr, "[approved by --yes]") {
+			t.Fatalf("exit %d stderr: %s", code, stderr)
+		}
+		if b, _ := os.ReadFile(filepath.Join(ws, "b.txt")); string(b) != "yes" {
+			t.Fatalf("b.txt = %q", b)
+		}
+	})
+	t.Run("stream-json prints one event per line", func(t *testing.T) {
+		srv.Push(llmtest.Turn{Text: "streamed"})
+		code, stdout, _ := runCLI(t, append(base, "--output", "stream-json", "-p", "stream please")...)
+		if code != 0 {
+			t.Fatalf("exit %d", code)
+		}
+		lines := strings.Split(strings.TrimSpace(stdout), "\n")
+		types := map[string]bool{}
+		for _, l := range lines {
+			var ev map[string]any
+			if err := json.Unmarshal([]byte(l), &ev); err != nil {
+				t.Fatalf("not JSON: %q", l)
+			}
+			types[ev["type"].(string)] = true
+		}
+		for _, want := range []string{"user.message", "message.delta", "assistant.message", "turn.end", "result"} {
+			if !types[want] {
+				t.Errorf("no %s line in %v", want, types)
+			}
+		}
+	})
+	t.Run("json prints one result", func(t *testing.T) {
+		srv.Push(llmtest.Turn{Status: 401, ErrorMessage: "invalid api key"})
+		code, stdout, _ := runCLI(t, append(base, "--output", "json", "-p", "fail please")...)
+		var res map[string]any
+		if err := json.Unmarshal([]byte(stdout), &res); err != nil {
+			t.Fatalf("stdout %q", stdout)
+		}
+		if code != 1 || res["reason"] != "error" || !strings.Contains(res["error"].(string), "401") {
+			t.Errorf("exit %d result %v", code, res)
+		}
+	})
+	t.Run("resume continues a session", func(t *testing.T) {
+		srv.Push(llmtest.Turn{Text: "first"})
+		_, _, stderr := runCLI(t, append(base, "-p", "remember the word kiwi")...)
+		id := stderr[strings.Index(stderr, "--resume ")+len("--resume ") : strings.Index(stderr, " -p ...")]
+		srv.Push(llmtest.Turn{Echo: true})
+		runCLI(t, "run", "--base-url", srv.URL, "--model", "test-model", "--resume", id, "-p", "what was the word?")
+		last := srv.ChatRequests()[len(srv.ChatRequests())-1]
+		if b, _ := json.Marshal(last.Body); !strings.Contains(string(b), "kiwi") {
+			t.Error("the resumed session lost its history")
+		}
+	})
+	for _, tc := range []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"no prompt", []string{"run"}, "no prompt"},
+		{"bad output", []string{"run", "-p", "x", "--output", "xml"}, "unknown output format"},
+		{"bad mode", []string{"run", "-p", "x", "--mode", "yolo"}, "unknown permission mode"},
+		{"unknown resume", []string{"run", "-p", "x", "--resume", "nope"}, "cannot resume"},
+		{"stray argument", []string{"run", "-p", "x", "extra"}, "unexpected argument"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			code, _, stderr := runCLI(t, tc.args...)
+			if code != 2 || !strings.Contains(stderr, tc.want) {
+				t.Errorf("exit %d stderr %s", code, stderr)
+			}
+		})
+	}
+	t.Run("sessions list and show", func(t *testing.T) {
+		code, stdout, _ := runCLI(t, "sessions", "list")
+		if code != 0 || !strings.Contains(stdout, "remember the word kiwi") {
+			t.Fatalf("list: %d %s", code, stdout)
+		}
+		id := strings.Fields(strings.Split(stdout, "\n")[1])[0]
+		if code, out, _ := runCLI(t, "sessions", "show", id); code != 0 || !strings.Contains(out, "kiwi") {
+			t.Errorf("show: %d %s", code, out)
+		}
+		if code, out, _ := runCLI(t, "sessions", "replay", id, "--upto", "3"); code != 0 || !strings.Contains(out, `"seq": 3`) {
+			t.Errorf("replay: %d %s", code, out)
+		}
+		if code, out, _ := runCLI(t, "sessions", "search", "kiwi"); code != 0 || !strings.Contains(out, "[kiwi]") {
+			t.Errorf("search: %d %s", code, out)
+		}
+		if code, _, _ := runCLI(t, "sessions", "show"); code != 2 {
+			t.Errorf("show without ID: %d", code)
+		}
+	})
+}
+
+func TestServeCommand(t *testing.T) {
+	cliEnv(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	pr, pw := io.Pipe()
+	done := make(chan int)
+	go func() { done <- run(ctx, []string{"serve"}, pw, io.Discard); pw.Close() }()
+	sc := bufio.NewScanner(pr)
+	var url string
+	for sc.Scan() {
+		if strings.HasPrefix(sc.Text(), "http://127.0.0.1:") {
+			url = sc.Text()
+			break
+		}
+	}
+	go io.Copy(io.Discard, pr)
+	if url == "" {
+		t.Fatal("serve printed no URL")
+	}
+	base, token, _ := strings.Cut(url, "/?token=")
+	resp, err := http.Get(base + "/api/version")
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != 401 {
+		t.Errorf("no token: %d", resp.StatusCode)
+	}
+	req, _ := http.NewRequest("POST", base+"/api/call/State", nil)
+	req.Header.Set("Authorization", "Bearer "+token)
+	resp, err = http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != 200 || !strings.Contains(string(b), `"hasProvider":false`) {
+		t.Errorf("State: %d %s", resp.StatusCode, b)
+	}
+	cancel()
+	select {
+	case code := <-done:
+		if code != 0 {
+			t.Errorf("serve exited %d", code)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("serve did not stop")
+	}
+}
