@@ -62,7 +62,9 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		return runRun(ctx, args[1:], stdout, stderr)
 	case "sessions":
 		return runSessions(ctx, args[1:], stdout, stderr)
-	case "mcp", "skills":
+	case "mcp":
+		return runMCP(ctx, args[1:], stdout, stderr)
+	case "skills":
 		fmt.Fprintf(stderr, "tinyelf %s is not yet available in this build.\n", args[0])
 		return exitError
 	default:

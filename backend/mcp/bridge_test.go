@@ -1,0 +1,145 @@
+package mcp
+
+import (
+	"context"
+	"encoding/json"
+	"net/http"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+)
+
+func startTestBridge(t *testing.T) (*Bridge, *fakeNotifier) {
+	t.Helper()
+	reg, n, ws := testProviders(t)
+	b, err := StartBridge(context.Background(), reg, BridgeOptions{Caller: Caller{Workspace: ws}})
+	must(t, err)
+	t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		_ = b.Close(ctx)
+	})
+	return b, n
+}
+
+// TestBridgeWithTypeScriptClient drives the bridge with the official
+// TypeScript SDK client: list the tools, call two of them.
+func TestBridgeWithTypeScriptClient(t *testing.T) {
+	t.Parallel()
+	npmModules(t)
+	b, notifier := startTestBridge(t)
+	calls := `[{"name":"sessions_search","arguments":{"query":"parser"}},
+	           {"name":"workspace_read_file","arguments":{"path":"README.md"}},
+	           {"name":"notify_notify","arguments":{"title":"From the CLI"}},
+	           {"name":"progress_work","arguments":{"n":2}}]`
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, "node", filepath.Join("testdata", "npm", "bridge_client.mjs"), b.URL(), b.Token(), calls)
+	out, err := cmd.Output()
+	if err != nil {
+		var stderr string
+		if ee, ok := err.(*exec.ExitError); ok {
+			stderr = string(ee.Stderr)
+		}
+		t.Fatalf("bridge_client.mjs: %v\n%s%s", err, out, stderr)
+	}
+	var got struct {
+		Server   struct{ Name string }
+		Protocol string
+		Tools    []struct {
+			Name     string
+			ReadOnly *bool
+		}
+		Results []struct {
+			Content  []struct{ Type, Text string }
+			IsError  bool
+			Progress []string
+		}
+	}
+	must(t, json.Unmarshal(out, &got))
+	var names []string
+	for _, tl := range got.Tools {
+		names = append(names, tl.Name)
+		if tl.Name == "sessions_search" && (tl.ReadOnly == nil || !*tl.ReadOnly) {
+			t.Errorf("sessions_search is not marked read-only: %+v", tl)
+		}
+	}
+	for _, want := range []string{"sessions_list", "sessions_search", "sessions_history", "notify_notify", "workspace_read_file", "workspace_grep"} {
+		if !slices.Contains(names, want) {
+			t.Errorf("tools %v lack %s", names, want)
+		}
+	}
+	if got.Server.Name != "tinyelf" || got.Protocol != "2025-11-25" {
+		t.Errorf("server %q on protocol %q", got.Server.Name, got.Protocol)
+	}
+	wants := []string{"the <mark>parser</mark> fails", "hello bridge", "Notification shown.", "worked"}
+	if len(got.Results) != len(wants) {
+		t.Fatalf("results = %+v", got.Results)
+	}
+	for i, w := range wants {
+		r := got.Results[i]
+		if r.IsError || len(r.Content) != 1 || !strings.Contains(r.Content[0].Text, w) {
+			t.Errorf("result %d = %+v, want %q", i, r, w)
+		}
+	}
+	if p := got.Results[3].Progress; !slices.Equal(p, []string{"step I", "step II"}) {
+		t.Errorf("progress over the bridge = %q", p)
+	}
+	if sent := notifier.all(); len(sent) != 1 || sent[0] != "From the CLI: " {
+		t.Errorf("notifications = %q", sent)
+	}
+	if !strings.Contains(string(b.ClientConfig("tinyelf")), `"Authorization": "Bearer `+b.Token()+`"`) {
+		t.Errorf("client config = %s", b.ClientConfig("tinyelf"))
+	}
+}
+
+// TestBridgeRejects checks the bridge's door: token, Host and Origin.
+func TestBridgeRejects(t *testing.T) {
+	t.Parallel()
+	b, _ := startTestBridge(t)
+	initBody := `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`
+	tests := []struct {
+		name   string
+		header map[string]string
+		host   string
+		status int
+	}{
+		{"no token", nil, "", http.StatusUnauthorized},
+		{"wrong token", map[string]string{"Authorization": "Bearer nope"}, "", http.StatusUnauthorized},
+		{"foreign Host", map[string]string{"Authorization": "Bearer " + b.Token()}, "evil.example:80", http.StatusForbidden},
+		{"foreign Host without token", nil, "evil.example", http.StatusForbidden},
+		{"foreign Origin", map[string]string{"Authorization": "Bearer " + b.Token(), "Origin": "https://evil.example"}, "", http.StatusForbidden},
+		{"null Origin", map[string]string{"Authorization": "Bearer " + b.Token(), "Origin": "null"}, "", http.StatusForbidden},
+		{"localhost Host and Origin", map[string]string{"Authorization": "Bearer " + b.Token(), "Origin": "http://localhost:5173"}, "localhost", http.StatusOK},
+		{"plain request", map[string]string{"Authorization": "Bearer " + b.Token()}, "", http.StatusOK},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			req, err := http.NewRequest(http.MethodPost, b.URL(), strings.NewReader(initBody))
+			must(t, err)
+			req.Header.Set("Content-Type", "application/json")
+			req.Header.Set("Accept", "application/json, text/event-stream")
+			for k, v := range tc.header {
+				req.Header.Set(k, v)
+			}
+			if tc.host != "" {
+				req.Host = tc.host
+			}
+			resp, err := http.DefaultClient.Do(req)
+			must(t, err)
+			resp.Body.Close()
+			if resp.StatusCode != tc.status {
+				t.Errorf("status = %d, want %d", resp.StatusCode, tc.status)
+			}
+			if tc.status == http.StatusUnauthorized && !strings.HasPrefix(resp.Header.Get("WWW-Authenticate"), "Bearer") {
+				t.Errorf("401 without a Bearer challenge: %v", resp.Header)
+			}
+		})
+	}
+	if _, err := StartBridge(context.Background(), NewProviderRegistry(), BridgeOptions{Addr: "0.0.0.0:0"}); err == nil {
+		t.Error("a bridge on a non-loopback address started")
+	}
+}
