@@ -10,6 +10,7 @@ import (
 
 	"tinyelf/backend/config"
 	"tinyelf/backend/engine"
+	"tinyelf/backend/mcp"
 	"tinyelf/backend/notify"
 	"tinyelf/backend/sessions"
 )
@@ -49,6 +50,11 @@ type Service struct {
 	Engine   *engine.Engine
 	Bus      *Bus
 	Policy   *notify.Policy
+	// MCP runs the user's MCP servers.
+	MCP *mcp.Service
+
+	builtin *builtinSource
+	direct  *directSource
 }
 
 // New opens the data folder's stores and starts the service.
@@ -73,6 +79,17 @@ func New(ctx context.Context, opts Options) (*Service, error) {
 	}
 	s := &Service{opts: opts, Settings: settings, Store: store, Bus: NewBus()}
 	s.Policy = notify.NewPolicy(opts.Notifier, settings.Get().NotificationsOn())
+	s.MCP = mcp.NewService(settings.Get().MCPServers, mcp.Options{
+		OnChange:      func(c mcp.Change) { s.publishMCP("", c) },
+		LookupEnv:     s.lookupEnv,
+		ClientVersion: opts.Version,
+	})
+	s.MCP.Start(context.WithoutCancel(ctx)) // returns at once; servers come up in the background
+	s.builtin = &builtinSource{reg: mcp.NewProviderRegistry(
+		mcp.NewSessionsProvider(storeReader{store}),
+		mcp.NewNotifyProvider(s.Policy),
+	), sets: map[string]*mcp.BuiltinSet{}}
+	s.direct = &directSource{settings: settings, onChange: s.publishMCP, svcs: map[string]*directRun{}}
 	s.Engine = engine.New(engine.Options{
 		Settings:   settings,
 		Log:        engine.StoreLog{Store: store},
@@ -83,6 +100,8 @@ func New(ctx context.Context, opts Options) (*Service, error) {
 		Approver:   opts.Approver,
 		Background: opts.Background,
 		Getenv:     opts.Getenv,
+		// Step 10 of the registry builder: the three MCP loading paths.
+		ToolSources: []engine.ToolSource{userMCPSource{s.MCP}, s.builtin, s.direct},
 	})
 	return s, nil
 }
@@ -98,6 +117,9 @@ func (s *Service) Close() error {
 			cancel()
 		}
 	}
+	s.direct.close("")
+	s.builtin.close("")
+	_ = s.MCP.Close()
 	return s.Store.Close()
 }
 

@@ -126,7 +126,11 @@ func (s *Service) SendMessage(ctx context.Context, a SendArgs) (struct{}, error)
 	if _, err := s.Store.Get(ctx, a.SessionID); err != nil {
 		return struct{}{}, mapErr(err)
 	}
-	return struct{}{}, mapErr(s.Engine.Send(a.SessionID, a.Text))
+	text, err := s.expandSlash(ctx, a.Text)
+	if err != nil {
+		return struct{}{}, err
+	}
+	return struct{}{}, mapErr(s.Engine.Send(a.SessionID, text))
 }
 
 // SessionArgs names a session by its sessionId.
@@ -199,6 +203,8 @@ func (s *Service) DeleteSession(ctx context.Context, a IDArgs) (struct{}, error)
 	if s.Engine.Running(a.ID) {
 		s.Engine.Cancel(a.ID)
 	}
+	s.direct.close(a.ID)
+	s.builtin.close(a.ID)
 	return struct{}{}, mapErr(s.Store.Delete(ctx, a.ID))
 }
 

@@ -74,6 +74,14 @@ type Notices interface {
 	ApprovalWaiting(ctx context.Context, title, tool string, background bool) error
 }
 
+// ToolSource offers tools beyond the built-in ones (MCP servers, user
+// tools). The engine asks before every model call, so tools that appear or
+// vanish (a server connecting or crashing) are seen at the next call and
+// logged as a capability.diff.
+type ToolSource interface {
+	Tools(ctx context.Context, info SessionInfo) []tools.Tool
+}
+
 // Options configures an Engine.
 type Options struct {
 	Settings  *config.Store
@@ -96,6 +104,8 @@ type Options struct {
 	// Getenv reads the environment for provider settings; nil means
 	// os.Getenv.
 	Getenv func(string) string
+	// ToolSources add tools to every session (step 10 of the builder).
+	ToolSources []ToolSource
 }
 
 // Engine runs agent turns. It is safe for concurrent use; each session runs
@@ -118,6 +128,9 @@ type sessionState struct {
 	visible  []string // the tool names the model saw last
 	reg      *Session
 	regKey   string
+	// withExtras caches reg plus the sources' tools, keyed by those tools.
+	withExtras *tools.Registry
+	extras     []tools.Tool
 	pending  map[string]chan ApprovalAnswer // call ID → answer
 	lastTurn TurnResult
 }

@@ -74,6 +74,7 @@ func (e *Engine) runTurn(ctx context.Context, s *sessionState, text string) Turn
 			return t.end(ctx, EndMaxIterations, lastText, iter-1,
 				fmt.Errorf("stopped after %d model calls (the agent's maxIterations); send a message to let it continue", maxIter))
 		}
+		t.refreshTools(ctx)
 		if err := t.recordVisibleSet(ctx); err != nil {
 			return t.fail(ctx, "internal", lastText, iter, err)
 		}
@@ -170,6 +171,7 @@ func (t *turn) registry() (*Session, error) {
 	if s.reg != nil {
 		s.reg.Close()
 	}
+	s.withExtras, s.extras = nil, nil
 	built, err := BuildRegistry(BuildOptions{
 		Workspace:    t.info.Workspace,
 		Unrestricted: !t.settings.Restricted(),
@@ -184,6 +186,57 @@ func (t *turn) registry() (*Session, error) {
 	}
 	s.reg, s.regKey = built, key
 	return built, nil
+}
+
+// refreshTools adds the tool sources' current tools to the session's
+// built-in registry, reusing the last result while the sources offer the
+// same tools.
+func (t *turn) refreshTools(ctx context.Context) {
+	var extras []tools.Tool
+	for _, src := range t.e.opts.ToolSources {
+		extras = append(extras, src.Tools(ctx, t.info)...)
+	}
+	s := t.s
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if len(extras) == 0 {
+		t.reg = s.reg.Registry
+		return
+	}
+	if s.withExtras != nil && slices.Equal(s.extras, extras) {
+		t.reg = s.withExtras
+		return
+	}
+	reg := s.reg.Registry.FilteredFunc(func(tools.Info) bool { return true })
+	for _, tool := range extras {
+		info := tool.Info()
+		if t.info.Mode == ModePlan && !info.ReadOnly {
+			continue
+		}
+		if len(t.agent.AllowedTools) > 0 && !slices.Contains(t.agent.AllowedTools, info.Name) && !agentAllowsMCP(t.agent.AllowedTools, info) {
+			continue
+		}
+		if reg.Has(info.Name) {
+			continue // built-in tools win a name clash
+		}
+		_ = reg.Register(tool) // a tool with a bad schema is left out, not fatal
+	}
+	s.withExtras, s.extras = reg, extras
+	t.reg = reg
+}
+
+// agentAllowsMCP lets an allowedTools entry "mcp__server" (or "mcp__*")
+// admit every tool of that server.
+func agentAllowsMCP(allowed []string, info tools.Info) bool {
+	if info.Source != tools.SourceMCP {
+		return false
+	}
+	for _, a := range allowed {
+		if a == "mcp__*" || (strings.HasPrefix(a, "mcp__") && strings.HasPrefix(info.Name, a+"__")) {
+			return true
+		}
+	}
+	return false
 }
 
 // recordVisibleSet logs a capability.diff when the tools the model will see
@@ -207,18 +260,7 @@ func (t *turn) recordVisibleSet(ctx context.Context) error {
 	if prev != nil && len(added) == 0 && len(removed) == 0 {
 		return nil
 	}
-	var reasons []string
-	if prev == nil {
-		reasons = append(reasons, fmt.Sprintf("session opened in %s mode", t.info.Mode))
-	} else {
-		reasons = append(reasons, fmt.Sprintf("tool set rebuilt for %s mode", t.info.Mode))
-	}
-	if t.info.Mode == ModePlan {
-		reasons = append(reasons, "plan mode shows only read-only tools")
-	}
-	if len(t.agent.AllowedTools) > 0 {
-		reasons = append(reasons, fmt.Sprintf("agent %s allows only %s", t.agent.Name, strings.Join(t.agent.AllowedTools, ", ")))
-	}
+	reasons := diffReasons(prev, added, removed, t.info.Mode, t.agent)
 	if err := t.e.record(ctx, t.s.id, sessions.NewEvent(sessions.EventCapabilityDiff, sessions.CapabilityDiff{
 		Added: added, Removed: removed, Reasons: reasons, Visible: now,
 	})); err != nil {
@@ -317,4 +359,45 @@ func withTitle(prefix, title string) string {
 		return prefix
 	}
 	return prefix + ": " + title
+}
+
+// diffReasons explains a change of the visible tool set.
+func diffReasons(prev, added, removed []string, mode Mode, agent config.Agent) []string {
+	var reasons []string
+	if prev == nil {
+		reasons = append(reasons, fmt.Sprintf("session opened in %s mode", mode))
+		if mode == ModePlan {
+			reasons = append(reasons, "plan mode shows only read-only tools")
+		}
+		if len(agent.AllowedTools) > 0 {
+			reasons = append(reasons, fmt.Sprintf("agent %s allows only %s", agent.Name, strings.Join(agent.AllowedTools, ", ")))
+		}
+	}
+	servers := func(names []string) []string {
+		var out []string
+		for _, n := range names {
+			if rest, ok := strings.CutPrefix(n, "mcp__"); ok {
+				srv, _, _ := strings.Cut(rest, "__")
+				if !slices.Contains(out, srv) {
+					out = append(out, srv)
+				}
+			}
+		}
+		return out
+	}
+	if prev != nil {
+		for _, srv := range servers(added) {
+			reasons = append(reasons, fmt.Sprintf("MCP server %s offers tools", srv))
+		}
+		for _, srv := range servers(removed) {
+			reasons = append(reasons, fmt.Sprintf("MCP server %s no longer offers some tools (disconnected, failed or changed its list)", srv))
+		}
+		local := func(names []string) bool {
+			return slices.ContainsFunc(names, func(n string) bool { return !strings.HasPrefix(n, "mcp__") })
+		}
+		if local(added) || local(removed) {
+			reasons = append(reasons, fmt.Sprintf("tool set rebuilt for %s mode", mode))
+		}
+	}
+	return reasons
 }

@@ -1,0 +1,365 @@
+package api
+
+import (
+	"context"
+	"encoding/json"
+	"html"
+	"regexp"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"tinyelf/backend/config"
+	"tinyelf/backend/engine"
+	"tinyelf/backend/mcp"
+	"tinyelf/backend/sessions"
+	"tinyelf/backend/tools"
+)
+
+// LiveMCPState is the live event that carries an MCP server's new state
+// (an mcp.Change) to the UI.
+const LiveMCPState = "mcp.state"
+
+// userMCPSource offers the user's MCP servers' tools to every session.
+type userMCPSource struct{ svc *mcp.Service }
+
+func (u userMCPSource) Tools(context.Context, engine.SessionInfo) []tools.Tool { return u.svc.Tools() }
+
+// builtinSource offers the builtin MCP providers each session is eligible
+// for, connected in-process once per session.
+type builtinSource struct {
+	reg *mcp.ProviderRegistry
+
+	mu   sync.Mutex
+	sets map[string]*mcp.BuiltinSet
+}
+
+func (b *builtinSource) Tools(ctx context.Context, info engine.SessionInfo) []tools.Tool {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	set, ok := b.sets[info.ID]
+	if !ok {
+		cctx := mcp.WithCaller(context.WithoutCancel(ctx), mcp.Caller{Agent: info.Agent, SessionID: info.ID, Workspace: info.Workspace})
+		var err error
+		if set, err = b.reg.Connect(cctx); err != nil {
+			return nil // a builtin provider failing to start must not stop the session
+		}
+		b.sets[info.ID] = set
+	}
+	return set.Tools()
+}
+
+func (b *builtinSource) close(sessionID string) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	for id, set := range b.sets {
+		if sessionID == "" || id == sessionID {
+			set.Close()
+			delete(b.sets, id)
+		}
+	}
+}
+
+// directSource starts the stdio servers an agent declares (directMcpServers)
+// for each of that agent's sessions, and stops them with the session.
+type directSource struct {
+	settings *config.Store
+	onChange func(sessionID string, c mcp.Change)
+
+	mu   sync.Mutex
+	svcs map[string]*directRun
+}
+
+type directRun struct {
+	svc *mcp.Service
+	key string // the servers' config, to notice edits
+}
+
+func (d *directSource) Tools(ctx context.Context, info engine.SessionInfo) []tools.Tool {
+	agent, ok := d.settings.Get().Agent(info.Agent)
+	if !ok || len(agent.DirectMCPServers) == 0 {
+		d.close(info.ID)
+		return nil
+	}
+	b, _ := json.Marshal(agent.DirectMCPServers)
+	d.mu.Lock()
+	run, ok := d.svcs[info.ID]
+	if ok && run.key != string(b) {
+		run.svc.Close()
+		ok = false
+	}
+	if !ok {
+		run = &directRun{key: string(b), svc: mcp.NewService(agent.DirectMCPServers, mcp.Options{
+			OnChange: func(c mcp.Change) { d.onChange(info.ID, c) },
+		})}
+		d.svcs[info.ID] = run
+		run.svc.Start(context.WithoutCancel(ctx))
+	}
+	d.mu.Unlock()
+	if !ok {
+		// The agent relies on its own servers: wait for them at first use
+		// (bounded by each server's start timeout).
+		wctx, cancel := context.WithTimeout(ctx, 60*time.Second)
+		_ = run.svc.WaitReady(wctx)
+		cancel()
+	}
+	return run.svc.Tools()
+}
+
+func (d *directSource) close(sessionID string) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	for id, run := range d.svcs {
+		if sessionID == "" || id == sessionID {
+			run.svc.Close()
+			delete(d.svcs, id)
+		}
+	}
+}
+
+// storeReader backs the builtin sessions provider with the session store.
+type storeReader struct{ store *sessions.Store }
+
+func (r storeReader) List(ctx context.Context, limit, offset int) ([]mcp.SessionSummary, error) {
+	list, err := r.store.List(ctx, sessions.ListOptions{Limit: limit, Offset: offset})
+	out := make([]mcp.SessionSummary, len(list))
+	for i, s := range list {
+		out[i] = mcp.SessionSummary{ID: s.ID, Title: s.Title, Workspace: s.Workspace, Agent: s.Agent, UpdatedAt: s.UpdatedAt, Messages: s.MessageCount}
+	}
+	return out, err
+}
+
+var markTags = regexp.MustCompile(`</?mark>`)
+
+func (r storeReader) Search(ctx context.Context, q string, limit int) ([]mcp.SessionHit, error) {
+	hits, err := r.store.Search(ctx, q, sessions.SearchOptions{Limit: limit})
+	out := make([]mcp.SessionHit, len(hits))
+	for i, h := range hits {
+		out[i] = mcp.SessionHit{SessionID: h.SessionID, SessionTitle: h.SessionTitle, Role: string(h.Role),
+			Snippet: html.UnescapeString(markTags.ReplaceAllString(h.Snippet, "**")), Time: h.Time}
+	}
+	return out, err
+}
+
+func (r storeReader) History(ctx context.Context, id string, limit int) ([]mcp.SessionMessage, error) {
+	msgs, err := r.store.UIMessages(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	var out []mcp.SessionMessage
+	for _, m := range msgs {
+		if m.Kind == sessions.UIKind("user") || m.Kind == sessions.UIKind("assistant") {
+			out = append(out, mcp.SessionMessage{Role: string(m.Kind), Text: m.Text, Time: m.Time})
+		}
+	}
+	if limit > 0 && len(out) > limit {
+		out = out[len(out)-limit:]
+	}
+	return out, nil
+}
+
+// publishMCP sends an MCP state change to the UI.
+func (s *Service) publishMCP(sessionID string, c mcp.Change) {
+	b, _ := json.Marshal(c)
+	s.Bus.Publish(engine.Event{SessionID: sessionID, Type: LiveMCPState, Time: time.Now(), Data: b})
+}
+
+// MCPServerView is a configured server with its live state.
+type MCPServerView struct {
+	Config config.MCPServer `json:"config"`
+	State  mcp.ServerState  `json:"state"`
+	Tools  []string         `json:"tools"`
+}
+
+// ListMCPServers returns the user's MCP servers with their live states and
+// tools.
+func (s *Service) ListMCPServers(context.Context, struct{}) ([]MCPServerView, error) {
+	var tools []string
+	for _, t := range s.MCP.Tools() {
+		tools = append(tools, t.Info().Name)
+	}
+	out := []MCPServerView{}
+	for _, c := range s.Settings.Get().MCPServers {
+		st, _ := s.MCP.State(c.Name)
+		v := MCPServerView{Config: c, State: st, Tools: []string{}}
+		prefix := "mcp__" + sanitizedPrefix(c.Name)
+		for _, n := range tools {
+			if strings.HasPrefix(n, prefix) {
+				v.Tools = append(v.Tools, n)
+			}
+		}
+		out = append(out, v)
+	}
+	return out, nil
+}
+
+// sanitizedPrefix approximates the tool-name prefix of a server for
+// grouping its tools in the UI.
+func sanitizedPrefix(name string) string {
+	var sb strings.Builder
+	for _, r := range name {
+		if r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '_' || r == '-' {
+			sb.WriteRune(r)
+		} else {
+			sb.WriteRune('_')
+		}
+	}
+	return sb.String()
+}
+
+// SaveMCPServerArgs adds or replaces a server; Rename is its former name.
+type SaveMCPServerArgs struct {
+	Server config.MCPServer `json:"server"`
+	Rename string           `json:"rename,omitempty"`
+}
+
+// SaveMCPServer adds or updates a server and (re)starts it.
+func (s *Service) SaveMCPServer(_ context.Context, a SaveMCPServerArgs) ([]MCPServerView, error) {
+	if err := mcp.ValidateServer(a.Server); err != nil {
+		return nil, invalidf("%v", err)
+	}
+	err := s.Settings.Update(func(st *config.Settings) error {
+		old := a.Rename
+		if old == "" {
+			old = a.Server.Name
+		}
+		if old != a.Server.Name && slices.ContainsFunc(st.MCPServers, func(m config.MCPServer) bool { return m.Name == a.Server.Name }) {
+			return invalidf("an MCP server named %q already exists", a.Server.Name)
+		}
+		if i := slices.IndexFunc(st.MCPServers, func(m config.MCPServer) bool { return m.Name == old }); i >= 0 {
+			st.MCPServers[i] = a.Server
+		} else {
+			st.MCPServers = append(st.MCPServers, a.Server)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, mapErr(err)
+	}
+	s.MCP.Update(s.Settings.Get().MCPServers)
+	return s.ListMCPServers(context.Background(), struct{}{})
+}
+
+// RemoveMCPServer deletes a server and stops it.
+func (s *Service) RemoveMCPServer(_ context.Context, a NameArgs) ([]MCPServerView, error) {
+	if err := mcp.RemoveServer(s.Settings, a.Name); err != nil {
+		return nil, notFoundf("%v", err)
+	}
+	s.MCP.Update(s.Settings.Get().MCPServers)
+	return s.ListMCPServers(context.Background(), struct{}{})
+}
+
+// EnableArgs turns a server on or off.
+type EnableArgs struct {
+	Name    string `json:"name"`
+	Enabled bool   `json:"enabled"`
+}
+
+// SetMCPServerEnabled enables or disables a server.
+func (s *Service) SetMCPServerEnabled(_ context.Context, a EnableArgs) ([]MCPServerView, error) {
+	if err := mcp.SetServerDisabled(s.Settings, a.Name, !a.Enabled); err != nil {
+		return nil, notFoundf("%v", err)
+	}
+	s.MCP.Update(s.Settings.Get().MCPServers)
+	return s.ListMCPServers(context.Background(), struct{}{})
+}
+
+// RestartMCPServer retries a failed or disconnected server.
+func (s *Service) RestartMCPServer(_ context.Context, a NameArgs) ([]MCPServerView, error) {
+	if err := s.MCP.Restart(a.Name); err != nil {
+		return nil, notFoundf("%v", err)
+	}
+	return s.ListMCPServers(context.Background(), struct{}{})
+}
+
+// ImportMCPArgs carries a Claude Desktop / .mcp.json config.
+type ImportMCPArgs struct {
+	Content string `json:"content"`
+}
+
+// ImportMCPResult says what an import did.
+type ImportMCPResult struct {
+	Report  mcp.ImportReport `json:"report"`
+	Servers []MCPServerView  `json:"servers"`
+}
+
+// ImportMCPConfig adds the servers of a Claude Desktop
+// claude_desktop_config.json or a .mcp.json, and reports what was imported
+// and what was skipped and why.
+func (s *Service) ImportMCPConfig(_ context.Context, a ImportMCPArgs) (ImportMCPResult, error) {
+	var report mcp.ImportReport
+	err := s.Settings.Update(func(st *config.Settings) error {
+		servers, r, err := mcp.ImportServers([]byte(a.Content), st.MCPServers, s.lookupEnv)
+		if err != nil {
+			return invalidf("%v", err)
+		}
+		report = r
+		st.MCPServers = append(st.MCPServers, servers...)
+		return nil
+	})
+	if err != nil {
+		return ImportMCPResult{}, mapErr(err)
+	}
+	s.MCP.Update(s.Settings.Get().MCPServers)
+	list, _ := s.ListMCPServers(context.Background(), struct{}{})
+	return ImportMCPResult{Report: report, Servers: list}, nil
+}
+
+func (s *Service) lookupEnv(k string) (string, bool) {
+	v := s.opts.Getenv(k)
+	return v, v != ""
+}
+
+// TestMCPArgs names a stored server or carries an unsaved one.
+type TestMCPArgs struct {
+	Name   string            `json:"name,omitempty"`
+	Server *config.MCPServer `json:"server,omitempty"`
+}
+
+// TestMCPServer starts a server on its own, lists what it offers and stops
+// it again.
+func (s *Service) TestMCPServer(ctx context.Context, a TestMCPArgs) (mcp.TestReport, error) {
+	var srv config.MCPServer
+	switch {
+	case a.Server != nil:
+		srv = *a.Server
+	default:
+		i := slices.IndexFunc(s.Settings.Get().MCPServers, func(m config.MCPServer) bool { return m.Name == a.Name })
+		if i < 0 {
+			return mcp.TestReport{}, notFoundf("no MCP server named %q", a.Name)
+		}
+		srv = s.Settings.Get().MCPServers[i]
+	}
+	srv.Disabled = false
+	if err := mcp.ValidateServer(srv); err != nil {
+		return mcp.TestReport{}, invalidf("%v", err)
+	}
+	rep, err := mcp.TestServer(ctx, srv, mcp.Options{})
+	if err != nil && rep.State.Status == "" {
+		return rep, invalidf("%v", err)
+	}
+	return rep, nil
+}
+
+// ListMCPPrompts returns the MCP prompts usable as slash commands.
+func (s *Service) ListMCPPrompts(context.Context, struct{}) ([]mcp.PromptCommand, error) {
+	p := s.MCP.Prompts()
+	if p == nil {
+		p = []mcp.PromptCommand{}
+	}
+	return p, nil
+}
+
+// expandSlash turns "/mcp__server__prompt args" into the prompt's text;
+// other text is returned unchanged.
+func (s *Service) expandSlash(ctx context.Context, text string) (string, error) {
+	if !strings.HasPrefix(strings.TrimSpace(text), "/mcp__") {
+		return text, nil
+	}
+	out, err := s.MCP.RunPromptLine(ctx, strings.TrimSpace(text))
+	if err != nil {
+		return "", invalidf("%v", err)
+	}
+	return out, nil
+}

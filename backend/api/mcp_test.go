@@ -1,0 +1,117 @@
+package api
+
+import (
+	"context"
+	"encoding/json"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"tinyelf/backend/llm/llmtest"
+	"tinyelf/backend/sessions"
+)
+
+// buildFakeMCP builds the MCP package's fake stdio server.
+func buildFakeMCP(t *testing.T) string {
+	t.Helper()
+	bin := filepath.Join(t.TempDir(), "fakemcp")
+	out, err := exec.Command("go", "build", "-o", bin, "../mcp/testdata/fakeserver").CombinedOutput()
+	if err != nil {
+		t.Fatalf("build the fake MCP server: %v\n%s", err, out)
+	}
+	return bin
+}
+
+func TestMCPThroughTheService(t *testing.T) {
+	t.Parallel()
+	bin := buildFakeMCP(t)
+	h := newSvc(t,
+		llmtest.Turn{ToolCalls: []llmtest.ToolCall{{ID: "m1", Name: "mcp__fake__echo", Arguments: `{"message":"ping"}`}}},
+		llmtest.Turn{Text: "It echoed."},
+		llmtest.Turn{Echo: true},
+	)
+	h.addProvider()
+	ctx := context.Background()
+	cfg, _ := json.Marshal(map[string]any{"mcpServers": map[string]any{
+		"fake":   map[string]any{"command": bin},
+		"broken": map[string]any{"command": filepath.Join(t.TempDir(), "missing-binary")},
+		"bad":    map[string]any{"type": "carrier-pigeon", "url": "x"},
+	}})
+	res, err := h.svc.ImportMCPConfig(ctx, ImportMCPArgs{Content: string(cfg)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Report.Imported) != 2 || len(res.Report.Skipped) != 1 {
+		t.Fatalf("import report %+v", res.Report)
+	}
+	// States become visible, the broken server with its error.
+	deadline := time.Now().Add(30 * time.Second)
+	var list []MCPServerView
+	for time.Now().Before(deadline) {
+		list, _ = h.svc.ListMCPServers(ctx, struct{}{})
+		if len(list) == 2 && string(list[0].State.Status) != "starting" && string(list[1].State.Status) != "starting" {
+			break
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	byName := map[string]MCPServerView{}
+	for _, v := range list {
+		byName[v.Config.Name] = v
+	}
+	if st := byName["fake"].State; st.Status != "connected" || len(byName["fake"].Tools) == 0 {
+		t.Fatalf("fake server: %+v tools %v", st, byName["fake"].Tools)
+	}
+	if st := byName["broken"].State; st.Status != "failed" || st.Error == "" {
+		t.Errorf("broken server should fail with an error: %+v", st)
+	}
+
+	sess, _ := h.svc.CreateSession(ctx, CreateSessionArgs{Workspace: h.workspace, Mode: "auto"})
+	h.svc.SendMessage(ctx, SendArgs{SessionID: sess.ID, Text: "echo ping through MCP"})
+	h.waitFor(sess.ID, string(sessions.EventTurnEnd))
+	view, _ := h.svc.GetSession(ctx, IDArgs{ID: sess.ID})
+	found := false
+	for _, m := range view.Messages {
+		if m.Tool != nil && m.Tool.Name == "mcp__fake__echo" {
+			found = strings.Contains(m.Tool.Result, "Echo: ping")
+		}
+	}
+	if !found {
+		b, _ := json.Marshal(view.Messages)
+		t.Errorf("the MCP call did not go through the pipeline: %s", b)
+	}
+
+	// A prompt as a slash command.
+	prompts, _ := h.svc.ListMCPPrompts(ctx, struct{}{})
+	if len(prompts) == 0 {
+		t.Fatal("no prompts")
+	}
+	if _, err := h.svc.SendMessage(ctx, SendArgs{SessionID: sess.ID, Text: "/mcp__fake__greet name=Ada style=formal"}); err != nil {
+		t.Fatal(err)
+	}
+	h.waitFor(sess.ID, string(sessions.EventTurnEnd))
+	last := h.srv.ChatRequests()[len(h.srv.ChatRequests())-1]
+	if !strings.Contains(last.LastUserText(), "Please greet Ada in a formal way.") {
+		t.Errorf("slash command not expanded: %q", last.LastUserText())
+	}
+	if _, err := h.svc.SendMessage(ctx, SendArgs{SessionID: sess.ID, Text: "/mcp__fake__nope"}); !isCode(err, CodeInvalid) {
+		t.Errorf("unknown prompt: %v", err)
+	}
+
+	// Disabling the server removes its tools.
+	if _, err := h.svc.SetMCPServerEnabled(ctx, EnableArgs{Name: "fake", Enabled: false}); err != nil {
+		t.Fatal(err)
+	}
+	for _, tool := range h.svc.MCP.Tools() {
+		if strings.HasPrefix(tool.Info().Name, "mcp__fake__") {
+			t.Errorf("a disabled server still offers %s", tool.Info().Name)
+		}
+	}
+	if _, err := h.svc.RemoveMCPServer(ctx, NameArgs{Name: "broken"}); err != nil {
+		t.Fatal(err)
+	}
+	if list, _ := h.svc.ListMCPServers(ctx, struct{}{}); len(list) != 1 {
+		t.Errorf("after removal: %+v", list)
+	}
+}

@@ -1,0 +1,128 @@
+package engine
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"tinyelf/backend/config"
+	"tinyelf/backend/llm"
+	"tinyelf/backend/sessions"
+	"tinyelf/backend/tools"
+)
+
+// instantProvider answers at once from a script, so a benchmark measures
+// the engine and not a model or a socket.
+type instantProvider struct {
+	answers func(call int) *llm.Response
+	n       int
+}
+
+func (p *instantProvider) Name() string { return "instant" }
+
+func (p *instantProvider) Stream(_ context.Context, req llm.Request, on func(llm.StreamEvent)) (*llm.Response, error) {
+	r := p.answers(p.n)
+	p.n++
+	if on != nil && r.Text != "" {
+		on(llm.StreamEvent{Type: llm.EventText, Text: r.Text})
+	}
+	return r, nil
+}
+
+func (p *instantProvider) Models(context.Context) ([]llm.ModelInfo, error) { return nil, nil }
+
+type staticSource []tools.Tool
+
+func (s staticSource) Tools(context.Context, SessionInfo) []tools.Tool { return s }
+
+type benchTool struct{ name string }
+
+func (b benchTool) Info() tools.Info {
+	return tools.Info{Name: b.name, Description: "a tool that is offered but not called", Source: tools.SourceMCP,
+		Parameters: json.RawMessage(`{"type":"object","properties":{"q":{"type":"string"},"n":{"type":"integer"}},"required":["q"]}`)}
+}
+
+func (b benchTool) Execute(context.Context, map[string]any) (tools.Result, error) { return tools.Text("ok"), nil }
+
+// newBenchEngine returns an engine whose sessions see 50 tools (the built-in
+// ones plus MCP-like extras), a real session database, and p as the model.
+func newBenchEngine(b *testing.B, p llm.Provider) (*Engine, string) {
+	dir := b.TempDir()
+	ws := filepath.Join(dir, "ws")
+	os.MkdirAll(ws, 0o755)
+	os.WriteFile(filepath.Join(ws, "main.go"), []byte("package main\n\nfunc main() {}\n"), 0o644)
+	settings, err := config.OpenStore(filepath.Join(dir, config.SettingsFile))
+	if err != nil {
+		b.Fatal(err)
+	}
+	settings.Update(func(s *config.Settings) error {
+		s.Providers = []config.Provider{{Name: "p", Kind: "openai", BaseURL: "http://127.0.0.1:1/v1", Model: "m"}}
+		return nil
+	})
+	store, err := sessions.Open(context.Background(), filepath.Join(dir, "s.db"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { store.Close() })
+	var extra staticSource
+	builtin, _ := BuildRegistry(BuildOptions{Workspace: ws})
+	for i := builtin.Registry.Len(); i < 50; i++ {
+		extra = append(extra, benchTool{name: fmt.Sprintf("mcp__bench__tool_%02d", i)})
+	}
+	builtin.Close()
+	e := New(Options{
+		Settings: settings, Log: StoreLog{Store: store},
+		Providers:   func(config.Provider) (llm.Provider, error) { return p, nil },
+		ToolSources: []ToolSource{extra},
+		Getenv:      func(string) string { return "" },
+		Approver: ApproverFunc(func(context.Context, ApprovalRequest) (ApprovalAnswer, error) {
+			return ApprovalAnswer{Decision: AllowOnce}, nil
+		}),
+	})
+	id, err := e.NewSession(context.Background(), ws, ModeDefault, "", "", "")
+	if err != nil {
+		b.Fatal(err)
+	}
+	return e, id
+}
+
+// BenchmarkTurnOverhead is one turn (user message, one model answer, no
+// tools) with 50 tools visible: the engine's own cost per turn, model time
+// excluded. Goal: under 2 ms.
+func BenchmarkTurnOverhead(b *testing.B) {
+	p := &instantProvider{answers: func(int) *llm.Response {
+		return &llm.Response{Text: "Nothing to do.", StopReason: llm.StopEndTurn, Usage: llm.Usage{InputTokens: 900, OutputTokens: 5}}
+	}}
+	e, id := newBenchEngine(b, p)
+	ctx := context.Background()
+	b.ReportAllocs()
+	for b.Loop() {
+		res, err := e.Run(ctx, id, "hello")
+		if err != nil || res.Reason != EndDone {
+			b.Fatalf("%+v %v", res, err)
+		}
+	}
+}
+
+// BenchmarkTurnWithToolCall is a turn in which the model reads a file and
+// then answers: two model calls and one tool call through the pipeline.
+func BenchmarkTurnWithToolCall(b *testing.B) {
+	p := &instantProvider{answers: func(n int) *llm.Response {
+		if n%2 == 0 {
+			return &llm.Response{StopReason: llm.StopToolUse, ToolCalls: []llm.ToolCall{{ID: fmt.Sprint("c", n), Name: "Read", Arguments: `{"path":"main.go"}`}}}
+		}
+		return &llm.Response{Text: "It is an empty main.", StopReason: llm.StopEndTurn}
+	}}
+	e, id := newBenchEngine(b, p)
+	ctx := context.Background()
+	b.ReportAllocs()
+	for b.Loop() {
+		res, err := e.Run(ctx, id, "what is in main.go?")
+		if err != nil || res.Reason != EndDone {
+			b.Fatalf("%+v %v", res, err)
+		}
+	}
+}
