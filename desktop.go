@@ -4,10 +4,8 @@ package main
 
 import (
 	"context"
-	"embed"
 	"fmt"
 	"io"
-	"io/fs"
 	"os"
 
 	"github.com/wailsapp/wails/v2"
@@ -18,18 +16,6 @@ import (
 
 	"tinyelf/backend/api"
 )
-
-// frontendDist is the built frontend (npm run build in frontend/). Only the
-// desktop build embeds it, so a clean clone vets and tests without a frontend build.
-//
-//go:embed all:frontend/dist
-var frontendDist embed.FS
-
-func init() {
-	if sub, err := fs.Sub(frontendDist, "frontend/dist"); err == nil {
-		uiAssets = sub
-	}
-}
 
 //go:embed build/appicon.png
 var appIcon []byte
@@ -45,11 +31,7 @@ func runDesktop(ctx context.Context, stderr io.Writer) int {
 		fmt.Fprint(stderr, noDisplayMessage)
 		return exitError
 	}
-	assets, err := fs.Sub(frontendDist, "frontend/dist")
-	if err != nil {
-		fmt.Fprintf(stderr, "tinyelf: load embedded frontend: %v\n", err)
-		return exitError
-	}
+	assets := uiAssets
 
 	svc, err := openService(ctx, api.Options{})
 	if err != nil {

@@ -11,6 +11,7 @@ import (
 
 	"tinyelf/backend/config"
 	"tinyelf/backend/engine"
+	"tinyelf/backend/llm"
 	"tinyelf/backend/sessions"
 )
 
@@ -42,6 +43,10 @@ type SessionView struct {
 	Running  bool                 `json:"running"`
 	// Pending lists the call IDs waiting for an approval.
 	Pending []string `json:"pending"`
+	// ContextWindow is the model's window and ContextUsed what the last
+	// model call filled of it (both in tokens), for the context gauge.
+	ContextWindow int `json:"contextWindow"`
+	ContextUsed   int `json:"contextUsed"`
 }
 
 // IDArgs names a session.
@@ -62,7 +67,21 @@ func (s *Service) GetSession(ctx context.Context, a IDArgs) (SessionView, error)
 	if msgs == nil {
 		msgs = []sessions.UIMessage{}
 	}
-	return SessionView{Session: sess, Messages: msgs, Running: s.Engine.Running(a.ID), Pending: s.Engine.Pending(a.ID)}, nil
+	v := SessionView{Session: sess, Messages: msgs, Running: s.Engine.Running(a.ID), Pending: s.Engine.Pending(a.ID)}
+	v.ContextWindow = llm.ContextWindow(sess.Model)
+	if p, ok := s.Settings.Get().WithEnvironment(s.opts.Getenv).Provider(sess.Provider); ok && p.ContextWindow > 0 {
+		v.ContextWindow = p.ContextWindow
+	}
+	for i := len(msgs) - 1; i >= 0; i-- {
+		if u := msgs[i].Usage; u != nil {
+			v.ContextUsed = u.InputTokens + u.CacheReadTokens + u.CacheWriteTokens + u.OutputTokens
+			break
+		}
+		if msgs[i].Kind == sessions.UICompaction {
+			break // the summary replaced what was counted before it
+		}
+	}
+	return v, nil
 }
 
 // CreateSessionArgs starts a session; empty fields take the defaults.

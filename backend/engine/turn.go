@@ -310,15 +310,16 @@ func (t *turn) logAssistant(ctx context.Context, resp *llm.Response, partial boo
 	if model == "" {
 		model = t.provCfg.Model
 	}
+	usage := sessions.Usage{
+		Model: model, InputTokens: resp.Usage.InputTokens, OutputTokens: resp.Usage.OutputTokens,
+		CacheReadTokens: resp.Usage.CacheReadTokens, CacheWriteTokens: resp.Usage.CacheWriteTokens,
+		CostUSD: Cost(model, resp.Usage),
+	}
 	return t.e.record(ctx, t.s.id,
 		sessions.NewEvent(sessions.EventAssistantMessage, sessions.AssistantMessage{
-			Text: resp.Text, ToolCalls: calls, Model: model, StopReason: string(resp.StopReason), Partial: partial,
+			Text: resp.Text, ToolCalls: calls, Model: model, StopReason: string(resp.StopReason), Partial: partial, Usage: &usage,
 		}),
-		sessions.NewEvent(sessions.EventUsage, sessions.Usage{
-			Model: model, InputTokens: resp.Usage.InputTokens, OutputTokens: resp.Usage.OutputTokens,
-			CacheReadTokens: resp.Usage.CacheReadTokens, CacheWriteTokens: resp.Usage.CacheWriteTokens,
-			CostUSD: Cost(model, resp.Usage),
-		}),
+		sessions.NewEvent(sessions.EventUsage, usage),
 	)
 }
 

@@ -111,6 +111,9 @@ type AssistantMessage struct {
 	// Partial marks a response cut off by an error or a cancel: what arrived
 	// is kept, and its tool calls (if any) were not run.
 	Partial bool `json:"partial,omitempty"`
+	// Usage is this response's own cost, shown beside it in the chat (the
+	// usage event that follows it feeds the session's totals).
+	Usage *Usage `json:"usage,omitempty"`
 }
 
 // ToolIntent is a tool call about to go through the pipeline.

@@ -127,6 +127,8 @@ type UIMessage struct {
 	StopReason string           `json:"stopReason,omitempty"`
 	Partial    bool             `json:"partial,omitempty"`
 	ToolCalls  []ToolCallRecord `json:"toolCalls,omitempty"`
+	// Usage is an assistant message's tokens and cost, when logged.
+	Usage *Usage `json:"usage,omitempty"`
 	// ErrorKind classifies an error item.
 	ErrorKind  string        `json:"errorKind,omitempty"`
 	Tool       *ToolCallView `json:"tool,omitempty"`
@@ -287,6 +289,7 @@ func project(s *Session, ev Event, out sink) error {
 			s.Model = p.Model
 		}
 		item.Kind, item.Text, item.Model, item.StopReason, item.Partial, item.ToolCalls = UIAssistant, p.Text, p.Model, p.StopReason, p.Partial, p.ToolCalls
+		item.Usage = p.Usage
 		if err := out.addUI(item); err != nil {
 			return err
 		}

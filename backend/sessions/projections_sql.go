@@ -12,7 +12,7 @@ import (
 
 // projectionVersion names the projection code. When a database was last
 // projected by other code, Open rebuilds its projections from the log.
-const projectionVersion = "1"
+const projectionVersion = "2" // 2: assistant items carry their usage
 
 // The statements of the write path, prepared once on the write connection.
 const (
