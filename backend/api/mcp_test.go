@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"tinyelf/backend/config"
 	"tinyelf/backend/llm/llmtest"
 	"tinyelf/backend/sessions"
 )
@@ -113,5 +114,63 @@ func TestMCPThroughTheService(t *testing.T) {
 	}
 	if list, _ := h.svc.ListMCPServers(ctx, struct{}{}); len(list) != 1 {
 		t.Errorf("after removal: %+v", list)
+	}
+}
+
+func TestDirectMCPServersFollowTheSession(t *testing.T) {
+	t.Parallel()
+	bin := buildFakeMCP(t)
+	h := newSvc(t,
+		llmtest.Turn{ToolCalls: []llmtest.ToolCall{{ID: "d1", Name: "mcp__mine__add", Arguments: `{"a":2,"b":3}`}}},
+		llmtest.Turn{Text: "5"},
+		llmtest.Turn{Text: "no tools for you"},
+	)
+	h.addProvider()
+	ctx := context.Background()
+	err := h.svc.Settings.Update(func(s *config.Settings) error {
+		s.Agents = []config.Agent{{Name: "calc", DirectMCPServers: []config.MCPServer{{Name: "mine", Command: bin}}}}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	calc, _ := h.svc.CreateSession(ctx, CreateSessionArgs{Workspace: h.workspace, Mode: "auto", Agent: "calc"})
+	h.svc.SendMessage(ctx, SendArgs{SessionID: calc.ID, Text: "add 2 and 3"})
+	h.waitFor(calc.ID, string(sessions.EventTurnEnd))
+	reqs := h.srv.ChatRequests()
+	if b, _ := json.Marshal(reqs[0].Body["tools"]); !strings.Contains(string(b), "mcp__mine__add") {
+		t.Fatalf("the agent's own server's tools were not offered: %s", b)
+	}
+	view, _ := h.svc.GetSession(ctx, IDArgs{ID: calc.ID})
+	var result string
+	for _, m := range view.Messages {
+		if m.Tool != nil && m.Tool.Name == "mcp__mine__add" {
+			result = m.Tool.Result
+		}
+	}
+	if !strings.Contains(result, "5") {
+		t.Errorf("direct MCP call result %q", result)
+	}
+	// Another agent's session does not see them.
+	other, _ := h.svc.CreateSession(ctx, CreateSessionArgs{Workspace: h.workspace, Mode: "auto"})
+	h.svc.SendMessage(ctx, SendArgs{SessionID: other.ID, Text: "hi"})
+	h.waitFor(other.ID, string(sessions.EventTurnEnd))
+	last := h.srv.ChatRequests()[len(h.srv.ChatRequests())-1]
+	if b, _ := json.Marshal(last.Body["tools"]); strings.Contains(string(b), "mcp__mine__") {
+		t.Error("a direct server leaked into another agent's session")
+	}
+	// Deleting the session stops its server.
+	h.svc.direct.mu.Lock()
+	n := len(h.svc.direct.svcs)
+	h.svc.direct.mu.Unlock()
+	if n != 1 {
+		t.Fatalf("%d direct services running, want 1", n)
+	}
+	h.svc.DeleteSession(ctx, IDArgs{ID: calc.ID})
+	h.svc.direct.mu.Lock()
+	n = len(h.svc.direct.svcs)
+	h.svc.direct.mu.Unlock()
+	if n != 0 {
+		t.Errorf("%d direct services still running after the session was deleted", n)
 	}
 }
