@@ -89,9 +89,33 @@ func newBenchEngine(b *testing.B, p llm.Provider) (*Engine, string) {
 	return e, id
 }
 
+// sessionTurns is how long a benchmark session grows before a fresh one
+// starts: each model call re-reads the session's history, so the cost per
+// turn depends on its length, and an ever-growing session would make ns/op
+// depend on -benchtime.
+const sessionTurns = 20
+
+// nextSession starts a fresh session every sessionTurns turns, off the clock.
+func nextSession(b *testing.B, e *Engine, id string, turn int) string {
+	if turn%sessionTurns != 0 || turn == 0 {
+		return id
+	}
+	b.StopTimer()
+	defer b.StartTimer()
+	info, err := e.opts.Log.Info(context.Background(), id)
+	if err != nil {
+		b.Fatal(err)
+	}
+	next, err := e.NewSession(context.Background(), info.Workspace, ModeDefault, "", "", "")
+	if err != nil {
+		b.Fatal(err)
+	}
+	return next
+}
+
 // BenchmarkTurnOverhead is one turn (user message, one model answer, no
-// tools) with 50 tools visible: the engine's own cost per turn, model time
-// excluded. Goal: under 2 ms.
+// tools) with 50 tools visible, in sessions of up to 20 turns: the engine's
+// own cost per turn, model time excluded. Goal: under 2 ms.
 func BenchmarkTurnOverhead(b *testing.B) {
 	p := &instantProvider{answers: func(int) *llm.Response {
 		return &llm.Response{Text: "Nothing to do.", StopReason: llm.StopEndTurn, Usage: llm.Usage{InputTokens: 900, OutputTokens: 5}}
@@ -99,7 +123,8 @@ func BenchmarkTurnOverhead(b *testing.B) {
 	e, id := newBenchEngine(b, p)
 	ctx := context.Background()
 	b.ReportAllocs()
-	for b.Loop() {
+	for i := 0; b.Loop(); i++ {
+		id = nextSession(b, e, id, i)
 		res, err := e.Run(ctx, id, "hello")
 		if err != nil || res.Reason != EndDone {
 			b.Fatalf("%+v %v", res, err)
@@ -119,7 +144,8 @@ func BenchmarkTurnWithToolCall(b *testing.B) {
 	e, id := newBenchEngine(b, p)
 	ctx := context.Background()
 	b.ReportAllocs()
-	for b.Loop() {
+	for i := 0; b.Loop(); i++ {
+		id = nextSession(b, e, id, i)
 		res, err := e.Run(ctx, id, "what is in main.go?")
 		if err != nil || res.Reason != EndDone {
 			b.Fatalf("%+v %v", res, err)
