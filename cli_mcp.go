@@ -12,9 +12,11 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"tinyelf/backend/api"
 	"tinyelf/backend/config"
 	"tinyelf/backend/mcp"
 	"tinyelf/backend/notify"
+	"tinyelf/backend/sessions"
 )
 
 const mcpUsage = `Usage:
@@ -56,9 +58,21 @@ type mcpDeps struct {
 	Notifier mcp.Notifier
 }
 
-// runMCP implements `tinyelf mcp`.
+// runMCP implements `tinyelf mcp`. The bridge also exposes the session
+// history, so only it opens the session database.
 func runMCP(ctx context.Context, args []string, stdout, stderr io.Writer) int {
-	return runMCPWith(ctx, args, stdout, stderr, mcpDeps{Notifier: mcpDesktopNotifier{notify.New()}})
+	deps := mcpDeps{Notifier: mcpDesktopNotifier{notify.New()}}
+	if len(args) > 0 && args[0] == "bridge" {
+		if dir, err := config.DataDir(); err == nil {
+			if store, err := sessions.Open(ctx, filepath.Join(dir, api.SessionsFile)); err == nil {
+				defer store.Close()
+				deps.Sessions = api.NewSessionReader(store)
+			} else {
+				fmt.Fprintf(stderr, "warning: the session history is not available to bridge clients: %v\n", err)
+			}
+		}
+	}
+	return runMCPWith(ctx, args, stdout, stderr, deps)
 }
 
 // mcpDesktopNotifier adapts the notify package to mcp.Notifier.

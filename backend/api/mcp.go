@@ -121,6 +121,10 @@ func (d *directSource) close(sessionID string) {
 // storeReader backs the builtin sessions provider with the session store.
 type storeReader struct{ store *sessions.Store }
 
+// NewSessionReader backs the builtin sessions MCP provider with a session
+// store (for the bridge of `tinyelf mcp bridge`).
+func NewSessionReader(store *sessions.Store) mcp.SessionReader { return storeReader{store} }
+
 func (r storeReader) List(ctx context.Context, limit, offset int) ([]mcp.SessionSummary, error) {
 	list, err := r.store.List(ctx, sessions.ListOptions{Limit: limit, Offset: offset})
 	out := make([]mcp.SessionSummary, len(list))
