@@ -108,15 +108,9 @@ func New(ctx context.Context, opts Options) (*Service, error) {
 
 // Close stops running turns and closes the stores.
 func (s *Service) Close() error {
-	list, _ := s.Store.List(context.Background(), sessions.ListOptions{Limit: 1000})
-	for _, sess := range list {
-		if s.Engine.Running(sess.ID) {
-			s.Engine.Cancel(sess.ID)
-			ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-			_ = s.Engine.Wait(ctx, sess.ID)
-			cancel()
-		}
-	}
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	s.Engine.Shutdown(ctx)
+	cancel()
 	s.direct.close("")
 	s.builtin.close("")
 	_ = s.MCP.Close()

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"slices"
 	"sync"
 	"time"
 
@@ -133,7 +134,12 @@ type sessionState struct {
 	extras     []tools.Tool
 	pending  map[string]chan ApprovalAnswer // call ID → answer
 	lastTurn TurnResult
+	lastUsed time.Time
 }
+
+// maxCachedRegistries bounds how many idle sessions keep their tool
+// registry (and its open workspace) between turns.
+const maxCachedRegistries = 16
 
 // ErrBusy is returned by Send when the session is already running a turn.
 var ErrBusy = errors.New("the agent is still working on this session; wait for it or stop it first")
@@ -251,9 +257,61 @@ func (e *Engine) finish(s *sessionState, res TurnResult) {
 	s.running = false
 	s.cancel()
 	s.lastTurn = res
+	s.lastUsed = e.opts.Now()
 	close(s.done)
 	s.mu.Unlock()
 	e.live(s.id, LiveTurnState, map[string]any{"running": false, "reason": res.Reason})
+	e.evictIdle()
+}
+
+// evictIdle closes the registries of the least recently used idle sessions
+// beyond maxCachedRegistries; they are rebuilt on their next turn.
+func (e *Engine) evictIdle() {
+	e.mu.Lock()
+	var idle []*sessionState
+	for _, s := range e.sessions {
+		s.mu.Lock()
+		if !s.running && s.reg != nil {
+			idle = append(idle, s)
+		}
+		s.mu.Unlock()
+	}
+	e.mu.Unlock()
+	if len(idle) <= maxCachedRegistries {
+		return
+	}
+	slices.SortFunc(idle, func(a, b *sessionState) int { return a.lastUsed.Compare(b.lastUsed) })
+	for _, s := range idle[:len(idle)-maxCachedRegistries] {
+		s.mu.Lock()
+		if !s.running && s.reg != nil {
+			s.reg.Close()
+			s.reg, s.regKey, s.withExtras, s.extras = nil, "", nil, nil
+		}
+		s.mu.Unlock()
+	}
+}
+
+// Shutdown cancels every running turn and waits (until ctx ends) for them
+// to finish logging, then releases every session's resources.
+func (e *Engine) Shutdown(ctx context.Context) {
+	e.mu.Lock()
+	all := make([]*sessionState, 0, len(e.sessions))
+	for _, s := range e.sessions {
+		all = append(all, s)
+	}
+	e.mu.Unlock()
+	for _, s := range all {
+		e.Cancel(s.id)
+	}
+	for _, s := range all {
+		_ = e.Wait(ctx, s.id)
+		s.mu.Lock()
+		if !s.running && s.reg != nil {
+			s.reg.Close()
+			s.reg = nil
+		}
+		s.mu.Unlock()
+	}
 }
 
 // Cancel stops the session's running turn, if any. Pending approvals are

@@ -436,3 +436,28 @@ func TestProviderMissingIsAClearError(t *testing.T) {
 		t.Error("the user's message was lost")
 	}
 }
+
+func TestIdleRegistriesAreReleased(t *testing.T) {
+	turns := make([]llmtest.Turn, maxCachedRegistries+4)
+	for i := range turns {
+		turns[i] = llmtest.Turn{Text: "ok"}
+	}
+	h := newHarness(t, "openai", turns)
+	for range len(turns) {
+		h.run(h.session(ModeDefault), "hi")
+	}
+	cached := 0
+	h.engine.mu.Lock()
+	for _, s := range h.engine.sessions {
+		s.mu.Lock()
+		if s.reg != nil {
+			cached++
+		}
+		s.mu.Unlock()
+	}
+	h.engine.mu.Unlock()
+	if cached != maxCachedRegistries {
+		t.Errorf("%d sessions keep a registry, want %d", cached, maxCachedRegistries)
+	}
+	h.engine.Shutdown(context.Background())
+}
