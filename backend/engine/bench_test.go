@@ -45,7 +45,9 @@ func (b benchTool) Info() tools.Info {
 		Parameters: json.RawMessage(`{"type":"object","properties":{"q":{"type":"string"},"n":{"type":"integer"}},"required":["q"]}`)}
 }
 
-func (b benchTool) Execute(context.Context, map[string]any) (tools.Result, error) { return tools.Text("ok"), nil }
+func (b benchTool) Execute(context.Context, map[string]any) (tools.Result, error) {
+	return tools.Text("ok"), nil
+}
 
 // newBenchEngine returns an engine whose sessions see 50 tools (the built-in
 // ones plus MCP-like extras), a real session database, and p as the model.

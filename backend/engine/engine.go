@@ -122,19 +122,19 @@ type Engine struct {
 type sessionState struct {
 	id string
 
-	mu       sync.Mutex
-	running  bool
-	cancel   context.CancelFunc
-	done     chan struct{}
-	visible  []string // the tool names the model saw last
-	reg      *Session
-	regKey   string
+	mu      sync.Mutex
+	running bool
+	cancel  context.CancelFunc
+	done    chan struct{}
+	visible []string // the tool names the model saw last
+	reg     *Session
+	regKey  string
 	// withExtras caches reg plus the sources' tools, keyed by those tools.
 	withExtras *tools.Registry
 	extras     []tools.Tool
-	pending  map[string]chan ApprovalAnswer // call ID → answer
-	lastTurn TurnResult
-	lastUsed time.Time
+	pending    map[string]chan ApprovalAnswer // call ID → answer
+	lastTurn   TurnResult
+	lastUsed   time.Time
 }
 
 // maxCachedRegistries bounds how many idle sessions keep their tool

@@ -69,8 +69,8 @@ func (p *anthropicProvider) try(ctx context.Context, params anthropic.MessageNew
 		// rawArgs keeps each tool_use block's argument text as the model sent
 		// it: the SDK's accumulator drops input that is not valid JSON, and
 		// the tool pipeline must be able to tell the model so.
-		rawArgs = map[int64]*strings.Builder{}
-		badEvent  error
+		rawArgs  = map[int64]*strings.Builder{}
+		badEvent error
 	)
 	for stream.Next() {
 		ev := stream.Current()

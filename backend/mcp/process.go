@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"tinyelf/backend/config"
+	"tinyelf/backend/tools"
 )
 
 // process is a stdio MCP server's child process. TinyElf owns it directly
@@ -57,7 +58,7 @@ func startProcess(cfg config.MCPServer, log io.Writer) (*process, error) {
 	for _, k := range keys {
 		cmd.Env = append(cmd.Env, k+"="+cfg.Env[k])
 	}
-	setProcessGroup(cmd)
+	tools.StartInOwnGroup(cmd)
 
 	stdin, err := cmd.StdinPipe()
 	if err != nil {
@@ -104,7 +105,7 @@ func startProcess(cfg config.MCPServer, log io.Writer) (*process, error) {
 	go func() {
 		p.err = cmd.Wait()
 		// The server is gone; whatever it left running in its group goes too.
-		signalGroup(cmd.Process, true)
+		tools.SignalGroup(cmd.Process, true)
 		close(p.done)
 	}()
 	return p, nil
@@ -130,7 +131,7 @@ func (p *process) exitError() string {
 	}
 	var ee *exec.ExitError
 	if errors.As(p.err, &ee) {
-		if sig := exitSignal(ee.ProcessState); sig != "" {
+		if sig := tools.ExitSignal(ee.ProcessState); sig != "" {
 			return "killed by " + sig
 		}
 		return fmt.Sprintf("exited with status %d", ee.ExitCode())
@@ -145,9 +146,9 @@ func (p *process) stop(grace time.Duration) {
 	p.stopOnce.Do(func() {
 		_ = p.stdin.Close()
 		if !p.waitFor(grace) {
-			signalGroup(p.cmd.Process, false)
+			tools.SignalGroup(p.cmd.Process, false)
 			if !p.waitFor(grace * 2) {
-				signalGroup(p.cmd.Process, true)
+				tools.SignalGroup(p.cmd.Process, true)
 				p.waitFor(grace)
 			}
 		}

@@ -213,7 +213,7 @@ func (t *bashTool) run(ctx context.Context, command string, timeout time.Duratio
 	env := []string{"GIT_TERMINAL_PROMPT=0", "GIT_PAGER=cat", "PAGER=cat"}
 	cmd.Env = append(append(env, os.Environ()...), t.opts.Env...)
 	cmd.Stdout, cmd.Stderr = pw, pw // one pipe keeps stdout and stderr in order
-	startInOwnGroup(cmd)
+	StartInOwnGroup(cmd)
 
 	start := time.Now()
 	err = cmd.Start()
@@ -255,7 +255,7 @@ func (t *bashTool) run(ctx context.Context, command string, timeout time.Duratio
 	if !exited {
 		// SIGTERM the group, give it a moment to exit and close the pipe,
 		// then SIGKILL whatever is left (grandchildren that ignore TERM).
-		signalGroup(cmd.Process, false)
+		SignalGroup(cmd.Process, false)
 		grace := time.NewTimer(t.killGrace)
 	wait:
 		for !exited || readDoneCh != nil {
@@ -269,7 +269,7 @@ func (t *bashTool) run(ctx context.Context, command string, timeout time.Duratio
 			}
 		}
 		grace.Stop()
-		signalGroup(cmd.Process, true)
+		SignalGroup(cmd.Process, true)
 		if !exited {
 			<-waitDone
 		}
@@ -291,7 +291,7 @@ func (t *bashTool) run(ctx context.Context, command string, timeout time.Duratio
 
 	run.duration = time.Since(start)
 	run.exitCode = cmd.ProcessState.ExitCode()
-	run.signal = exitSignal(cmd.ProcessState)
+	run.signal = ExitSignal(cmd.ProcessState)
 	run.output, run.truncated = buf.Render()
 	run.total = buf.Total()
 	return run, nil

@@ -238,33 +238,7 @@ func TestInsideNamesThatLookLikeEscapes(t *testing.T) {
 func TestSwappedSymlinkRace(t *testing.T) {
 	t.Parallel()
 	f := newEscapeFixture(t)
-	racy := filepath.Join(f.dir, "racy")
-	stop := make(chan struct{})
-	var swaps atomic.Int64
-	var wg sync.WaitGroup
-	wg.Add(1)
-	go func() {
-		defer wg.Done()
-		tmp := racy + ".tmp"
-		for i := 0; ; i++ {
-			select {
-			case <-stop:
-				return
-			default:
-			}
-			// racy alternates between a real folder and a link to outside.
-			os.RemoveAll(tmp)
-			if i%2 == 0 {
-				os.Mkdir(tmp, 0o755)
-				os.WriteFile(filepath.Join(tmp, "secret.txt"), []byte("SAFE racy\n"), 0o644)
-			} else {
-				os.Symlink(f.outside, tmp)
-			}
-			os.RemoveAll(racy)
-			os.Rename(tmp, racy)
-			swaps.Add(1)
-		}
-	}()
+	stop := swapSymlink(t, filepath.Join(f.dir, "racy"), f.outside)
 	var leaked atomic.Bool
 	read, write := NewRead(f.ws), NewWrite(f.ws)
 	for range 400 {
@@ -273,11 +247,7 @@ func TestSwappedSymlinkRace(t *testing.T) {
 		}
 		execTool(t, write, `{"path":"racy/pwned.txt","content":"PWNED"}`)
 	}
-	close(stop)
-	wg.Wait()
-	if swaps.Load() < 10 {
-		t.Fatalf("only %d swaps happened; the race was not exercised", swaps.Load())
-	}
+	stop()
 	if leaked.Load() {
 		t.Error("a read through a swapped link returned outside content")
 	}
@@ -304,5 +274,45 @@ func TestUnrestrictedWorkspaceReachesOutside(t *testing.T) {
 	}
 	if warn := w.Warnings(map[string]any{"path": "inside.txt"}); len(warn) != 0 {
 		t.Errorf("inside path warned: %v", warn)
+	}
+}
+
+// swapSymlink keeps replacing dir with, in turn, a real folder (holding a
+// harmless secret.txt) and a symbolic link to outside, until the returned
+// stop function is called; stop fails the test when too few swaps happened
+// for the race to have been exercised.
+func swapSymlink(t *testing.T, dir, outside string) (stop func()) {
+	t.Helper()
+	done := make(chan struct{})
+	var swaps atomic.Int64
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		tmp := dir + ".tmp"
+		for i := 0; ; i++ {
+			select {
+			case <-done:
+				return
+			default:
+			}
+			os.RemoveAll(tmp)
+			if i%2 == 0 {
+				os.Mkdir(tmp, 0o755)
+				os.WriteFile(filepath.Join(tmp, "secret.txt"), []byte("SAFE racy\n"), 0o644)
+			} else {
+				os.Symlink(outside, tmp)
+			}
+			os.RemoveAll(dir)
+			os.Rename(tmp, dir)
+			swaps.Add(1)
+		}
+	}()
+	return func() {
+		close(done)
+		wg.Wait()
+		if swaps.Load() < 10 {
+			t.Fatalf("only %d swaps happened; the race was not exercised", swaps.Load())
+		}
 	}
 }

@@ -7,12 +7,16 @@ import (
 	"os/exec"
 )
 
-// startInOwnGroup is a no-op where process groups are not available.
-func startInOwnGroup(cmd *exec.Cmd) {}
+// StartInOwnGroup is a no-op where process groups are not available.
+func StartInOwnGroup(cmd *exec.Cmd) {}
 
-// signalGroup kills the process; its children are not reached on this
+// SignalGroup kills the process; its children are not reached on this
 // platform.
-func signalGroup(p *os.Process, kill bool) { _ = p.Kill() }
+func SignalGroup(p *os.Process, kill bool) {
+	if p != nil {
+		_ = p.Kill()
+	}
+}
 
-// exitSignal names the signal that ended a process; never known here.
-func exitSignal(ps *os.ProcessState) string { return "" }
+// ExitSignal names the signal that ended a process; never known here.
+func ExitSignal(ps *os.ProcessState) string { return "" }

@@ -8,17 +8,20 @@ import (
 	"syscall"
 )
 
-// startInOwnGroup makes cmd the leader of a new session, and so of a new
+// StartInOwnGroup (for any child process TinyElf runs) makes cmd the leader of a new session, and so of a new
 // process group: the whole group can then be signalled at once, and, with no
 // controlling terminal, a program that tries to prompt on /dev/tty fails at
 // once instead of stopping until the timeout.
-func startInOwnGroup(cmd *exec.Cmd) {
+func StartInOwnGroup(cmd *exec.Cmd) {
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
 }
 
-// signalGroup sends SIGTERM (or SIGKILL when kill is set) to every process
+// SignalGroup sends SIGTERM (or SIGKILL when kill is set) to every process
 // of the group p leads. A group that is already gone is not an error.
-func signalGroup(p *os.Process, kill bool) {
+func SignalGroup(p *os.Process, kill bool) {
+	if p == nil {
+		return
+	}
 	sig := syscall.SIGTERM
 	if kill {
 		sig = syscall.SIGKILL
@@ -26,8 +29,8 @@ func signalGroup(p *os.Process, kill bool) {
 	_ = syscall.Kill(-p.Pid, sig)
 }
 
-// exitSignal names the signal that ended a process, or "" when it exited.
-func exitSignal(ps *os.ProcessState) string {
+// ExitSignal names the signal that ended a process, or "" when it exited.
+func ExitSignal(ps *os.ProcessState) string {
 	if ws, ok := ps.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
 		return ws.Signal().String()
 	}
