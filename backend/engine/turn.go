@@ -190,7 +190,8 @@ func (t *turn) registry() (*Session, error) {
 
 // refreshTools adds the tool sources' current tools to the session's
 // built-in registry, reusing the last result while the sources offer the
-// same tools.
+// same tools. The seed's builder order is kept: the sources' tools (step 10)
+// come before the control tools (step 12).
 func (t *turn) refreshTools(ctx context.Context) {
 	var extras []tools.Tool
 	for _, src := range t.e.opts.ToolSources {
@@ -199,15 +200,16 @@ func (t *turn) refreshTools(ctx context.Context) {
 	s := t.s
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if len(extras) == 0 {
-		t.reg = s.reg.Registry
+	base := s.reg.Registry
+	switch {
+	case len(extras) == 0:
+		t.reg = base
 		return
-	}
-	if s.withExtras != nil && slices.Equal(s.extras, extras) {
+	case s.withExtras != nil && slices.Equal(s.extras, extras):
 		t.reg = s.withExtras
 		return
 	}
-	reg := s.reg.Registry.FilteredFunc(func(tools.Info) bool { return true })
+	reg := base.FilteredFunc(func(i tools.Info) bool { return !controlTools[i.Name] })
 	for _, tool := range extras {
 		info := tool.Info()
 		if t.info.Mode == ModePlan && !info.ReadOnly {
@@ -216,14 +218,22 @@ func (t *turn) refreshTools(ctx context.Context) {
 		if len(t.agent.AllowedTools) > 0 && !slices.Contains(t.agent.AllowedTools, info.Name) && !agentAllowsMCP(t.agent.AllowedTools, info) {
 			continue
 		}
-		if reg.Has(info.Name) {
+		if base.Has(info.Name) {
 			continue // built-in tools win a name clash
 		}
 		_ = reg.Register(tool) // a tool with a bad schema is left out, not fatal
 	}
+	for _, n := range base.Names() {
+		if tool, ok := base.Get(n); ok && controlTools[n] {
+			_ = reg.Register(tool)
+		}
+	}
 	s.withExtras, s.extras = reg, extras
 	t.reg = reg
 }
+
+// controlTools are step 12 of the builder, registered last.
+var controlTools = map[string]bool{"Notify": true, "SessionsYield": true}
 
 // agentAllowsMCP lets an allowedTools entry "mcp__server" (or "mcp__*")
 // admit every tool of that server.
