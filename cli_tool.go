@@ -8,9 +8,11 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"strings"
 	"text/tabwriter"
 
+	"tinyelf/backend/config"
 	"tinyelf/backend/engine"
 	"tinyelf/backend/tools"
 )
@@ -30,7 +32,7 @@ the shell deny list, truncation) and prints its result.
   --output FORMAT   text (the result) or json (the whole call result)
 
 Running a tool here is your explicit approval of that one call, so the tool
-runs without asking; the shell deny list still refuses critical commands and
+runs without asking; deny rules and the shell deny list still refuse, and
 warnings are printed to stderr. Exit status: 0 success, 1 the tool returned an
 error result, 2 usage error.
 `
@@ -65,7 +67,19 @@ func runTool(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	if *output != "text" && *output != "json" {
 		return usageError(stderr, fmt.Sprintf("unknown output format %q (want text or json)", *output))
 	}
-	sess, err := engine.BuildRegistry(engine.BuildOptions{Workspace: *workspace, Mode: mode, Unrestricted: *unrestricted})
+	dir, err := config.DataDir()
+	if err != nil {
+		return usageError(stderr, err.Error())
+	}
+	settings, err := config.OpenStore(filepath.Join(dir, config.SettingsFile))
+	if err != nil {
+		return usageError(stderr, err.Error())
+	}
+	sess, err := engine.BuildRegistry(engine.BuildOptions{
+		Workspace: *workspace, Mode: mode, Unrestricted: *unrestricted,
+		ExecTimeout: settings.Get().ExecTimeout(),
+		Middleware:  []tools.Middleware{engine.DirectGate(settings)},
+	})
 	if err != nil {
 		return usageError(stderr, err.Error())
 	}

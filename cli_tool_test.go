@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"tinyelf/backend/config"
 )
 
 func runCLI(t *testing.T, args ...string) (int, string, string) {
@@ -18,8 +20,12 @@ func runCLI(t *testing.T, args ...string) (int, string, string) {
 }
 
 func TestToolCommand(t *testing.T) {
-	t.Parallel()
+	home := cliEnv(t)
 	ws := t.TempDir()
+	settings, _ := config.OpenStore(filepath.Join(home, config.SettingsFile))
+	if _, err := settings.AddRule(config.Rule{Tool: "Bash", Pattern: "curl", Action: config.RuleDeny}); err != nil {
+		t.Fatal(err)
+	}
 	if err := os.WriteFile(filepath.Join(ws, "notes.txt"), []byte("first\nsecond\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
@@ -49,6 +55,8 @@ func TestToolCommand(t *testing.T) {
 			[]string{"first"}, nil, ""},
 		{"deny list exits 1", []string{"tool", "Bash", "--workspace", ws, "--args", `{"command":"rm -rf /"}`}, 1,
 			nil, nil, ""},
+		{"deny rule exits 1", []string{"tool", "Bash", "--workspace", ws, "--args", `{"command":"echo x && curl example.com"}`}, 1,
+			[]string{"a deny rule (Bash(curl)) forbids it"}, nil, ""},
 		{"plan mode refuses Write", []string{"tool", "Write", "--workspace", ws, "--mode", "plan", "--args", `{"path":"p.txt","content":"x"}`}, 2,
 			nil, []string{`"Write" is not available in plan mode`}, ""},
 		{"unknown tool", []string{"tool", "Nope", "--workspace", ws}, 2, nil, []string{`unknown tool "Nope"`, "Read"}, ""},
@@ -87,7 +95,7 @@ func TestToolCommand(t *testing.T) {
 }
 
 func TestToolListJSONHasSchemas(t *testing.T) {
-	t.Parallel()
+	cliEnv(t)
 	code, stdout, _ := runCLI(t, "tool", "list", "--workspace", t.TempDir(), "--output", "json")
 	if code != 0 {
 		t.Fatalf("exit %d", code)

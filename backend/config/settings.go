@@ -183,13 +183,17 @@ func (s Settings) Agent(name string) (Agent, bool) {
 	return Agent{}, false
 }
 
-// Store loads and saves the settings file. It is safe for concurrent use;
-// every Update is written atomically before it returns.
+// Store loads and saves the settings file. It is safe for concurrent use,
+// also across processes (the window and a `tinyelf run` at the same time):
+// every Update re-reads the file under a lock before applying its change and
+// writes it atomically before it returns, and Get picks up changes another
+// process saved.
 type Store struct {
 	path string
 
 	mu       sync.Mutex
 	settings Settings
+	stamp    fileStamp // of the file settings were last read from or written to
 	// Warning explains a problem met while loading (a corrupt file that was
 	// set aside); empty when the file loaded cleanly.
 	warning string
@@ -220,6 +224,7 @@ func OpenStore(path string) (*Store, error) {
 		s.warning = fmt.Sprintf("The settings file could not be read (%v); it was kept as %s and the defaults are in use.", err, aside)
 		return s, nil
 	}
+	s.stamp = stampOf(path)
 	if s.settings.Version > SettingsVersion {
 		s.warning = fmt.Sprintf("The settings file was written by a newer TinyElf (version %d); unknown settings will be dropped when you save.", s.settings.Version)
 	}
@@ -236,10 +241,43 @@ func (s *Store) Warning() string {
 	return s.warning
 }
 
+// fileStamp identifies a version of the settings file cheaply.
+type fileStamp struct {
+	mod  time.Time
+	size int64
+}
+
+func stampOf(path string) fileStamp {
+	fi, err := os.Stat(path)
+	if err != nil {
+		return fileStamp{}
+	}
+	return fileStamp{fi.ModTime(), fi.Size()}
+}
+
+// reload re-reads the file when another process changed it. A file that
+// does not parse (half-written by a foreign tool) is ignored: the settings
+// in memory stay. Callers hold s.mu.
+func (s *Store) reload() {
+	st := stampOf(s.path)
+	if st == s.stamp || st == (fileStamp{}) {
+		return
+	}
+	b, err := os.ReadFile(s.path)
+	if err != nil {
+		return
+	}
+	var fresh Settings
+	if json.Unmarshal(b, &fresh) == nil {
+		s.settings, s.stamp = fresh, st
+	}
+}
+
 // Get returns a deep copy of the current settings.
 func (s *Store) Get() Settings {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	s.reload()
 	return clone(s.settings)
 }
 
@@ -248,6 +286,12 @@ func (s *Store) Get() Settings {
 func (s *Store) Update(fn func(*Settings) error) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	unlock, err := lockFile(s.path + ".lock")
+	if err != nil {
+		return fmt.Errorf("save settings: %w", err)
+	}
+	defer unlock()
+	s.reload()
 	next := clone(s.settings)
 	if err := fn(&next); err != nil {
 		return err
@@ -256,7 +300,7 @@ func (s *Store) Update(fn func(*Settings) error) error {
 	if err := writeJSONAtomic(s.path, next); err != nil {
 		return fmt.Errorf("save settings: %w", err)
 	}
-	s.settings = next
+	s.settings, s.stamp = next, stampOf(s.path)
 	return nil
 }
 

@@ -91,8 +91,11 @@ func TestUpdatePersistsAtomically(t *testing.T) {
 	if s2.Get().Providers[0].Name != "local" {
 		t.Error("Get returned shared state")
 	}
-	if entries, _ := os.ReadDir(filepath.Dir(path)); len(entries) != 1 {
-		t.Errorf("temporary files left: %v", entries)
+	entries, _ := os.ReadDir(filepath.Dir(path))
+	for _, e := range entries {
+		if e.Name() != SettingsFile && e.Name() != SettingsFile+".lock" {
+			t.Errorf("temporary file left: %s", e.Name())
+		}
 	}
 }
 
@@ -177,5 +180,42 @@ func TestDataDir(t *testing.T) {
 	}
 	if fi, err := os.Stat(dir); err != nil || fi.Mode().Perm() != 0o700 {
 		t.Errorf("data folder not created 0700: %v", err)
+	}
+}
+
+// TestTwoProcessesShareTheFile: two stores on one file stand for the window
+// and a `tinyelf run` at the same time; neither loses the other's changes.
+func TestTwoProcessesShareTheFile(t *testing.T) {
+	t.Parallel()
+	path := filepath.Join(t.TempDir(), SettingsFile)
+	window, _ := OpenStore(path)
+	cli, _ := OpenStore(path)
+	if _, err := window.AddRule(Rule{Tool: "Bash", Pattern: "git status", Action: RuleAllow}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := cli.AddRule(Rule{Tool: "Write", Action: RuleDeny}); err != nil {
+		t.Fatal(err)
+	}
+	for name, s := range map[string]*Store{"window": window, "cli": cli} {
+		if n := len(s.Rules()); n != 2 {
+			t.Errorf("%s sees %d rules, want 2", name, n)
+		}
+	}
+	var wg sync.WaitGroup
+	for i := range 10 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			s := window
+			if i%2 == 1 {
+				s = cli
+			}
+			s.AddRule(Rule{Tool: "Bash", Pattern: "make " + NewID(), Action: RuleAllow})
+		}()
+	}
+	wg.Wait()
+	reopened, _ := OpenStore(path)
+	if n := len(reopened.Rules()); n != 12 {
+		t.Errorf("%d rules on disk, want 12", n)
 	}
 }
