@@ -61,6 +61,9 @@ type SessionLog interface {
 	ModelMessages(ctx context.Context, sessionID string) ([]llm.Message, error)
 	// LastSeq returns the sequence number of the session's newest event.
 	LastSeq(ctx context.Context, sessionID string) (int64, error)
+	// LastVisible returns the visible tool set the log last recorded (nil
+	// for none), so a reopened session diffs against what the model saw.
+	LastVisible(ctx context.Context, sessionID string) ([]string, error)
 }
 
 // ProviderFactory makes a provider from its settings.
@@ -127,6 +130,7 @@ type sessionState struct {
 	cancel  context.CancelFunc
 	done    chan struct{}
 	visible []string // the tool names the model saw last
+	loaded  bool     // visible was read from the log
 	reg     *Session
 	regKey  string
 	// withExtras caches reg plus the sources' tools, keyed by those tools.

@@ -49,12 +49,15 @@ func (l StoreLog) LastSeq(ctx context.Context, sessionID string) (int64, error) 
 	return s.LastSeq, nil
 }
 
-// ModelMessages implements SessionLog.
+// ModelMessages implements SessionLog. It reads the history as Resume does,
+// so a tool call left without a result by a crash gets an "interrupted"
+// result instead of making the provider reject the conversation.
 func (l StoreLog) ModelMessages(ctx context.Context, sessionID string) ([]llm.Message, error) {
-	msgs, err := l.Store.ModelMessages(ctx, sessionID)
+	st, err := l.Store.Resume(ctx, sessionID)
 	if err != nil {
 		return nil, err
 	}
+	msgs := st.Messages
 	out := make([]llm.Message, len(msgs))
 	for i, m := range msgs {
 		calls := make([]llm.ToolCall, len(m.ToolCalls))
@@ -67,4 +70,13 @@ func (l StoreLog) ModelMessages(ctx context.Context, sessionID string) ([]llm.Me
 		}
 	}
 	return out, nil
+}
+
+// LastVisible implements SessionLog.
+func (l StoreLog) LastVisible(ctx context.Context, sessionID string) ([]string, error) {
+	st, err := l.Store.Resume(ctx, sessionID)
+	if err != nil {
+		return nil, err
+	}
+	return st.VisibleTools, nil
 }

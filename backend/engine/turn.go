@@ -155,6 +155,18 @@ func (e *Engine) prepare(ctx context.Context, s *sessionState) (*turn, error) {
 		return t, err
 	}
 	t.reg, t.ws = sess.Registry, sess.Workspace
+	s.mu.Lock()
+	loaded := s.loaded
+	s.mu.Unlock()
+	if !loaded {
+		visible, err := e.opts.Log.LastVisible(ctx, s.id)
+		if err != nil {
+			return t, err
+		}
+		s.mu.Lock()
+		s.visible, s.loaded = visible, true
+		s.mu.Unlock()
+	}
 	return t, nil
 }
 
