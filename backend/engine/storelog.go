@@ -49,15 +49,14 @@ func (l StoreLog) LastSeq(ctx context.Context, sessionID string) (int64, error) 
 	return s.LastSeq, nil
 }
 
-// ModelMessages implements SessionLog. It reads the history as Resume does,
+// ModelMessages implements SessionLog. It reads the history ready to send,
 // so a tool call left without a result by a crash gets an "interrupted"
 // result instead of making the provider reject the conversation.
 func (l StoreLog) ModelMessages(ctx context.Context, sessionID string) ([]llm.Message, error) {
-	st, err := l.Store.Resume(ctx, sessionID)
+	msgs, err := l.Store.ModelHistory(ctx, sessionID)
 	if err != nil {
 		return nil, err
 	}
-	msgs := st.Messages
 	out := make([]llm.Message, len(msgs))
 	for i, m := range msgs {
 		calls := make([]llm.ToolCall, len(m.ToolCalls))

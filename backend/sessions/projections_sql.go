@@ -381,6 +381,17 @@ func (s *Store) ModelMessages(ctx context.Context, id string) ([]Message, error)
 	return modelMessages(ctx, s.r, id)
 }
 
+// ModelHistory is ModelMessages ready to send: like Resume's Messages, a
+// tool call that never got a result is answered by an InterruptedResult.
+// It is what the engine reads before every model call.
+func (s *Store) ModelHistory(ctx context.Context, id string) ([]Message, error) {
+	msgs, err := modelMessages(ctx, s.r, id)
+	if err != nil {
+		return nil, err
+	}
+	return closeToolCalls(msgs), nil
+}
+
 func modelMessages(ctx context.Context, q querier, id string) ([]Message, error) {
 	rows, err := q.QueryContext(ctx, `SELECT seq, role, content, tool_calls, tool_call_id, tool_name, is_error, summary
 		FROM model_messages WHERE session_id = ? ORDER BY pos`, id)
