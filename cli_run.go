@@ -14,6 +14,7 @@ import (
 	"tinyelf/backend/api"
 	"tinyelf/backend/config"
 	"tinyelf/backend/engine"
+	"tinyelf/backend/llm"
 	"tinyelf/backend/sessions"
 	"tinyelf/backend/tools"
 )
@@ -108,6 +109,19 @@ func runRun(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	if w := svc.Settings.Warning(); w != "" {
 		fmt.Fprintf(stderr, "warning: %s\n", w)
 	}
+	if _, ok := svc.Settings.Get().WithEnvironment(f.getenv(os.Getenv)).Provider(""); !ok && f.resume == "" {
+		// Nothing configured: a model server on this machine will do.
+		for _, d := range llm.DetectLocal(ctx) {
+			if len(d.Models) > 0 {
+				f.baseURL = d.BaseURL
+				if f.model == "" {
+					f.model = d.Models[0].ID
+				}
+				fmt.Fprintf(stderr, "No provider is set up; using %s at %s with model %s.\n", d.Preset, d.BaseURL, f.model)
+				break
+			}
+		}
+	}
 
 	id := f.resume
 	if id == "" {
@@ -156,8 +170,9 @@ func runRun(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 }
 
 // getenv layers the command line's provider choices over the environment,
-// where the settings layer picks them up.
-func (f runFlags) getenv(base func(string) string) func(string) string {
+// where the settings layer picks them up. It reads f when called, so a
+// provider detected later (a local Ollama) is seen too.
+func (f *runFlags) getenv(base func(string) string) func(string) string {
 	return func(k string) string {
 		switch {
 		case k == config.EnvOpenAIBaseURL && f.baseURL != "":
