@@ -54,7 +54,7 @@ type AppState struct {
 func (s *Service) State(context.Context, struct{}) (AppState, error) {
 	st := s.Settings.Get().WithEnvironment(s.opts.Getenv)
 	_, has := st.Provider("")
-	var warnings []string
+	warnings := []string{}
 	if w := s.Settings.Warning(); w != "" {
 		warnings = append(warnings, w)
 	}

@@ -332,15 +332,20 @@ func (t *turn) logAssistant(ctx context.Context, resp *llm.Response, partial boo
 	if model == "" {
 		model = t.provCfg.Model
 	}
+	msg := sessions.AssistantMessage{Text: resp.Text, ToolCalls: calls, Model: model, StopReason: string(resp.StopReason), Partial: partial}
+	// A response cut off before the provider reported usage has none; a
+	// zero would read as an empty context.
+	if resp.Usage == (llm.Usage{}) {
+		return t.e.record(ctx, t.s.id, sessions.NewEvent(sessions.EventAssistantMessage, msg))
+	}
 	usage := sessions.Usage{
 		Model: model, InputTokens: resp.Usage.InputTokens, OutputTokens: resp.Usage.OutputTokens,
 		CacheReadTokens: resp.Usage.CacheReadTokens, CacheWriteTokens: resp.Usage.CacheWriteTokens,
 		CostUSD: Cost(model, resp.Usage),
 	}
+	msg.Usage = &usage
 	return t.e.record(ctx, t.s.id,
-		sessions.NewEvent(sessions.EventAssistantMessage, sessions.AssistantMessage{
-			Text: resp.Text, ToolCalls: calls, Model: model, StopReason: string(resp.StopReason), Partial: partial, Usage: &usage,
-		}),
+		sessions.NewEvent(sessions.EventAssistantMessage, msg),
 		sessions.NewEvent(sessions.EventUsage, usage),
 	)
 }

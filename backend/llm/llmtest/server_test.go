@@ -176,19 +176,39 @@ func TestDynamicEchoAndRecording(t *testing.T) {
 func TestHangEndsWithTheServer(t *testing.T) {
 	t.Parallel()
 	srv := llmtest.Start(llmtest.Turn{Text: "waiting", Hang: true})
-	done := make(chan string)
+	done := make(chan string, 1)
+	seen := make(chan struct{}) // the client has read the text sent before the hang
 	go func() {
 		res, err := http.Post(srv.URL+"/chat/completions", "application/json", strings.NewReader(`{"model":"m","stream":true}`))
 		if err != nil {
+			close(seen)
 			done <- err.Error()
 			return
 		}
-		b, _ := io.ReadAll(res.Body)
-		res.Body.Close()
-		done <- string(b)
+		defer res.Body.Close()
+		var got strings.Builder
+		buf := make([]byte, 512)
+		signalled := false
+		for {
+			n, err := res.Body.Read(buf)
+			got.Write(buf[:n])
+			if !signalled && strings.Contains(got.String(), "waiting") {
+				signalled = true
+				close(seen)
+			}
+			if err != nil {
+				break
+			}
+		}
+		if !signalled {
+			close(seen)
+		}
+		done <- got.String()
 	}()
-	for len(srv.Requests()) == 0 {
-		time.Sleep(time.Millisecond)
+	select {
+	case <-seen:
+	case <-time.After(10 * time.Second):
+		t.Fatal("the text before the hang never arrived")
 	}
 	closed := make(chan struct{})
 	go func() { srv.Close(); close(closed) }()
