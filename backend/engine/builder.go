@@ -2,6 +2,7 @@ package engine
 
 import (
 	"fmt"
+	"slices"
 	"time"
 
 	"tinyelf/backend/tools"
@@ -33,6 +34,9 @@ type BuildOptions struct {
 type Session struct {
 	Registry  *tools.Registry
 	Workspace *tools.Workspace
+	// Hidden says, for each built-in tool the filters removed, why: a call
+	// to it gets that explanation instead of "unknown tool".
+	Hidden map[string]string
 }
 
 // Close releases the workspace.
@@ -80,11 +84,22 @@ func BuildRegistry(opts BuildOptions) (*Session, error) {
 			return nil, fmt.Errorf("build tool registry, step %s: %w", step.name, err)
 		}
 	}
+	hidden := map[string]string{}
 	if len(opts.AllowedTools) > 0 {
+		for _, n := range reg.Names() {
+			if !slices.Contains(opts.AllowedTools, n) {
+				hidden[n] = "this agent's profile does not allow it (allowedTools)"
+			}
+		}
 		reg = reg.Filtered(opts.AllowedTools)
 	}
 	if opts.Mode == ModePlan {
+		for _, in := range reg.Infos() {
+			if !in.ReadOnly {
+				hidden[in.Name] = "plan mode allows only read-only tools; describe the change in your plan instead, or ask the user to switch modes"
+			}
+		}
 		reg = reg.FilteredFunc(func(i tools.Info) bool { return i.ReadOnly })
 	}
-	return &Session{Registry: reg, Workspace: ws}, nil
+	return &Session{Registry: reg, Workspace: ws, Hidden: hidden}, nil
 }

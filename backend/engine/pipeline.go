@@ -65,6 +65,20 @@ func (t *turn) execute(ctx context.Context, c llm.ToolCall) tools.CallResult {
 		return tools.CallResult{CallID: c.ID, Name: c.Name, IsError: true,
 			Content: "The user stopped the agent before this call ran.\n\n" + tools.ErrorHint}
 	}
+	// The visibility step: a built-in tool the mode or the agent hides is
+	// refused with the reason rather than as unknown.
+	if !t.reg.Has(c.Name) {
+		t.s.mu.Lock()
+		why := ""
+		if t.s.reg != nil {
+			why = t.s.reg.Hidden[c.Name]
+		}
+		t.s.mu.Unlock()
+		if why != "" {
+			return tools.CallResult{CallID: c.ID, Name: c.Name, IsError: true,
+				Content: fmt.Sprintf("%s is not available in this session: %s.\n\n%s", c.Name, why, tools.ErrorHint)}
+		}
+	}
 	callCtx := tools.WithProgress(ctx, func(msg string) {
 		t.e.live(t.s.id, LiveToolProgress, map[string]any{"callId": c.ID, "message": msg})
 	})
