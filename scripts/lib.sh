@@ -10,8 +10,9 @@ TINYELF_BUILD_PACKAGES=(libgtk-3-dev libwebkit2gtk-4.1-dev pkg-config build-esse
 TINYELF_SMOKE_PACKAGES=(xvfb dbus dbus-x11 x11-utils)
 
 # The Debian packages the tests need besides: ripgrep for the Grep tool,
-# Chromium for the browser tests of `tinyelf serve`.
-TINYELF_TEST_PACKAGES=(ripgrep chromium)
+# Chromium for the browser tests of `tinyelf serve`, and Noto CJK so that the
+# Japanese screenshots (browser and desktop) show text rather than boxes.
+TINYELF_TEST_PACKAGES=(ripgrep chromium fonts-noto-cjk)
 
 # The build tags of the desktop binary (see wails.json).
 TINYELF_DESKTOP_TAGS=desktop,production,webkit2_41
@@ -115,4 +116,14 @@ desktop_build() {
 	require_tool go "install Go 1.26 or later"
 	step "go build -tags $TINYELF_DESKTOP_TAGS (desktop binary)"
 	(cd "$TINYELF_ROOT" && go build -tags "$TINYELF_DESKTOP_TAGS" -o build/bin/tinyelf .)
+}
+
+# frontend_e2e runs the browser end-to-end tests (frontend/e2e/run.mjs): it
+# builds `tinyelf serve` with the embedded frontend/dist, the fake model and
+# the fake MCP server, drives headless Chromium through the UI and saves
+# screenshots under artifacts/e2e/. Needs frontend/dist (frontend_build).
+frontend_e2e() {
+	require_tool go "install Go 1.26 or later"
+	step "e2e: tinyelf serve + fake model in headless Chromium (screenshots in artifacts/e2e/)"
+	(cd "$TINYELF_ROOT/frontend" && npm run e2e)
 }

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Run every TinyElf check: Go vet and tests (with the race detector), the
-# frontend's tests, type check and build, the desktop build, and a smoke run of
-# the desktop window under Xvfb. Installs what it needs first. CI runs exactly
-# this (.ci/run).
+# frontend's tests, type check and build, the browser end-to-end tests against
+# `tinyelf serve` (screenshots in artifacts/e2e/), the desktop build, and a
+# smoke run of the desktop window under Xvfb. Installs what it needs first. CI
+# runs exactly this (.ci/run).
 #
 # Usage: bash scripts/test.sh
 set -euo pipefail
@@ -22,6 +23,7 @@ go test -race -count=1 ./...
 
 frontend_test
 frontend_build
+frontend_e2e
 desktop_build
 
 step "smoke run of build/bin/tinyelf (dbus-run-session + Xvfb)"

@@ -5,8 +5,10 @@
 // It runs the binary twice. First with no DISPLAY, where it must print the
 // no-display message and exit non-zero. Then on a private Xvfb screen inside
 // its own D-Bus session (dbus-run-session), where a window named TinyElf must
-// appear and show the app shell, not a blank or black area; the screenshot is
-// saved as a PNG for people to look at. Last, SIGTERM must close the window.
+// appear and show the app, not a blank or black area; the screenshot is saved
+// as a PNG for people to look at. The data folder is new, so the first screen
+// must be the first-run setup (the card that connects a model), as in the
+// browser tests' first screenshot. Last, SIGTERM must close the window.
 //
 // Usage: go run ./scripts/smoke -bin build/bin/tinyelf -out artifacts/smoke
 package main
@@ -41,6 +43,8 @@ func main() {
 	accents := flag.String("accent", "1f8a66,2fa67e", "colours of which at least one must cover -accent-pixels pixels (the app's accent, light and dark)")
 	flag.IntVar(&cfg.rendered.MinCount, "accent-pixels", 400, "see -accent")
 	flag.IntVar(&cfg.rendered.MinDistinctColors, "min-colours", 32, "a rendered window shows at least this many distinct colours")
+	panels := flag.String("panel", "ffffff,1f2226", "the panel colours (app.css --bg-panel, light and dark) of the first-run setup card")
+	flag.Float64Var(&cfg.setupShare, "setup-share", 0.25, "the first-run setup card covers at least this share of the window in a panel colour (the chat shell shows far less)")
 	flag.Parse()
 	cfg.rendered.MaxBlackShare = 0.05
 	for _, s := range strings.Split(*accents, ",") {
@@ -49,6 +53,13 @@ func main() {
 			fatalf("-accent: %v", err)
 		}
 		cfg.rendered.AnyOf = append(cfg.rendered.AnyOf, c)
+	}
+	for _, s := range strings.Split(*panels, ",") {
+		c, err := smoke.ParseHex(strings.TrimSpace(s))
+		if err != nil {
+			fatalf("-panel: %v", err)
+		}
+		cfg.panels = append(cfg.panels, c)
 	}
 	if err := run(cfg); err != nil {
 		fatalf("%v", err)
@@ -68,6 +79,8 @@ type config struct {
 	bin, out, title string
 	timeout         time.Duration
 	rendered        smoke.Rendered
+	panels          []color.RGBA
+	setupShare      float64
 }
 
 func run(cfg config) error {
@@ -309,7 +322,11 @@ func checkWindow(cfg config, bin, tmp string) error {
 	if err := checkBackground(stats); err != nil {
 		return fail("%v (screenshot %s)", err, shot)
 	}
-	logf("ok: window shows the app shell: %s", stats)
+	share, err := checkFirstRun(stats, cfg.panels, cfg.setupShare)
+	if err != nil {
+		return fail("%v (screenshot %s)", err, shot)
+	}
+	logf("ok: window shows the first-run setup (panel colour %.1f%%): %s", 100*share, stats)
 	logf("screenshot: %s", shot)
 
 	// SIGTERM to the app itself (what a session manager sends) must close the
@@ -381,6 +398,23 @@ func checkBackground(s smoke.Stats) error {
 		}
 	}
 	return fmt.Errorf("the window's main colour is %s, not the app background (#f6f7f9 or #17191c)", smoke.Hex(s.Dominant))
+}
+
+// checkFirstRun requires the first-run setup card: with a new data folder
+// and no provider in the environment the app opens on it, and the card is a
+// large block of the panel colour in the middle of the app background. The
+// chat shell, by contrast, shows the panel colour only in its header and
+// message box.
+func checkFirstRun(s smoke.Stats, panels []color.RGBA, minShare float64) (float64, error) {
+	best := 0
+	for _, c := range panels {
+		best = max(best, s.Count(c))
+	}
+	share := float64(best) / float64(max(s.Pixels, 1))
+	if share < minShare {
+		return share, fmt.Errorf("the first-run setup card is not showing: the panel colour covers %.1f%% of the window (want at least %.0f%%)", 100*share, 100*minShare)
+	}
+	return share, nil
 }
 
 func near(a, b color.RGBA, tol int) bool {

@@ -1,16 +1,51 @@
 // The one module that talks to the TinyElf backend. In the desktop window the
-// Go App is bound by Wails at window.go.main.App; in a browser (`tinyelf serve`)
-// the same calls go over HTTP. Components call these functions, never the
-// transport directly.
+// Go App is bound by Wails at window.go.main.App and events arrive as Wails
+// runtime events; in a browser (`tinyelf serve`) the same calls go over HTTP
+// (POST /api/call/NAME) and events over server-sent events (GET /api/events).
+// Stores call these functions; components never touch the transport.
+import type {
+  AppState,
+  BackendEvent,
+  Detected,
+  ErrorCode,
+  Exported,
+  FolderListing,
+  ImportReport,
+  MCPServerConfig,
+  MCPServerView,
+  MCPTestReport,
+  PermissionMode,
+  PreferencesArgs,
+  Preset,
+  PromptCommand,
+  Provider,
+  Rule,
+  SearchHit,
+  Session,
+  SessionView,
+  SettingsView,
+  TestResult,
+} from './types';
+import { errorMessage } from './util';
 
 /** WailsApp mirrors the exported methods of the Go App type in app.go. */
 export interface WailsApp {
   Version(): Promise<string>;
+  Call?(method: string, args: string): Promise<string>;
+  PickFolder?(title: string, start: string): Promise<string>;
+  SaveFile?(filename: string, content: string): Promise<string>;
+}
+
+/** WailsRuntime is the part of the Wails JS runtime TinyElf uses. */
+export interface WailsRuntime {
+  EventsOn(name: string, cb: (data: unknown) => void): () => void;
+  BrowserOpenURL?(url: string): void;
 }
 
 declare global {
   interface Window {
     go?: { main?: { App?: WailsApp } };
+    runtime?: WailsRuntime;
   }
 }
 
@@ -24,6 +59,106 @@ export function transport(): Transport {
 
 function wailsApp(): WailsApp | undefined {
   return typeof window === 'undefined' ? undefined : window.go?.main?.App;
+}
+
+/** ApiError is a failed call: a code the UI can act on and a readable message. */
+export class ApiError extends Error {
+  readonly code: ErrorCode;
+  constructor(code: ErrorCode, message: string) {
+    super(message);
+    this.name = 'ApiError';
+    this.code = code;
+  }
+}
+
+export { errorMessage } from './util';
+
+/** isBusy reports whether err says the session is still running a turn. */
+export function isBusy(err: unknown): boolean {
+  return err instanceof ApiError && err.code === 'busy';
+}
+
+/** parseWailsError turns a rejected Call's value into an ApiError. */
+export function parseWailsError(err: unknown): ApiError {
+  const text = err instanceof Error ? err.message : String(err);
+  try {
+    const body: unknown = JSON.parse(text);
+    if (body && typeof body === 'object' && 'code' in body && 'message' in body) {
+      return new ApiError(String(body.code) as ErrorCode, String(body.message));
+    }
+  } catch {
+    // not JSON: fall through
+  }
+  return new ApiError('internal', text);
+}
+
+/**
+ * call runs one backend method with JSON arguments and resolves to its
+ * result; it rejects with an ApiError.
+ */
+export async function call<T>(method: string, args: object = {}): Promise<T> {
+  const app = wailsApp();
+  if (app?.Call) {
+    let raw: string;
+    try {
+      raw = await app.Call(method, JSON.stringify(args));
+    } catch (err) {
+      throw parseWailsError(err);
+    }
+    return (raw === '' ? undefined : JSON.parse(raw)) as T;
+  }
+  let res: Response;
+  try {
+    res = await fetch(`/api/call/${method}`, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json', ...authHeaders() },
+      body: JSON.stringify(args),
+      credentials: 'same-origin',
+    });
+  } catch (err) {
+    throw new ApiError('network', errorMessage(err));
+  }
+  let body: unknown;
+  try {
+    body = await res.json();
+  } catch {
+    throw new ApiError(res.ok ? 'internal' : httpCode(res.status), `${res.status} ${res.statusText}`);
+  }
+  if (!res.ok || !body || typeof body !== 'object') {
+    const e = body && typeof body === 'object' && 'error' in body ? (body.error as { code?: string; message?: string }) : {};
+    throw new ApiError((e.code as ErrorCode) ?? httpCode(res.status), e.message ?? `${res.status} ${res.statusText}`);
+  }
+  return (body as { result: T }).result;
+}
+
+function httpCode(status: number): ErrorCode {
+  switch (status) {
+    case 400:
+      return 'invalid';
+    case 401:
+      return 'unauthorized';
+    case 403:
+      return 'forbidden';
+    case 404:
+      return 'not_found';
+    case 409:
+      return 'busy';
+  }
+  return 'internal';
+}
+
+/** authToken is the token `tinyelf serve` printed in the page's URL, if any. */
+function authToken(): string | null {
+  return typeof window === 'undefined' ? null : new URLSearchParams(window.location.search).get('token');
+}
+
+/**
+ * authHeaders carries the token that `tinyelf serve` prints in its URL
+ * (?token=...) on every HTTP call; the cookie the page load set does too.
+ */
+function authHeaders(): Record<string, string> {
+  const token = authToken();
+  return token ? { Authorization: `Bearer ${token}` } : {};
 }
 
 /** unknownVersion is what version() returns when the backend cannot say. */
@@ -53,11 +188,162 @@ export async function version(): Promise<string> {
   }
 }
 
-/**
- * authHeaders carries the token that `tinyelf serve` prints in its URL
- * (?token=...) on every HTTP call.
- */
-function authHeaders(): Record<string, string> {
-  const token = new URLSearchParams(window.location.search).get('token');
-  return token ? { Authorization: `Bearer ${token}` } : {};
+/** EventHandlers receive the backend's events. */
+export interface EventHandlers {
+  onEvent(ev: BackendEvent): void;
+  /** onReconnect runs when the stream came back after a break: reload what you show. */
+  onReconnect?(): void;
+  /** onConnection reports whether the event stream is up. */
+  onConnection?(connected: boolean): void;
 }
+
+/** subscribe delivers backend events until the returned function is called. */
+export function subscribe(h: EventHandlers): () => void {
+  if (typeof window === 'undefined') {
+    return () => {};
+  }
+  if (wailsApp()) {
+    const rt = window.runtime;
+    if (!rt?.EventsOn) {
+      return () => {};
+    }
+    h.onConnection?.(true);
+    const off = rt.EventsOn('tinyelf:event', (data) => {
+      const ev = typeof data === 'string' ? (JSON.parse(data) as BackendEvent) : (data as BackendEvent);
+      h.onEvent(ev);
+    });
+    return typeof off === 'function' ? off : () => {};
+  }
+  if (typeof EventSource === 'undefined') {
+    return () => {};
+  }
+  const token = authToken();
+  const src = new EventSource(token ? `/api/events?token=${encodeURIComponent(token)}` : '/api/events');
+  let broken = false;
+  src.onopen = () => {
+    h.onConnection?.(true);
+    if (broken) {
+      broken = false;
+      h.onReconnect?.();
+    }
+  };
+  src.onerror = () => {
+    broken = true;
+    h.onConnection?.(false);
+  };
+  src.onmessage = (msg: MessageEvent<string>) => {
+    try {
+      h.onEvent(JSON.parse(msg.data) as BackendEvent);
+    } catch {
+      // a malformed event is dropped; the next reload repairs the view
+    }
+  };
+  return () => src.close();
+}
+
+/** canPickFolderNatively reports whether a native folder dialog exists (the window). */
+export function canPickFolderNatively(): boolean {
+  return Boolean(wailsApp()?.PickFolder);
+}
+
+/** pickFolder shows the native folder dialog; "" when cancelled. */
+export async function pickFolder(title: string, start: string): Promise<string> {
+  const app = wailsApp();
+  if (!app?.PickFolder) {
+    throw new ApiError('invalid', 'no native folder dialog here');
+  }
+  try {
+    return await app.PickFolder(title, start);
+  } catch (err) {
+    throw parseWailsError(err);
+  }
+}
+
+/**
+ * saveFile saves text under a file name: with the native save dialog in the
+ * window (resolves to the path, "" when cancelled), as a download in a browser
+ * (resolves to the file name).
+ */
+export async function saveFile(file: Exported): Promise<string> {
+  const app = wailsApp();
+  if (app?.SaveFile) {
+    try {
+      return await app.SaveFile(file.filename, file.content);
+    } catch (err) {
+      throw parseWailsError(err);
+    }
+  }
+  const url = URL.createObjectURL(new Blob([file.content], { type: file.mimeType }));
+  const a = document.createElement('a');
+  a.href = url;
+  a.download = file.filename;
+  a.rel = 'noopener';
+  document.body.append(a);
+  a.click();
+  a.remove();
+  setTimeout(() => URL.revokeObjectURL(url), 10_000);
+  return file.filename;
+}
+
+/** openExternal opens a link outside the app (the system browser, or a new tab). */
+export function openExternal(url: string): void {
+  const rt = typeof window === 'undefined' ? undefined : window.runtime;
+  if (wailsApp() && rt?.BrowserOpenURL) {
+    rt.BrowserOpenURL(url);
+    return;
+  }
+  window.open(url, '_blank', 'noopener,noreferrer');
+}
+
+// Typed wrappers, one per backend method (backend/api/methods.go).
+
+export const getState = () => call<AppState>('State');
+export const listSessions = (limit = 500) => call<Session[]>('ListSessions', { limit });
+export const getSession = (id: string) => call<SessionView>('GetSession', { id });
+export const createSession = (workspace: string, mode?: PermissionMode) =>
+  call<Session>('CreateSession', { workspace, mode });
+export const sendMessage = (sessionId: string, text: string) => call<object>('SendMessage', { sessionId, text });
+export const cancel = (sessionId: string) => call<object>('Cancel', { sessionId });
+
+/** Decision is an answer to an approval request. */
+export type Decision = 'allow_once' | 'allow_always' | 'deny';
+export const approve = (sessionId: string, callId: string, decision: Decision, reason?: string) =>
+  call<object>('Approve', { sessionId, callId, decision, reason: reason || undefined });
+export const setMode = (sessionId: string, mode: PermissionMode) => call<Session>('SetMode', { sessionId, mode });
+export const renameSession = (id: string, title: string) => call<Session>('RenameSession', { id, title });
+export const deleteSession = (id: string) => call<object>('DeleteSession', { id });
+export const restoreSession = (id: string) => call<Session>('RestoreSession', { id });
+export const forkSession = (id: string, atSeq: number) => call<Session>('ForkSession', { id, atSeq });
+export const resendEdited = (sessionId: string, seq: number, text: string) =>
+  call<Session>('ResendEdited', { sessionId, seq, text });
+export const exportSession = (id: string, format: 'markdown' | 'json') =>
+  call<Exported>('ExportSession', { id, format });
+export const importSession = (content: string) => call<Session>('ImportSession', { content });
+export const search = (query: string, limit = 30) => call<SearchHit[]>('Search', { query, limit });
+
+export const getSettings = () => call<SettingsView>('GetSettings');
+export const saveProvider = (args: { provider: Provider; clearKey?: boolean; rename?: string; makeDefault?: boolean }) =>
+  call<SettingsView>('SaveProvider', args);
+export const deleteProvider = (name: string) => call<SettingsView>('DeleteProvider', { name });
+export const testProvider = (args: { name?: string; provider?: Provider }) => call<TestResult>('TestProvider', args);
+export const presets = () => call<Preset[]>('Presets');
+export const detectLocal = () => call<Detected[]>('DetectLocal');
+export const updatePreferences = (args: PreferencesArgs) => call<SettingsView>('UpdatePreferences', args);
+export const listRules = () => call<Rule[]>('ListRules');
+export const addRule = (rule: { tool: string; pattern?: string; action: 'allow' | 'deny' }) => call<Rule>('AddRule', rule);
+export const removeRule = (id: string) => call<object>('RemoveRule', { id });
+export const setFocused = (focused: boolean) => call<object>('SetFocused', { focused });
+export const listFolders = (path: string) => call<FolderListing>('ListFolders', { path });
+
+export const listMCPServers = () => call<MCPServerView[]>('ListMCPServers');
+export const saveMCPServer = (server: MCPServerConfig, rename?: string) =>
+  call<MCPServerView[]>('SaveMCPServer', { server, rename: rename || undefined });
+export const removeMCPServer = (name: string) => call<MCPServerView[]>('RemoveMCPServer', { name });
+export const setMCPServerEnabled = (name: string, enabled: boolean) =>
+  call<MCPServerView[]>('SetMCPServerEnabled', { name, enabled });
+export const restartMCPServer = (name: string) => call<MCPServerView[]>('RestartMCPServer', { name });
+export const importMCPConfig = (content: string) =>
+  call<{ report: ImportReport; servers: MCPServerView[] }>('ImportMCPConfig', { content });
+export const testMCPServer = (args: { name?: string; server?: MCPServerConfig }) =>
+  call<MCPTestReport>('TestMCPServer', args);
+export const listMCPPrompts = () => call<PromptCommand[]>('ListMCPPrompts');

@@ -1,0 +1,82 @@
+import { fireEvent, render, screen } from '@testing-library/svelte';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { sessionView, settingsView } from '../test/fixtures';
+
+vi.mock('../lib/api', async (importOriginal) => {
+  const actual = await importOriginal<typeof import('../lib/api')>();
+  return {
+    ...actual,
+    sendMessage: vi.fn(async () => ({})),
+    cancel: vi.fn(async () => ({})),
+    getSession: vi.fn(async () => sessionView({ running: true })),
+    listMCPPrompts: vi.fn(async () => [
+      { name: 'mcp__github__review', server: 'github', prompt: 'review', description: 'Review a pull request' },
+      { name: 'mcp__files__summary', server: 'files', prompt: 'summary' },
+    ]),
+  };
+});
+
+import * as api from '../lib/api';
+import { activeId, live, emptyLive, view } from '../lib/stores/chat';
+import { settings } from '../lib/stores/settings';
+import { language } from '../lib/stores/ui';
+import Composer from './Composer.svelte';
+
+beforeEach(() => {
+  language.set('en');
+  settings.set(settingsView());
+  activeId.set('s1');
+  view.set(sessionView());
+  live.set(emptyLive());
+});
+
+afterEach(() => vi.clearAllMocks());
+
+describe('Composer', () => {
+  it('sends with Enter and keeps Shift+Enter for a new line', async () => {
+    render(Composer);
+    const box = screen.getByRole('textbox', { name: 'Message' });
+    await fireEvent.input(box, { target: { value: 'first line' } });
+    await fireEvent.keyDown(box, { key: 'Enter', shiftKey: true });
+    expect(api.sendMessage).not.toHaveBeenCalled();
+    await fireEvent.keyDown(box, { key: 'Enter' });
+    await vi.waitFor(() => expect(api.sendMessage).toHaveBeenCalledWith('s1', 'first line'));
+  });
+
+  it('does not send while an input method is composing', async () => {
+    render(Composer);
+    const box = screen.getByRole('textbox', { name: 'Message' });
+    await fireEvent.input(box, { target: { value: 'にほんご' } });
+    await fireEvent.keyDown(box, { key: 'Enter', isComposing: true });
+    expect(api.sendMessage).not.toHaveBeenCalled();
+  });
+
+  it('turns Send into Stop while the agent works', async () => {
+    view.set(sessionView({ running: true }));
+    render(Composer);
+    expect(screen.queryByRole('button', { name: /Send/ })).toBeNull();
+    await fireEvent.click(screen.getByRole('button', { name: /Stop/ }));
+    expect(api.cancel).toHaveBeenCalledWith('s1');
+    expect(screen.getByText('TinyElf is working. Press Ctrl+. to stop it.')).toBeTruthy();
+  });
+
+  it('completes MCP prompts as slash commands', async () => {
+    render(Composer);
+    const box = screen.getByRole('textbox', { name: 'Message' }) as HTMLTextAreaElement;
+    await fireEvent.input(box, { target: { value: '/rev' } });
+    const list = await screen.findByRole('listbox', { name: 'Commands' });
+    expect(list.textContent).toContain('/mcp__github__review');
+    expect(list.textContent).not.toContain('summary');
+    await fireEvent.keyDown(box, { key: 'Tab' });
+    expect(box.value).toBe('/mcp__github__review ');
+  });
+
+  it('asks for a folder before a new chat can start', () => {
+    activeId.set(null);
+    view.set(null);
+    settings.set(settingsView({ lastWorkspace: '' }));
+    render(Composer);
+    expect((screen.getByRole('textbox', { name: 'Message' }) as HTMLTextAreaElement).disabled).toBe(true);
+    expect(screen.getByText('Choose a folder to start.')).toBeTruthy();
+  });
+});

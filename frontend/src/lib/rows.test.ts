@@ -1,0 +1,53 @@
+import { describe, expect, it } from 'vitest';
+import { approvalMsg, assistantMsg, toolMsg, userMsg } from '../test/fixtures';
+import { buildRows, contextUsed } from './rows';
+
+describe('buildRows', () => {
+  it('folds approvals into their tool cards and carries tool-call usage to the answer', () => {
+    const rows = buildRows([
+      userMsg(2, 'write it'),
+      { ...assistantMsg(4, '', { inputTokens: 100, outputTokens: 5 }), toolCalls: [{ id: 'call_1', name: 'Write', arguments: '{}' }] },
+      toolMsg(6, { status: 'done' }),
+      approvalMsg(7, { decision: 'deny', reason: 'no' }),
+      assistantMsg(9, 'done', { inputTokens: 150, outputTokens: 7, costUsd: 0.01 }),
+    ]);
+    expect(rows.map((r) => r.kind)).toEqual(['user', 'tool', 'assistant']);
+    const tool = rows[1];
+    expect(tool.kind === 'tool' && tool.approval?.reason).toBe('no');
+    const answer = rows[2];
+    expect(answer.kind === 'assistant' && answer.usage).toMatchObject({ inputTokens: 250, outputTokens: 12, costUsd: 0.01 });
+  });
+
+  it('matches repeated call IDs to the approval asked after each call', () => {
+    const rows = buildRows([
+      toolMsg(3, { callId: 'call_1' }),
+      approvalMsg(4, { callId: 'call_1', decision: 'allow_once' }),
+      toolMsg(8, { callId: 'call_1', name: 'Bash' }),
+      approvalMsg(9, { callId: 'call_1', name: 'Bash', decision: 'deny', reason: 'later' }),
+    ]);
+    const second = rows[1];
+    expect(second.kind === 'tool' && second.approval?.reason).toBe('later');
+  });
+
+  it('shows the usage of a turn that ended without text, but not while it runs', () => {
+    const msgs = [userMsg(2, 'go'), assistantMsg(3, '', { inputTokens: 10, outputTokens: 2 })];
+    expect(buildRows(msgs).map((r) => r.kind)).toEqual(['user', 'usage']);
+    expect(buildRows(msgs, true).map((r) => r.kind)).toEqual(['user']);
+  });
+
+  it('keeps an interrupted answer', () => {
+    const rows = buildRows([{ ...assistantMsg(3, ''), partial: true }]);
+    expect(rows.map((r) => r.kind)).toEqual(['assistant']);
+  });
+});
+
+describe('contextUsed', () => {
+  it('falls back to the last non-empty usage when the last answer had none', () => {
+    const messages = [
+      assistantMsg(3, 'a', { inputTokens: 1000, outputTokens: 20 }),
+      { ...assistantMsg(5, 'cut'), partial: true, usage: { inputTokens: 0, outputTokens: 0 } },
+    ];
+    expect(contextUsed({ contextUsed: 0, messages })).toBe(1020);
+    expect(contextUsed({ contextUsed: 77, messages })).toBe(77);
+  });
+});

@@ -1,0 +1,157 @@
+import { get } from 'svelte/store';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { approvalMsg, assistantMsg, session, sessionView, toolMsg, userMsg } from '../../test/fixtures';
+
+vi.mock('../api', async (importOriginal) => {
+  const actual = await importOriginal<typeof import('../api')>();
+  return {
+    ...actual,
+    getSession: vi.fn(),
+    createSession: vi.fn(),
+    sendMessage: vi.fn(),
+    approve: vi.fn(),
+    setMode: vi.fn(),
+    cancel: vi.fn(),
+    listSessions: vi.fn(async () => []),
+  };
+});
+
+import * as api from '../api';
+import {
+  activeId,
+  answerApproval,
+  draftMode,
+  draftWorkspace,
+  emptyLive,
+  live,
+  onSessionEvent,
+  pendingApprovals,
+  send,
+  setMode,
+  view,
+} from './chat';
+import { toasts } from './ui';
+
+const ev = (type: string, data: unknown, seq = 0) => ({ sessionId: 's1', seq, type, time: '', data });
+
+beforeEach(() => {
+  activeId.set('s1');
+  view.set(sessionView({ running: true }));
+  live.set(emptyLive());
+  toasts.set([]);
+  vi.mocked(api.getSession).mockResolvedValue(sessionView());
+});
+
+afterEach(() => {
+  vi.clearAllMocks();
+});
+
+describe('streaming', () => {
+  it('shows deltas as they come and keeps the answer until the log has it', async () => {
+    onSessionEvent(ev('message.delta', { text: 'Hello ' }));
+    onSessionEvent(ev('message.delta', { text: 'world' }));
+    expect(get(live).streaming).toBe('Hello world');
+
+    vi.mocked(api.getSession).mockResolvedValue(
+      sessionView({ session: session({ lastSeq: 12 }), messages: [assistantMsg(12, 'Hello world')], running: true }),
+    );
+    onSessionEvent(ev('assistant.message', { text: 'Hello world' }, 12));
+    expect(get(live).streaming).toBe('');
+    expect(get(live).settled).toEqual({ seq: 12, text: 'Hello world' });
+    await vi.waitFor(() => expect(get(live).settled).toBeNull());
+    expect(get(view)?.messages).toHaveLength(1);
+  });
+
+  it('ignores events of other sessions', () => {
+    onSessionEvent({ ...ev('message.delta', { text: 'x' }), sessionId: 'other' });
+    expect(get(live).streaming).toBe('');
+  });
+
+  it('collects tool call drafts, progress lines and retry notices', () => {
+    onSessionEvent(ev('tool_call.delta', { index: 0, id: 'c1', name: 'Bash', arguments: '' }));
+    onSessionEvent(ev('tool_call.delta', { index: 0, id: '', name: '', arguments: '{"command"' }));
+    expect(get(live).drafts).toEqual([{ index: 0, id: 'c1', name: 'Bash', arguments: '{"command"' }]);
+    onSessionEvent(ev('tool.progress', { callId: 'c1', message: 'line 1' }));
+    expect(get(live).progress.c1).toEqual(['line 1']);
+    onSessionEvent(ev('llm.retry', { delayMs: 2000, error: '429' }));
+    expect(get(live).retry).toMatchObject({ delayMs: 2000, error: '429' });
+  });
+
+  it('stops showing a turn as running when it ends', async () => {
+    onSessionEvent(ev('message.delta', { text: 'partial' }));
+    onSessionEvent(ev('turn.state', { running: false, reason: 'cancelled' }));
+    expect(get(view)?.running).toBe(false);
+    expect(get(live).streaming).toBe('');
+    await vi.waitFor(() => expect(api.getSession).toHaveBeenCalledWith('s1'));
+  });
+});
+
+describe('send', () => {
+  it('starts a session in the chosen folder and mode for a new chat', async () => {
+    activeId.set(null);
+    view.set(null);
+    draftWorkspace.set('/work/demo');
+    draftMode.set('plan');
+    vi.mocked(api.createSession).mockResolvedValue(session({ id: 's2', workspace: '/work/demo', mode: 'plan', lastSeq: 1 }));
+    vi.mocked(api.sendMessage).mockResolvedValue({});
+    expect(await send('hello')).toBe(true);
+    expect(api.createSession).toHaveBeenCalledWith('/work/demo', 'plan');
+    expect(api.sendMessage).toHaveBeenCalledWith('s2', 'hello');
+    expect(get(activeId)).toBe('s2');
+    expect(get(live).outgoing).toEqual({ text: 'hello', afterSeq: 1 });
+    expect(get(view)?.running).toBe(true);
+  });
+
+  it('says so when the session is still busy', async () => {
+    vi.mocked(api.sendMessage).mockRejectedValue(new api.ApiError('busy', 'busy'));
+    expect(await send('again')).toBe(false);
+    expect(get(toasts)[0].text).toContain('still working');
+    expect(get(live).outgoing).toBeNull();
+  });
+});
+
+describe('approvals', () => {
+  beforeEach(() => {
+    view.set(
+      sessionView({
+        running: true,
+        pending: ['call_1', 'call_2'],
+        messages: [
+          userMsg(2, 'go'),
+          toolMsg(5, { status: 'awaiting_approval' }),
+          approvalMsg(6),
+          toolMsg(7, { callId: 'call_2', name: 'Bash', status: 'awaiting_approval' }),
+          approvalMsg(8, { callId: 'call_2', name: 'Bash' }),
+          approvalMsg(3, { callId: 'old', decision: 'allow_once' }),
+        ],
+      }),
+    );
+  });
+
+  it('queues the unanswered requests', () => {
+    expect(get(pendingApprovals).map((m) => m.approval?.callId)).toEqual(['call_1', 'call_2']);
+  });
+
+  it('answers one and drops it from the queue at once', async () => {
+    vi.mocked(api.approve).mockResolvedValue({});
+    expect(await answerApproval('call_1', 'deny', 'not now')).toBe(true);
+    expect(api.approve).toHaveBeenCalledWith('s1', 'call_1', 'deny', 'not now');
+    expect(get(pendingApprovals).map((m) => m.approval?.callId)).toEqual(['call_2']);
+  });
+});
+
+describe('setMode', () => {
+  it('changes the open session', async () => {
+    vi.mocked(api.setMode).mockResolvedValue(session({ mode: 'plan' }));
+    await setMode('plan');
+    expect(api.setMode).toHaveBeenCalledWith('s1', 'plan');
+    expect(get(view)?.session.mode).toBe('plan');
+  });
+
+  it('changes the next new chat without calling the backend', async () => {
+    activeId.set(null);
+    await setMode('auto');
+    expect(api.setMode).not.toHaveBeenCalled();
+    expect(get(draftMode)).toBe('auto');
+  });
+});

@@ -1,0 +1,338 @@
+// The backend's JSON shapes, as backend/api, backend/sessions, backend/config,
+// backend/mcp and backend/llm marshal them. Optional fields are the ones the
+// Go side marks omitempty.
+
+/** PermissionMode is how much the agent may do without asking. */
+export type PermissionMode = 'plan' | 'default' | 'acceptEdits' | 'auto';
+
+/** permissionModes lists the modes in order of increasing autonomy. */
+export const permissionModes: readonly PermissionMode[] = ['plan', 'default', 'acceptEdits', 'auto'];
+
+/** ErrorCode is what a failed call's error says about its cause. */
+export type ErrorCode = 'invalid' | 'not_found' | 'busy' | 'internal' | 'unauthorized' | 'forbidden' | 'network';
+
+/** AppState is State(): what the first screen needs. */
+export interface AppState {
+  version: string;
+  dataDir: string;
+  hasProvider: boolean;
+  warnings: string[] | null;
+  home: string;
+}
+
+/** UsageTotals sums a session's usage events. */
+export interface UsageTotals {
+  inputTokens: number;
+  outputTokens: number;
+  cacheReadTokens?: number;
+  cacheWriteTokens?: number;
+  costUsd?: number;
+}
+
+/** Usage is one model call's tokens and cost. */
+export interface Usage {
+  model?: string;
+  inputTokens: number;
+  outputTokens: number;
+  cacheReadTokens?: number;
+  cacheWriteTokens?: number;
+  costUsd?: number;
+}
+
+/** Session is one row of the session list. */
+export interface Session {
+  id: string;
+  title: string;
+  renamed: boolean;
+  workspace: string;
+  agent?: string;
+  mode: PermissionMode;
+  provider?: string;
+  model?: string;
+  createdAt: string;
+  updatedAt: string;
+  deletedAt?: string;
+  lastSeq: number;
+  messageCount: number;
+  usage: UsageTotals;
+  forkedFrom?: string;
+  forkedAtSeq?: number;
+}
+
+/** UIKind says what a history item shows. */
+export type UIKind = 'user' | 'assistant' | 'tool' | 'approval' | 'error' | 'compaction';
+
+/** ToolStatus is where a tool call stands. */
+export type ToolStatus = 'pending' | 'awaiting_approval' | 'denied' | 'done' | 'error';
+
+/** ToolCallRecord is a tool call as the model made it. */
+export interface ToolCallRecord {
+  id: string;
+  name: string;
+  arguments: string;
+}
+
+/** ToolCallView is a tool call with what became of it. */
+export interface ToolCallView {
+  callId: string;
+  name: string;
+  arguments: string;
+  status: ToolStatus;
+  decision?: string;
+  decidedBy?: string;
+  result?: string;
+  isError?: boolean;
+  truncated?: boolean;
+  meta?: Record<string, unknown>;
+  durationMs?: number;
+  resultSeq?: number;
+}
+
+/** ApprovalView is a question put to the user and, once given, the answer. */
+export interface ApprovalView {
+  callId: string;
+  name: string;
+  arguments: string;
+  warnings?: string[];
+  suggestion?: string;
+  decision?: string;
+  reason?: string;
+  rule?: string;
+  by?: string;
+  answeredSeq?: number;
+}
+
+/** Compaction replaced the history before upToSeq with a summary. */
+export interface Compaction {
+  summary: string;
+  upToSeq: number;
+  tokensBefore: number;
+  tokensAfter: number;
+}
+
+/** UIMessage is one item of a session's history. */
+export interface UIMessage {
+  seq: number;
+  kind: UIKind;
+  time: string;
+  text?: string;
+  model?: string;
+  stopReason?: string;
+  partial?: boolean;
+  toolCalls?: ToolCallRecord[];
+  usage?: Usage;
+  errorKind?: string;
+  tool?: ToolCallView;
+  approval?: ApprovalView;
+  compaction?: Compaction;
+}
+
+/** SessionView is GetSession(): a session with its history. */
+export interface SessionView {
+  session: Session;
+  messages: UIMessage[];
+  running: boolean;
+  pending: string[] | null;
+  contextWindow: number;
+  contextUsed: number;
+}
+
+/** Exported is a session rendered for saving. */
+export interface Exported {
+  filename: string;
+  mimeType: string;
+  content: string;
+}
+
+/** SearchHit is one full-text match; snippet is escaped HTML with <mark>. */
+export interface SearchHit {
+  sessionId: string;
+  sessionTitle: string;
+  seq: number;
+  role: string;
+  time: string;
+  snippet: string;
+}
+
+/** Provider is one model connection as the settings store it. */
+export interface Provider {
+  name: string;
+  kind: string;
+  preset?: string;
+  baseUrl?: string;
+  apiKey?: string;
+  model?: string;
+  contextWindow?: number;
+}
+
+/** ProviderView is a provider without its key. */
+export interface ProviderView extends Provider {
+  apiKeySet: boolean;
+  apiKeyHint?: string;
+  fromEnv?: boolean;
+}
+
+/** Rule allows or denies a tool without asking. */
+export interface Rule {
+  id: string;
+  tool: string;
+  pattern?: string;
+  action: 'allow' | 'deny';
+  createdAt: string;
+}
+
+/** MCPServerConfig is an MCP server's configuration. */
+export interface MCPServerConfig {
+  name: string;
+  type?: 'stdio' | 'http' | 'sse' | '';
+  command?: string;
+  args?: string[];
+  env?: Record<string, string>;
+  cwd?: string;
+  url?: string;
+  headers?: Record<string, string>;
+  disabled?: boolean;
+  timeoutSeconds?: number;
+}
+
+/** MCPStatus is where an MCP server is in its life. */
+export type MCPStatus = 'disabled' | 'starting' | 'connected' | 'restarting' | 'failed' | 'disconnected';
+
+/** MCPServerState is the live state of one MCP server. */
+export interface MCPServerState {
+  name: string;
+  type: string;
+  status: MCPStatus | '';
+  detail?: string;
+  error?: string;
+  stderr?: string[];
+  retryAt?: string;
+  attempt?: number;
+  protocolVersion?: string;
+  serverName?: string;
+  serverVersion?: string;
+  tools?: string[];
+  prompts?: number;
+  resources?: number;
+  since: string;
+}
+
+/** MCPServerView is a configured server with its live state and tools. */
+export interface MCPServerView {
+  config: MCPServerConfig;
+  state: MCPServerState;
+  tools: string[];
+}
+
+/** MCPChange is the payload of an mcp.state event. */
+export interface MCPChange {
+  server: string;
+  state: MCPServerState;
+  added?: string[];
+  removed?: string[];
+  reason: string;
+}
+
+/** ImportReport says what an MCP config import did. */
+export interface ImportReport {
+  format: string;
+  imported: { name: string; type: string; warnings?: string[] }[];
+  skipped: { name: string; reason: string }[];
+}
+
+/** MCPTestReport is what TestMCPServer found. */
+export interface MCPTestReport {
+  state: MCPServerState;
+  tools: { name: string; description: string; readOnly: boolean }[] | null;
+  prompts?: PromptCommand[];
+  resources: number;
+  duration: number;
+}
+
+/** PromptCommand is an MCP prompt offered as a slash command. */
+export interface PromptCommand {
+  name: string;
+  server: string;
+  prompt: string;
+  title?: string;
+  description?: string;
+  arguments?: { name: string; description?: string; required?: boolean }[];
+}
+
+/** SettingsView is GetSettings(): the settings without secrets. */
+export interface SettingsView {
+  providers: ProviderView[];
+  defaultProvider: string;
+  mode: PermissionMode;
+  rules: Rule[];
+  notifications: boolean;
+  theme: Theme;
+  language: '' | 'en' | 'ja';
+  restrictToWorkspace: boolean;
+  execTimeoutSeconds: number;
+  lastWorkspace: string;
+  mcpServers: MCPServerConfig[];
+  agents: { name: string }[];
+}
+
+/** Theme is the colour scheme preference. */
+export type Theme = 'system' | 'light' | 'dark';
+
+/** ModelInfo is one model a provider lists. */
+export interface ModelInfo {
+  id: string;
+  contextWindow?: number;
+}
+
+/** TestResult is the outcome of a provider connection test. */
+export interface TestResult {
+  ok: boolean;
+  message: string;
+  models: ModelInfo[];
+}
+
+/** Preset is a known provider. */
+export interface Preset {
+  name: string;
+  displayName: string;
+  kind: string;
+  baseUrl: string;
+  needsKey: boolean;
+  keyEnv?: string;
+  local?: boolean;
+  models?: string[];
+}
+
+/** Detected is a local model server that answered. */
+export interface Detected {
+  preset: string;
+  baseUrl: string;
+  models: ModelInfo[] | null;
+}
+
+/** PreferencesArgs changes preferences; absent fields stay as they are. */
+export interface PreferencesArgs {
+  notifications?: boolean;
+  theme?: Theme;
+  language?: '' | 'en' | 'ja';
+  restrictToWorkspace?: boolean;
+  execTimeoutSeconds?: number;
+  mode?: PermissionMode;
+  defaultProvider?: string;
+}
+
+/** FolderListing is a folder and its sub-folders. */
+export interface FolderListing {
+  path: string;
+  parent?: string;
+  folders: string[];
+}
+
+/** BackendEvent is one engine event as the window or SSE delivers it. */
+export interface BackendEvent {
+  sessionId: string;
+  seq?: number;
+  type: string;
+  time: string;
+  data: unknown;
+}

@@ -1,0 +1,18 @@
+#!/usr/bin/env bash
+# Browser end-to-end tests: builds the frontend and `tinyelf serve`, starts the
+# fake model and the server on loopback, and drives Debian's headless Chromium
+# through first run, chat, approvals, plan mode, search, sessions, MCP import,
+# theme and language (frontend/e2e/run.mjs). Screenshots and the servers' logs
+# go to artifacts/e2e/. Installs what it needs first.
+#
+# Usage: bash scripts/e2e.sh
+set -euo pipefail
+# shellcheck source=scripts/lib.sh
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+cd "$TINYELF_ROOT"
+
+ensure_packages chromium fonts-noto-cjk
+frontend_deps
+frontend_build
+frontend_e2e
+step "e2e passed in ${SECONDS}s; screenshots in artifacts/e2e/"
