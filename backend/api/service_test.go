@@ -126,6 +126,9 @@ func TestChatThroughTheService(t *testing.T) {
 	if !view.Running || len(view.Pending) != 1 || view.Pending[0] != a.CallID {
 		t.Errorf("view while waiting: running=%v pending=%v", view.Running, view.Pending)
 	}
+	if list, _ := h.svc.ListSessions(ctx, ListSessionsArgs{}); len(list) != 1 || !list[0].Running || len(list[0].Pending) != 1 {
+		t.Errorf("the list does not show the waiting approval: %+v", list)
+	}
 	if _, err := h.svc.Approve(ctx, ApproveArgs{SessionID: sess.ID, CallID: a.CallID, Decision: "maybe"}); !isCode(err, CodeInvalid) {
 		t.Errorf("bad decision: %v", err)
 	}

@@ -23,17 +23,26 @@ type ListSessionsArgs struct {
 	Workspace string `json:"workspace,omitempty"`
 }
 
+// SessionItem is a session in the list, with what the engine is doing in
+// it now (so a reloaded page shows running sessions and waiting approvals).
+type SessionItem struct {
+	sessions.Session
+	Running bool     `json:"running"`
+	Pending []string `json:"pending"`
+}
+
 // ListSessions returns sessions, most recently updated first.
-func (s *Service) ListSessions(ctx context.Context, a ListSessionsArgs) ([]sessions.Session, error) {
+func (s *Service) ListSessions(ctx context.Context, a ListSessionsArgs) ([]SessionItem, error) {
 	o := sessions.ListOptions{Limit: a.Limit, Offset: a.Offset, Workspace: a.Workspace}
 	if a.Trash {
 		o.Deleted = sessions.OnlyDeleted
 	}
 	list, err := s.Store.List(ctx, o)
-	if list == nil {
-		list = []sessions.Session{}
+	out := make([]SessionItem, len(list))
+	for i, sess := range list {
+		out[i] = SessionItem{Session: sess, Running: s.Engine.Running(sess.ID), Pending: s.Engine.Pending(sess.ID)}
 	}
-	return list, mapErr(err)
+	return out, mapErr(err)
 }
 
 // SessionView is one session with its history, as the chat shows it.

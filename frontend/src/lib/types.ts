@@ -57,6 +57,9 @@ export interface Session {
   usage: UsageTotals;
   forkedFrom?: string;
   forkedAtSeq?: number;
+  /** running and pending come with ListSessions: what the engine is doing in the session now. */
+  running?: boolean;
+  pending?: string[];
 }
 
 /** UIKind says what a history item shows. */

@@ -63,3 +63,18 @@ describe('trackApprovals', () => {
     expect(get(awaiting).s9).toEqual([]);
   });
 });
+
+describe('loadSessions', () => {
+  it('restores running sessions and waiting approvals from the list after a reload', async () => {
+    const { awaiting, loadSessions, runningIds } = await import('./sessions');
+    vi.mocked(api.listSessions).mockResolvedValueOnce([
+      session({ id: 'r1', running: true, pending: ['call_7'] }),
+      session({ id: 'r2', running: false, pending: [] }),
+    ]);
+    await loadSessions();
+    expect(get(runningIds).has('r1')).toBe(true);
+    expect(get(runningIds).has('r2')).toBe(false);
+    expect(get(awaiting).r1).toEqual(['call_7']);
+    expect(get(awaiting).r2 ?? []).toEqual([]);
+  });
+});

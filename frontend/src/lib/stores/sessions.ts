@@ -12,9 +12,26 @@ export const sessions = writable<Session[]>([]);
 /** runningIds are the sessions with a turn in progress (from turn.state events). */
 export const runningIds = writable<Set<string>>(new Set());
 
-/** loadSessions fetches the list. */
+/** loadSessions fetches the list, and with it which sessions are running
+ * and which wait for an approval (so a reloaded page shows them too). */
 export async function loadSessions(): Promise<void> {
-  sessions.set(await api.listSessions());
+  const list = await api.listSessions();
+  sessions.set(list);
+  for (const s of list) {
+    if (s.running !== undefined) {
+      setRunning(s.id, s.running);
+    }
+    if (s.pending !== undefined) {
+      const pending = s.pending;
+      awaiting.update((map) => {
+        const known = map[s.id] ?? [];
+        if (known.length === pending.length && known.every((c) => pending.includes(c))) {
+          return map;
+        }
+        return { ...map, [s.id]: [...pending] };
+      });
+    }
+  }
 }
 
 /** reloadSessionsSoon refreshes the list after a burst of events. */
