@@ -256,7 +256,7 @@ func (s *Service) TestProvider(ctx context.Context, a TestProviderArgs) (TestRes
 	if models == nil {
 		models = []llm.ModelInfo{}
 	}
-	return TestResult{OK: true, Message: fmt.Sprintf("Connected: %d models available.", len(models)), Models: models}, nil
+	return TestResult{OK: true, Message: fmt.Sprintf("%d models available.", len(models)), Models: models}, nil
 }
 
 func (s *Service) makeProvider(p config.Provider) (llm.Provider, error) {
