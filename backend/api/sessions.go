@@ -204,10 +204,16 @@ func (s *Service) SetMode(ctx context.Context, a SetModeArgs) (sessions.Session,
 	if err != nil {
 		return sessions.Session{}, invalidf("%v", err)
 	}
-	if _, err := s.Store.Append(ctx, a.SessionID, sessions.NewEvent(sessions.EventModeChanged, sessions.ModeChanged{Mode: string(mode)})); err != nil {
+	_, err = s.Store.Append(ctx, a.SessionID, sessions.NewEvent(sessions.EventModeChanged, sessions.ModeChanged{Mode: string(mode)}))
+	return s.changed(ctx, a.SessionID, err)
+}
+
+// changed returns a session as it is after a change, or the change's error.
+func (s *Service) changed(ctx context.Context, id string, err error) (sessions.Session, error) {
+	if err != nil {
 		return sessions.Session{}, mapErr(err)
 	}
-	sess, err := s.Store.Get(ctx, a.SessionID)
+	sess, err := s.Store.Get(ctx, id)
 	return sess, mapErr(err)
 }
 
@@ -219,11 +225,7 @@ type RenameArgs struct {
 
 // RenameSession sets a session's title ("" goes back to the automatic one).
 func (s *Service) RenameSession(ctx context.Context, a RenameArgs) (sessions.Session, error) {
-	if err := s.Store.Rename(ctx, a.ID, strings.TrimSpace(a.Title)); err != nil {
-		return sessions.Session{}, mapErr(err)
-	}
-	sess, err := s.Store.Get(ctx, a.ID)
-	return sess, mapErr(err)
+	return s.changed(ctx, a.ID, s.Store.Rename(ctx, a.ID, strings.TrimSpace(a.Title)))
 }
 
 // DeleteSession moves a session to the trash (RestoreSession undoes it).
@@ -238,11 +240,7 @@ func (s *Service) DeleteSession(ctx context.Context, a IDArgs) (struct{}, error)
 
 // RestoreSession brings a deleted session back.
 func (s *Service) RestoreSession(ctx context.Context, a IDArgs) (sessions.Session, error) {
-	if err := s.Store.Restore(ctx, a.ID); err != nil {
-		return sessions.Session{}, mapErr(err)
-	}
-	sess, err := s.Store.Get(ctx, a.ID)
-	return sess, mapErr(err)
+	return s.changed(ctx, a.ID, s.Store.Restore(ctx, a.ID))
 }
 
 // ForkArgs names a point in a session: its events up to AtSeq are copied.
