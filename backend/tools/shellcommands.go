@@ -20,7 +20,9 @@ func ShellCommands(script string) ([]string, error) {
 		return nil, fmt.Errorf("parse shell command: %w", err)
 	}
 	var cmds []string
-	printer := syntax.NewPrinter()
+	// A guard that knows no variables, home or folder: every expansion stays
+	// dynamic, so a rule only ever matches what is literally written.
+	g := &shellGuard{vars: map[string]string{}}
 	syntax.Walk(f, func(n syntax.Node) bool {
 		call, ok := n.(*syntax.CallExpr)
 		if !ok || len(call.Args) == 0 {
@@ -28,15 +30,12 @@ func ShellCommands(script string) ([]string, error) {
 		}
 		words := make([]string, 0, len(call.Args))
 		for _, w := range call.Args {
-			if lit, ok := literalWord(w); ok {
-				words = append(words, lit)
-				continue
+			r := g.resolveWord(w)
+			if r.static && !hasGlob(w) {
+				words = append(words, r.val)
+			} else {
+				words = append(words, "\x00"+r.raw) // never equal to a literal
 			}
-			var sb strings.Builder
-			if err := printer.Print(&sb, w); err != nil {
-				sb.WriteString("$?")
-			}
-			words = append(words, "\x00"+sb.String()) // never equal to a literal
 		}
 		cmds = append(cmds, strings.Join(words, " "))
 		return true
@@ -44,48 +43,15 @@ func ShellCommands(script string) ([]string, error) {
 	return cmds, nil
 }
 
-// literalWord returns a word's value when it has no expansions: plain
-// literals, single quotes, double quotes around literals, and backslash
-// escapes.
-func literalWord(w *syntax.Word) (string, bool) {
-	var sb strings.Builder
-	for _, part := range w.Parts {
-		switch p := part.(type) {
-		case *syntax.Lit:
-			if strings.ContainsAny(p.Value, "*?[") {
-				return "", false // a glob: its value depends on the files present
-			}
-			sb.WriteString(unescapeLit(p.Value))
-		case *syntax.SglQuoted:
-			sb.WriteString(p.Value)
-		case *syntax.DblQuoted:
-			for _, inner := range p.Parts {
-				lit, ok := inner.(*syntax.Lit)
-				if !ok {
-					return "", false
-				}
-				sb.WriteString(lit.Value)
-			}
-		default:
-			return "", false
+// hasGlob reports whether a word has an unquoted glob character: its value
+// depends on the files present.
+func hasGlob(w *syntax.Word) bool {
+	for _, p := range w.Parts {
+		if lit, ok := p.(*syntax.Lit); ok && strings.ContainsAny(lit.Value, "*?[") {
+			return true
 		}
 	}
-	return sb.String(), true
-}
-
-// unescapeLit removes the backslashes of an unquoted literal (\r\m is rm).
-func unescapeLit(s string) string {
-	if !strings.Contains(s, `\`) {
-		return s
-	}
-	var sb strings.Builder
-	for i := 0; i < len(s); i++ {
-		if s[i] == '\\' && i+1 < len(s) {
-			i++
-		}
-		sb.WriteByte(s[i])
-	}
-	return sb.String()
+	return false
 }
 
 // CommandMatchesPrefix reports whether a command from ShellCommands starts

@@ -24,6 +24,7 @@ func TestShellCommands(t *testing.T) {
 		{"f() { rm x; }; f", []string{"rm x", "f"}},
 		{"ls *.go", []string{"ls \x00*.go"}},
 		{"echo \"$HOME\"", []string{"echo \x00\"$HOME\""}},
+		{"$'git' \"st\\atus\"", []string{"git st\\atus"}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.script, func(t *testing.T) {
