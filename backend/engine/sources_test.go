@@ -94,3 +94,31 @@ func TestModeChangeIsADiff(t *testing.T) {
 		t.Errorf("reasons %v", diffs[1].Reasons)
 	}
 }
+
+// mapTool cannot be compared with ==; offering it must not crash the engine.
+type mapTool struct{ meta map[string]string }
+
+func (m mapTool) Info() tools.Info {
+	return tools.Info{Name: "mcp__odd__tool", Description: "odd", Source: tools.SourceMCP, Parameters: json.RawMessage(`{"type":"object"}`)}
+}
+
+func (m mapTool) Execute(context.Context, map[string]any) (tools.Result, error) {
+	return tools.Text("ok"), nil
+}
+
+type valueSource struct{}
+
+func (valueSource) Tools(context.Context, SessionInfo) []tools.Tool {
+	return []tools.Tool{mapTool{meta: map[string]string{"a": "b"}}}
+}
+
+func TestUncomparableSourceTools(t *testing.T) {
+	h := newHarness(t, "openai", []llmtest.Turn{{Text: "a"}, {Text: "b"}},
+		func(h *harness, o *Options) { o.ToolSources = []ToolSource{valueSource{}} })
+	id := h.session(ModeDefault)
+	h.run(id, "one")
+	h.run(id, "two")
+	if !contains(toolNames(h.srv.ChatRequests()[1]), "mcp__odd__tool") {
+		t.Error("the source's tool was not offered")
+	}
+}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"reflect"
 	"slices"
 	"strings"
 
@@ -217,7 +218,7 @@ func (t *turn) refreshTools(ctx context.Context) {
 	case len(extras) == 0:
 		t.reg = base
 		return
-	case s.withExtras != nil && slices.Equal(s.extras, extras):
+	case s.withExtras != nil && sameTools(s.extras, extras):
 		t.reg = s.withExtras
 		return
 	}
@@ -242,6 +243,21 @@ func (t *turn) refreshTools(ctx context.Context) {
 	}
 	s.withExtras, s.extras = reg, extras
 	t.reg = reg
+}
+
+// sameTools reports whether two lists hold the same tool values. A tool of a
+// type that cannot be compared (a struct holding a map) counts as changed,
+// which only costs a rebuild, where == would panic.
+func sameTools(a, b []tools.Tool) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if !reflect.TypeOf(a[i]).Comparable() || a[i] != b[i] {
+			return false
+		}
+	}
+	return true
 }
 
 // controlTools are step 12 of the builder, registered last.
