@@ -382,25 +382,30 @@ func (e *Engine) Pending(sessionID string) []string {
 	return out
 }
 
-// interactiveApprover waits for Answer.
-func (e *Engine) interactiveAsk(ctx context.Context, s *sessionState, req ApprovalRequest) (ApprovalAnswer, error) {
+// expectAnswer registers a call as waiting for Answer and returns the
+// function that waits for it. Registering comes first, before the
+// approval.asked event goes out, so an answer sent the moment the UI sees
+// the event is never lost.
+func (e *Engine) expectAnswer(s *sessionState, req ApprovalRequest) func(ctx context.Context) (ApprovalAnswer, error) {
 	ch := make(chan ApprovalAnswer, 1)
 	s.mu.Lock()
 	s.pending[req.CallID] = ch
 	s.mu.Unlock()
-	defer func() {
-		s.mu.Lock()
-		delete(s.pending, req.CallID)
-		s.mu.Unlock()
-	}()
-	if e.opts.Notices != nil {
-		_ = e.opts.Notices.ApprovalWaiting(ctx, "TinyElf needs your approval", req.Tool, e.opts.Background)
-	}
-	select {
-	case ans := <-ch:
-		return ans, nil
-	case <-ctx.Done():
-		return ApprovalAnswer{}, ctx.Err()
+	return func(ctx context.Context) (ApprovalAnswer, error) {
+		defer func() {
+			s.mu.Lock()
+			delete(s.pending, req.CallID)
+			s.mu.Unlock()
+		}()
+		if e.opts.Notices != nil {
+			_ = e.opts.Notices.ApprovalWaiting(ctx, "TinyElf needs your approval", req.Tool, e.opts.Background)
+		}
+		select {
+		case ans := <-ch:
+			return ans, nil
+		case <-ctx.Done():
+			return ApprovalAnswer{}, ctx.Err()
+		}
 	}
 }
 

@@ -167,16 +167,14 @@ func (e *Engine) ask(ctx context.Context, s *sessionState, call *tools.Call) (Ap
 		SessionID: s.id, CallID: call.ID, Tool: call.Name, Arguments: argsJSON(call.Params),
 		Warnings: warnings, Suggestion: suggestRule(call.Name, call.Params),
 	}
+	wait := func(ctx context.Context) (ApprovalAnswer, error) { return e.opts.Approver.Ask(ctx, req) }
+	if e.opts.Approver == nil {
+		wait = e.expectAnswer(s, req)
+	}
 	_ = e.record(ctx, s.id, sessions.NewEvent(sessions.EventApprovalAsked, sessions.ApprovalAsked{
 		CallID: req.CallID, Name: req.Tool, Arguments: req.Arguments, Warnings: warnings, Suggestion: req.Suggestion,
 	}))
-	var ans ApprovalAnswer
-	var err error
-	if e.opts.Approver != nil {
-		ans, err = e.opts.Approver.Ask(ctx, req)
-	} else {
-		ans, err = e.interactiveAsk(ctx, s, req)
-	}
+	ans, err := wait(ctx)
 	if err != nil {
 		e.answered(ctx, s.id, call.ID, Deny, "the turn was stopped before an answer", "", "cancel")
 		return ApprovalAnswer{}, err
