@@ -402,11 +402,16 @@ func TestInteractiveApproval(t *testing.T) {
 	if err := h.engine.Send(id, "list"); err != nil {
 		t.Fatal(err)
 	}
+	// Wait for the question as the UI would: by its event.
 	deadline := time.Now().Add(10 * time.Second)
-	for len(h.engine.Pending(id)) == 0 && time.Now().Before(deadline) {
+	var asked []sessions.ApprovalAsked
+	for len(asked) == 0 && time.Now().Before(deadline) {
 		time.Sleep(5 * time.Millisecond)
+		asked = logged[sessions.ApprovalAsked](h, id, sessions.EventApprovalAsked)
 	}
-	asked := logged[sessions.ApprovalAsked](h, id, sessions.EventApprovalAsked)
+	if p := h.engine.Pending(id); len(p) != 1 || p[0] != "e" {
+		t.Fatalf("once asked, the call must be pending: %v", p)
+	}
 	if len(asked) != 1 || len(asked[0].Warnings) == 0 || !strings.Contains(strings.Join(asked[0].Warnings, " "), "sudo") {
 		t.Fatalf("approval.asked without the shell guard's warning: %+v", asked)
 	}
