@@ -135,6 +135,11 @@ func newServer(name string) *server.MCPServer {
 				})
 			}
 		}
+		// mcp-go's stdio server writes notifications from another goroutine
+		// than responses, so a result sent at once can overtake the last
+		// progress on the wire; real servers have the same race, the test
+		// wants all steps.
+		time.Sleep(20 * time.Millisecond)
 		return mcp.NewToolResultText(fmt.Sprintf("done after %d steps", steps)), nil
 	})
 	s.AddTool(mcp.NewTool("add_tool",
