@@ -37,19 +37,37 @@ func newRemoteTool(name string, src connSource, server string, t mcp.Tool, timeo
 		desc = t.Title
 	}
 	prefix := fmt.Sprintf("[MCP server %s] ", server)
+	readOnly := hint(t.Annotations.ReadOnlyHint, false)
+	title := t.Title
+	if title == "" {
+		title = t.Annotations.Title
+	}
 	return &remoteTool{
 		info: tools.Info{
 			Name:        name,
 			Description: prefix + desc,
 			Parameters:  inputSchema(t),
-			ReadOnly:    t.Annotations.ReadOnlyHint != nil && *t.Annotations.ReadOnlyHint,
+			ReadOnly:    readOnly,
 			// Safe stays false: an MCP tool needs the user's confirmation
 			// outside auto mode (seed 000); the engine's gate decides.
-			Safe:   false,
-			Source: tools.SourceMCP,
+			Safe:        false,
+			Source:      tools.SourceMCP,
+			Origin:      server,
+			Title:       title,
+			Destructive: !readOnly && hint(t.Annotations.DestructiveHint, true),
+			OpenWorld:   hint(t.Annotations.OpenWorldHint, true),
 		},
 		server: server, tool: t.Name, src: src, timeout: timeout,
 	}
+}
+
+// hint reads an optional MCP annotation, with the spec's default when the
+// server left it out.
+func hint(b *bool, def bool) bool {
+	if b == nil {
+		return def
+	}
+	return *b
 }
 
 // inputSchema returns the tool's parameter schema as the server gave it,

@@ -43,6 +43,17 @@ type Info struct {
 	Safe bool
 	// Source says where the tool comes from; empty means SourceLocal.
 	Source Source
+	// Origin narrows Source for the capability catalog and the UI: the MCP
+	// server's name, "common" or "personal" for a user tool, the skill's
+	// source. Empty for local tools.
+	Origin string
+	// Title is a human title (MCP's title); empty means Name.
+	Title string
+	// Destructive and OpenWorld carry MCP's destructiveHint and
+	// openWorldHint (absent hints count as true, as the MCP spec says, for
+	// tools that are not read-only); the catalog derives a tool's risk from
+	// them. Local tools leave them false.
+	Destructive, OpenWorld bool
 	// MaxOutputBytes overrides the registry's output limit for this tool when
 	// the tool bounds its own output more generously (Read, Bash); 0 keeps the
 	// registry default.
