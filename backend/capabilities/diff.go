@@ -1,0 +1,153 @@
+package capabilities
+
+import (
+	"fmt"
+	"slices"
+)
+
+// Change kinds of a diff item.
+const (
+	// ChangeAdded: the capability entered the set (visible or deferred).
+	ChangeAdded = "added"
+	// ChangeRemoved: it left the set (hidden, or gone from the catalog).
+	ChangeRemoved = "removed"
+	// ChangeChanged: it moved between visible and deferred, or its
+	// definition changed.
+	ChangeChanged = "changed"
+)
+
+// DiffItem is one capability whose standing changed.
+type DiffItem struct {
+	ID     string `json:"id"`
+	Name   string `json:"name"`
+	Kind   Kind   `json:"kind"`
+	Change string `json:"change"`
+	From   State  `json:"from,omitempty"`
+	To     State  `json:"to,omitempty"`
+	Reason string `json:"reason"`
+	// Hash is the schema hash of a tool that is visible after the change.
+	Hash string `json:"hash,omitempty"`
+}
+
+// SetDiff is how one visible set differs from the previous one (seed 003
+// §十): the capability.diff event's content.
+type SetDiff struct {
+	Items []DiffItem
+	// Added and Removed are the visible tools' names that came and went
+	// (the summary the UI's chip shows).
+	Added, Removed []string
+	// Reasons summarise the items' reasons, each once.
+	Reasons []string
+}
+
+// Empty reports whether nothing changed.
+func (d SetDiff) Empty() bool { return len(d.Items) == 0 }
+
+// DiffSets compares two visible sets; prev nil means the session's first
+// call (everything is added). A tool or skill that left the catalog gets the
+// reason its source gave (snap's partition reason: "MCP server github
+// disconnected"), one that is still there the reason of its new state.
+func DiffSets(prev, next *VisibleSet) SetDiff {
+	var d SetDiff
+	type standing struct {
+		state State
+		hash  string
+		e     Entry
+	}
+	stand := func(vs *VisibleSet) map[string]standing {
+		out := map[string]standing{}
+		if vs == nil {
+			return out
+		}
+		hashes := map[string]string{}
+		for _, h := range vs.Hashes() {
+			hashes[h[0]] = h[1]
+		}
+		for _, e := range vs.Tools {
+			out[e.ID] = standing{state: StateVisible, hash: hashes[e.Name], e: e}
+		}
+		for _, e := range vs.Deferred {
+			out[e.ID] = standing{state: StateDeferred, e: e}
+		}
+		for _, e := range vs.Skills {
+			out[e.ID] = standing{state: vs.decisions[e.ID].State, e: e}
+		}
+		return out
+	}
+	before, after := stand(prev), stand(next)
+	add := func(it DiffItem) {
+		d.Items = append(d.Items, it)
+		if it.Reason != "" && !slices.Contains(d.Reasons, it.Reason) {
+			d.Reasons = append(d.Reasons, it.Reason)
+		}
+	}
+	// Items in the new set's order, then the removed ones in the old set's.
+	order := func(vs *VisibleSet) []Entry {
+		if vs == nil {
+			return nil
+		}
+		return slices.Concat(vs.Tools, vs.Deferred, vs.Skills)
+	}
+	for _, e := range order(next) {
+		a := after[e.ID]
+		dec := next.decisions[e.ID]
+		b, had := before[e.ID]
+		switch {
+		case !had:
+			add(DiffItem{ID: e.ID, Name: e.Name, Kind: e.Kind, Change: ChangeAdded, To: a.state, Reason: dec.Reason, Hash: a.hash})
+			if a.state == StateVisible && e.Kind == KindTool {
+				d.Added = append(d.Added, e.Name)
+			}
+		case b.state != a.state:
+			add(DiffItem{ID: e.ID, Name: e.Name, Kind: e.Kind, Change: ChangeChanged, From: b.state, To: a.state, Reason: dec.Reason, Hash: a.hash})
+			if e.Kind == KindTool {
+				if a.state == StateVisible {
+					d.Added = append(d.Added, e.Name)
+				} else if b.state == StateVisible {
+					d.Removed = append(d.Removed, e.Name)
+				}
+			}
+		case a.hash != b.hash:
+			add(DiffItem{ID: e.ID, Name: e.Name, Kind: e.Kind, Change: ChangeChanged, From: b.state, To: a.state,
+				Reason: "its definition changed (" + sourceWords(e) + " sent a new one)", Hash: a.hash})
+		}
+	}
+	for _, e := range order(prev) {
+		if _, still := after[e.ID]; still {
+			continue
+		}
+		b := before[e.ID]
+		add(DiffItem{ID: e.ID, Name: e.Name, Kind: e.Kind, Change: ChangeRemoved, From: b.state, Reason: goneReason(e, next)})
+		if b.state == StateVisible && e.Kind == KindTool {
+			d.Removed = append(d.Removed, e.Name)
+		}
+	}
+	return d
+}
+
+// goneReason explains why a capability left the set: the policy's verdict
+// when it is still in the view, its source's last change otherwise.
+func goneReason(e Entry, next *VisibleSet) string {
+	if dec, ok := next.decisions[e.ID]; ok {
+		return dec.Reason
+	}
+	if next.view != nil && next.view.Snapshot != nil {
+		if why, ok := next.view.Snapshot.PartitionReason(e.Partition()); ok && why != "" {
+			return why
+		}
+	}
+	return fmt.Sprintf("%s no longer offers it", sourceWords(e))
+}
+
+func sourceWords(e Entry) string {
+	if e.Server != "" {
+		return "MCP server " + e.Server
+	}
+	switch e.Source {
+	case SourceBuiltin:
+		return "TinyElf"
+	case "":
+		return "its source"
+	}
+	return e.Source
+}

@@ -1,0 +1,360 @@
+package capabilities
+
+import (
+	"cmp"
+	"errors"
+	"fmt"
+	"math"
+	"regexp"
+	"slices"
+	"strings"
+	"unicode/utf8"
+)
+
+// The search ranks with BM25F over an in-memory inverted index, one index
+// per catalog partition so that replacing a partition re-indexes only it.
+// Fields are weighted: the capability's own name counts most, then its
+// server, title and summary, then the rest of its description and its
+// parameters.
+
+type field uint8
+
+const (
+	fieldName field = iota
+	fieldServer
+	fieldSummary
+	fieldKeywords
+	fieldDescription
+	fieldParams
+	numFields
+)
+
+var fieldNames = [numFields]string{"name", "server", "summary", "keywords", "description", "parameters"}
+
+var fieldWeight = [numFields]float64{
+	fieldName:        3.0,
+	fieldServer:      1.5,
+	fieldSummary:     1.6,
+	fieldKeywords:    1.4,
+	fieldDescription: 0.7,
+	fieldParams:      0.5,
+}
+
+const (
+	bm25K1 = 1.2
+	bm25B  = 0.6
+	// synonymWeight scales the terms a query word expands to.
+	synonymWeight = 0.35
+)
+
+// posting is one document's weighted term frequency, and which fields the
+// term occurs in (a bit per field), for explaining a hit.
+type posting struct {
+	doc    int32
+	tf     float32
+	fields uint8
+}
+
+// partIndex is one partition's inverted index.
+type partIndex struct {
+	postings map[string][]posting
+	docLen   []float32
+	totalLen float64
+}
+
+func buildIndex(entries []Entry) *partIndex {
+	idx := &partIndex{postings: map[string][]posting{}, docLen: make([]float32, len(entries))}
+	for i, e := range entries {
+		tf := map[string]*posting{}
+		var length float64
+		for f, text := range docFields(e.Descriptor) {
+			w := fieldWeight[f]
+			for _, t := range Terms(text) {
+				p := tf[t]
+				if p == nil {
+					p = &posting{doc: int32(i)}
+					tf[t] = p
+				}
+				p.tf += float32(w)
+				p.fields |= 1 << f
+				length += w
+			}
+		}
+		idx.docLen[i] = float32(length)
+		idx.totalLen += length
+		for t, p := range tf {
+			idx.postings[t] = append(idx.postings[t], *p)
+		}
+	}
+	return idx
+}
+
+// docFields returns the text of each field of a descriptor.
+func docFields(d Descriptor) [numFields]string {
+	var f [numFields]string
+	f[fieldName] = bareName(d)
+	f[fieldServer] = d.Server
+	title := d.Title
+	if title == d.Name || title == bareName(d) {
+		title = ""
+	}
+	f[fieldSummary] = title + " " + d.Summary
+	f[fieldKeywords] = strings.Join(d.Keywords, " ")
+	desc := d.Description
+	if strings.HasPrefix(desc, d.Summary) {
+		desc = desc[len(d.Summary):]
+	}
+	// Descriptions are long for some tools; the start says what matters.
+	if len(desc) > 1500 {
+		desc = desc[:1500]
+	}
+	f[fieldDescription] = desc
+	f[fieldParams] = strings.Join(d.Params, " ") + " " + d.ParamText
+	return f
+}
+
+// bareName is a descriptor's name without the mcp__server__ prefix the
+// model-facing name carries, so the server does not count twice.
+func bareName(d Descriptor) string {
+	n := d.Name
+	if d.Server != "" {
+		if rest, ok := strings.CutPrefix(n, "mcp__"); ok {
+			if _, tool, ok := strings.Cut(rest, "__"); ok {
+				return tool
+			}
+		}
+	}
+	return n
+}
+
+// Query is one search of the catalog.
+type Query struct {
+	// Text is the words to look for (or, with Regex, a regular expression).
+	Text string
+	// Kind limits the search to one kind; "" searches all.
+	Kind Kind
+	// Limit is the most hits returned (0: DefaultLimit).
+	Limit int
+	// Regex makes Text a regular expression (RE2 syntax, matched
+	// case-insensitively against names, summaries and descriptions).
+	Regex bool
+	// Admit, when set, filters hits (the policy's visibility rules); it is
+	// applied before the limit, so filtered hits do not take places.
+	Admit func(e Entry) bool
+}
+
+// Search limits.
+const (
+	DefaultLimit = 5
+	MaxLimit     = 25
+	// MaxQueryRunes bounds a query; longer ones are cut (and said so).
+	MaxQueryRunes = 500
+	// maxQueryTerms bounds the distinct terms a query scores.
+	maxQueryTerms = 40
+)
+
+// Hit is one search result.
+type Hit struct {
+	Entry Entry
+	Score float64
+	// Why says what matched ("name: pull, request; summary: merge").
+	Why string
+}
+
+// ErrEmptyQuery is returned for a query with no words to search for.
+var ErrEmptyQuery = errors.New("the query is empty: give a few words that describe the capability you need, e.g. \"create a pull request\"")
+
+// Search ranks the view's entries for a query. It returns the hits, best
+// first, and a note when the query was cut.
+func (v *View) Search(q Query) ([]Hit, string, error) {
+	limit := q.Limit
+	if limit <= 0 {
+		limit = DefaultLimit
+	}
+	limit = min(limit, MaxLimit)
+	text := strings.TrimSpace(q.Text)
+	note := ""
+	if utf8.RuneCountInString(text) > MaxQueryRunes {
+		text = string([]rune(text)[:MaxQueryRunes])
+		note = fmt.Sprintf("the query was cut to its first %d characters", MaxQueryRunes)
+	}
+	if text == "" {
+		return nil, note, ErrEmptyQuery
+	}
+	admit := func(e Entry) bool {
+		return (q.Kind == "" || e.Kind == q.Kind) && (q.Admit == nil || q.Admit(e))
+	}
+	var hits []Hit
+	var err error
+	if q.Regex {
+		hits, err = v.searchRegex(text, admit)
+	} else {
+		hits, err = v.searchText(text, admit)
+	}
+	if err != nil {
+		return nil, note, err
+	}
+	slices.SortStableFunc(hits, func(a, b Hit) int {
+		return cmp.Or(cmp.Compare(b.Score, a.Score), strings.Compare(a.Entry.ID, b.Entry.ID))
+	})
+	if len(hits) > limit {
+		hits = hits[:limit]
+	}
+	return hits, note, nil
+}
+
+// queryTerm is a term to score, with its weight and the query word it
+// came from.
+type queryTerm struct {
+	term   string
+	weight float64
+	from   string
+}
+
+func expandQuery(text string) ([]queryTerm, int) {
+	var out []queryTerm
+	have := map[string]int{}
+	add := func(t string, w float64, from string) {
+		if i, ok := have[t]; ok {
+			if w > out[i].weight {
+				out[i].weight, out[i].from = w, from
+			}
+			return
+		}
+		if len(out) >= maxQueryTerms {
+			return
+		}
+		have[t] = len(out)
+		out = append(out, queryTerm{term: t, weight: w, from: from})
+	}
+	base := Terms(text)
+	for _, t := range base {
+		add(t, 1, t)
+	}
+	for _, t := range base {
+		for _, s := range synonymIndex[t] {
+			add(s, synonymWeight, t)
+		}
+	}
+	distinct := 0
+	seen := map[string]bool{}
+	for _, t := range base {
+		if !seen[t] {
+			seen[t] = true
+			distinct++
+		}
+	}
+	return out, distinct
+}
+
+func (v *View) searchText(text string, admit func(Entry) bool) ([]Hit, error) {
+	terms, distinct := expandQuery(text)
+	if distinct == 0 {
+		return nil, ErrEmptyQuery
+	}
+	// Corpus statistics over the whole view, so scores are comparable
+	// across partitions.
+	var n int
+	var total float64
+	for _, p := range v.parts {
+		n += len(p.entries)
+		total += p.index.totalLen
+	}
+	if n == 0 {
+		return nil, nil
+	}
+	avg := total / float64(n)
+	type acc struct {
+		score   float64
+		matched map[string]bool // base query words matched (directly or through a synonym)
+		fields  map[field][]string
+	}
+	accs := map[string]*acc{} // by entry ID
+	for _, qt := range terms {
+		df := 0
+		for _, p := range v.parts {
+			df += len(p.index.postings[qt.term])
+		}
+		if df == 0 {
+			continue
+		}
+		idf := math.Log(1 + (float64(n)-float64(df)+0.5)/(float64(df)+0.5))
+		for _, p := range v.parts {
+			for _, post := range p.index.postings[qt.term] {
+				if !p.keep[post.doc] {
+					continue // shadowed by a clash
+				}
+				e := p.entries[post.doc]
+				if !admit(e) {
+					continue
+				}
+				tf := float64(post.tf)
+				norm := 1 - bm25B + bm25B*float64(p.index.docLen[post.doc])/avg
+				s := qt.weight * idf * tf * (bm25K1 + 1) / (tf + bm25K1*norm)
+				a := accs[e.ID]
+				if a == nil {
+					a = &acc{matched: map[string]bool{}, fields: map[field][]string{}}
+					accs[e.ID] = a
+				}
+				a.score += s
+				a.matched[qt.from] = true
+				for f := field(0); f < numFields; f++ {
+					if post.fields&(1<<f) != 0 && !slices.Contains(a.fields[f], qt.term) {
+						a.fields[f] = append(a.fields[f], qt.term)
+					}
+				}
+			}
+		}
+	}
+	hits := make([]Hit, 0, len(accs))
+	for id, a := range accs {
+		e := v.entries[v.byID[id]]
+		// Coordination: a capability matching more of the query's words
+		// ranks above one matching a single word many times.
+		coverage := float64(len(a.matched)) / float64(distinct)
+		score := a.score * (0.5 + coverage)
+		hits = append(hits, Hit{Entry: e, Score: score, Why: explain(a.fields)})
+	}
+	return hits, nil
+}
+
+func explain(fields map[field][]string) string {
+	var parts []string
+	for f := field(0); f < numFields && len(parts) < 3; f++ {
+		if ts := fields[f]; len(ts) > 0 {
+			if len(ts) > 4 {
+				ts = ts[:4]
+			}
+			parts = append(parts, fieldNames[f]+": "+strings.Join(ts, ", "))
+		}
+	}
+	return strings.Join(parts, "; ")
+}
+
+func (v *View) searchRegex(expr string, admit func(Entry) bool) ([]Hit, error) {
+	re, err := regexp.Compile("(?i)" + expr)
+	if err != nil {
+		return nil, fmt.Errorf("the regular expression does not compile: %w (use Go RE2 syntax, e.g. \"pull_?request\", or search with words instead)", err)
+	}
+	var hits []Hit
+	for _, e := range v.entries {
+		if !admit(e) {
+			continue
+		}
+		score, why := 0.0, ""
+		switch {
+		case re.MatchString(e.Name) || re.MatchString(e.ID):
+			score, why = 3, "name matches /"+expr+"/"
+		case re.MatchString(e.Title) || re.MatchString(e.Summary):
+			score, why = 2, "summary matches /"+expr+"/"
+		case re.MatchString(e.Description):
+			score, why = 1, "description matches /"+expr+"/"
+		case re.MatchString(strings.Join(e.Params, " ")):
+			score, why = 0.5, "a parameter matches /"+expr+"/"
+		}
+		if score > 0 {
+			hits = append(hits, Hit{Entry: e, Score: score, Why: why})
+		}
+	}
+	return hits, nil
+}
