@@ -48,7 +48,16 @@ type Snapshot struct {
 	Version uint64
 	parts   map[string]*partition
 	ordered []*partition // by priority, then key
+	// gone keeps the reasons of removed partitions (bounded), so a diff can
+	// say why a capability disappeared.
+	gone map[string]string
+	// views caches View results by session: a snapshot never changes, so
+	// neither do its views.
+	views sync.Map
 }
+
+// maxTombstones bounds the removed partitions whose reasons are kept.
+const maxTombstones = 256
 
 // partition is one source's entries and their search index.
 type partition struct {
@@ -126,6 +135,7 @@ func (c *Catalog) Remove(key, reason string) {
 	}
 	v := c.version.Add(1)
 	next := old.with(key, nil)
+	next.gone[key] = reason
 	next.Version = v
 	c.cur.Store(next)
 	c.wmu.Unlock()
@@ -178,10 +188,17 @@ func (s *Snapshot) with(key string, p *partition) *Snapshot {
 	for k, v := range s.parts {
 		parts[k] = v
 	}
+	gone := make(map[string]string, len(s.gone)+1)
+	for k, v := range s.gone {
+		if len(gone) < maxTombstones {
+			gone[k] = v
+		}
+	}
 	if p == nil {
 		delete(parts, key)
 	} else {
 		parts[key] = p
+		delete(gone, key)
 	}
 	ordered := make([]*partition, 0, len(parts))
 	for _, v := range parts {
@@ -190,17 +207,17 @@ func (s *Snapshot) with(key string, p *partition) *Snapshot {
 	slices.SortFunc(ordered, func(a, b *partition) int {
 		return cmp.Or(cmp.Compare(a.priority, b.priority), strings.Compare(a.key, b.key))
 	})
-	return &Snapshot{parts: parts, ordered: ordered}
+	return &Snapshot{parts: parts, ordered: ordered, gone: gone}
 }
 
-// PartitionReason returns why a partition last changed, and whether it
-// exists.
+// PartitionReason returns why a partition last changed (or was removed),
+// and whether the catalog knows it.
 func (s *Snapshot) PartitionReason(key string) (string, bool) {
-	p, ok := s.parts[key]
-	if !ok {
-		return "", false
+	if p, ok := s.parts[key]; ok {
+		return p.reason, true
 	}
-	return p.reason, true
+	why, ok := s.gone[key]
+	return why, ok
 }
 
 // View is what one session sees of a snapshot: the shared partitions and
@@ -237,6 +254,17 @@ type Shadowed struct {
 
 // View returns the session's view of the snapshot.
 func (s *Snapshot) View(session string) *View {
+	if v, ok := s.views.Load(session); ok {
+		return v.(*View)
+	}
+	v := s.buildView(session)
+	if actual, loaded := s.views.LoadOrStore(session, v); loaded {
+		return actual.(*View)
+	}
+	return v
+}
+
+func (s *Snapshot) buildView(session string) *View {
 	v := &View{Snapshot: s, Session: session, byID: map[string]int{}, byName: map[string]int{}}
 	var key strings.Builder
 	for _, p := range s.ordered {

@@ -178,6 +178,10 @@ func (e Entry) Load(ctx context.Context) (Detail, error) {
 func ToolID(info tools.Info) string {
 	switch info.Source {
 	case tools.SourceMCP:
+		if ServerOf(info) == "" {
+			// TinyElf's own tools over every server (the resource pair).
+			return "local__" + info.Name
+		}
 		return info.Name
 	case tools.SourceUserTool:
 		return "usertool__" + info.Name
@@ -205,9 +209,7 @@ func ToolEntry(t tools.Tool) Entry {
 		Risk:        toolRisk(info),
 		Tier:        defaultTier(info),
 	}
-	if info.Source == tools.SourceMCP {
-		d.Server = info.Origin
-	}
+	d.Server = ServerOf(info)
 	if d.Title == "" {
 		d.Title = info.Name
 	}
@@ -250,7 +252,9 @@ var rarelyUsed = map[string]bool{
 func toolSource(info tools.Info) string {
 	switch info.Source {
 	case tools.SourceMCP:
-		return "mcp:" + info.Origin
+		if srv := ServerOf(info); srv != "" {
+			return "mcp:" + srv
+		}
 	case tools.SourceUserTool:
 		if info.Origin != "" {
 			return "usertool:" + info.Origin
@@ -258,6 +262,23 @@ func toolSource(info tools.Info) string {
 		return "usertool"
 	}
 	return SourceBuiltin
+}
+
+// ServerOf returns the MCP server a tool comes from: its Origin, or the
+// middle of an mcp__server__tool name; "" for other tools.
+func ServerOf(info tools.Info) string {
+	if info.Source != tools.SourceMCP {
+		return ""
+	}
+	if info.Origin != "" {
+		return info.Origin
+	}
+	if rest, ok := strings.CutPrefix(info.Name, "mcp__"); ok {
+		if srv, _, ok := strings.Cut(rest, "__"); ok {
+			return srv
+		}
+	}
+	return ""
 }
 
 // toolRisk grades a tool: read-only tools are low, tools that change things

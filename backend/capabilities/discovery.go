@@ -21,6 +21,8 @@ type Discovery struct {
 	loaded   []string // skill IDs
 	order    []string // tool names in first-visible order
 	last     *VisibleSet
+	// index caches the last rendered deferred index by its input.
+	indexKey, indexText string
 }
 
 // Discovery bounds.
@@ -133,6 +135,26 @@ func (d *Discovery) SetLast(v *VisibleSet) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	d.last = v
+}
+
+// cachedIndex returns the deferred index for key, rendering it with
+// render when key differs from the last one.
+func (d *Discovery) cachedIndex(key string, render func() string) string {
+	if d == nil {
+		return render()
+	}
+	d.mu.Lock()
+	if d.indexKey == key {
+		text := d.indexText
+		d.mu.Unlock()
+		return text
+	}
+	d.mu.Unlock()
+	text := render()
+	d.mu.Lock()
+	d.indexKey, d.indexText = key, text
+	d.mu.Unlock()
+	return text
 }
 
 // state is a consistent copy of the discovery state for one computation.

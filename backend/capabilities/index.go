@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"math/bits"
+	"sort"
 	"regexp"
 	"slices"
 	"strings"
@@ -188,17 +190,17 @@ func (v *View) Search(q Query) ([]Hit, string, error) {
 	var err error
 	if q.Regex {
 		hits, err = v.searchRegex(text, admit)
+		slices.SortStableFunc(hits, func(a, b Hit) int {
+			return cmp.Or(cmp.Compare(b.Score, a.Score), strings.Compare(a.Entry.ID, b.Entry.ID))
+		})
+		if len(hits) > limit {
+			hits = hits[:limit]
+		}
 	} else {
-		hits, err = v.searchText(text, admit)
+		hits, err = v.searchText(text, admit, limit)
 	}
 	if err != nil {
 		return nil, note, err
-	}
-	slices.SortStableFunc(hits, func(a, b Hit) int {
-		return cmp.Or(cmp.Compare(b.Score, a.Score), strings.Compare(a.Entry.ID, b.Entry.ID))
-	})
-	if len(hits) > limit {
-		hits = hits[:limit]
 	}
 	return hits, note, nil
 }
@@ -247,7 +249,7 @@ func expandQuery(text string) ([]queryTerm, int) {
 	return out, distinct
 }
 
-func (v *View) searchText(text string, admit func(Entry) bool) ([]Hit, error) {
+func (v *View) searchText(text string, admit func(Entry) bool, limit int) ([]Hit, error) {
 	terms, distinct := expandQuery(text)
 	if distinct == 0 {
 		return nil, ErrEmptyQuery
@@ -256,7 +258,9 @@ func (v *View) searchText(text string, admit func(Entry) bool) ([]Hit, error) {
 	// across partitions.
 	var n int
 	var total float64
-	for _, p := range v.parts {
+	offsets := make([]int, len(v.parts)) // a partition's first document in the score arrays
+	for i, p := range v.parts {
+		offsets[i] = n
 		n += len(p.entries)
 		total += p.index.totalLen
 	}
@@ -264,12 +268,15 @@ func (v *View) searchText(text string, admit func(Entry) bool) ([]Hit, error) {
 		return nil, nil
 	}
 	avg := total / float64(n)
-	type acc struct {
-		score   float64
-		matched map[string]bool // base query words matched (directly or through a synonym)
-		fields  map[field][]string
+	bases := map[string]int{} // base query word → bit
+	for _, qt := range terms {
+		if _, ok := bases[qt.from]; !ok && len(bases) < 64 {
+			bases[qt.from] = len(bases)
+		}
 	}
-	accs := map[string]*acc{} // by entry ID
+	score := make([]float64, n)
+	matched := make([]uint64, n)
+	admitted := make([]int8, n) // 0 unknown, 1 yes, -1 no
 	for _, qt := range terms {
 		df := 0
 		for _, p := range v.parts {
@@ -279,43 +286,78 @@ func (v *View) searchText(text string, admit func(Entry) bool) ([]Hit, error) {
 			continue
 		}
 		idf := math.Log(1 + (float64(n)-float64(df)+0.5)/(float64(df)+0.5))
-		for _, p := range v.parts {
+		bit := uint64(1) << bases[qt.from]
+		for pi, p := range v.parts {
 			for _, post := range p.index.postings[qt.term] {
 				if !p.keep[post.doc] {
 					continue // shadowed by a clash
 				}
-				e := p.entries[post.doc]
-				if !admit(e) {
+				g := offsets[pi] + int(post.doc)
+				if admitted[g] == 0 {
+					admitted[g] = -1
+					if admit(p.entries[post.doc]) {
+						admitted[g] = 1
+					}
+				}
+				if admitted[g] < 0 {
 					continue
 				}
 				tf := float64(post.tf)
 				norm := 1 - bm25B + bm25B*float64(p.index.docLen[post.doc])/avg
-				s := qt.weight * idf * tf * (bm25K1 + 1) / (tf + bm25K1*norm)
-				a := accs[e.ID]
-				if a == nil {
-					a = &acc{matched: map[string]bool{}, fields: map[field][]string{}}
-					accs[e.ID] = a
-				}
-				a.score += s
-				a.matched[qt.from] = true
-				for f := field(0); f < numFields; f++ {
-					if post.fields&(1<<f) != 0 && !slices.Contains(a.fields[f], qt.term) {
-						a.fields[f] = append(a.fields[f], qt.term)
-					}
+				score[g] += qt.weight * idf * tf * (bm25K1 + 1) / (tf + bm25K1*norm)
+				matched[g] |= bit
+			}
+		}
+	}
+	var cands []int
+	for g, s := range score {
+		if s > 0 {
+			// Coordination: a capability matching more of the query's
+			// words ranks above one matching a single word many times.
+			coverage := float64(bits.OnesCount64(matched[g])) / float64(distinct)
+			score[g] = s * (0.5 + coverage)
+			cands = append(cands, g)
+		}
+	}
+	entryAt := func(g int) (*partition, int32) {
+		pi := sort.Search(len(offsets), func(i int) bool { return offsets[i] > g }) - 1
+		return v.parts[pi].partition, int32(g - offsets[pi])
+	}
+	slices.SortFunc(cands, func(a, b int) int {
+		if c := cmp.Compare(score[b], score[a]); c != 0 {
+			return c
+		}
+		pa, da := entryAt(a)
+		pb, db := entryAt(b)
+		return strings.Compare(pa.entries[da].ID, pb.entries[db].ID)
+	})
+	if len(cands) > limit {
+		cands = cands[:limit]
+	}
+	hits := make([]Hit, 0, len(cands))
+	for _, g := range cands {
+		p, doc := entryAt(g)
+		hits = append(hits, Hit{Entry: p.entries[doc], Score: score[g], Why: explainDoc(p, doc, terms)})
+	}
+	return hits, nil
+}
+
+// explainDoc says which query terms matched which fields of a document.
+func explainDoc(p *partition, doc int32, terms []queryTerm) string {
+	fields := map[field][]string{}
+	for _, qt := range terms {
+		for _, post := range p.index.postings[qt.term] {
+			if post.doc != doc {
+				continue
+			}
+			for f := field(0); f < numFields; f++ {
+				if post.fields&(1<<f) != 0 && !slices.Contains(fields[f], qt.term) {
+					fields[f] = append(fields[f], qt.term)
 				}
 			}
 		}
 	}
-	hits := make([]Hit, 0, len(accs))
-	for id, a := range accs {
-		e := v.entries[v.byID[id]]
-		// Coordination: a capability matching more of the query's words
-		// ranks above one matching a single word many times.
-		coverage := float64(len(a.matched)) / float64(distinct)
-		score := a.score * (0.5 + coverage)
-		hits = append(hits, Hit{Entry: e, Score: score, Why: explain(a.fields)})
-	}
-	return hits, nil
+	return explain(fields)
 }
 
 func explain(fields map[field][]string) string {

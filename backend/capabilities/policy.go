@@ -230,7 +230,14 @@ func Compute(v *View, in Inputs, d *Discovery) *VisibleSet {
 	for _, e := range vs.Tools {
 		vs.ToolTokens += e.FullTokens
 	}
-	vs.index = renderIndex(vs.Deferred, set.IndexBudget)
+	var key strings.Builder
+	key.WriteString(v.Key())
+	fmt.Fprintf(&key, "|%d|", set.IndexBudget)
+	for _, e := range vs.Deferred {
+		key.WriteString(e.ID)
+		key.WriteByte(0)
+	}
+	vs.index = d.cachedIndex(key.String(), func() string { return renderIndex(vs.Deferred, set.IndexBudget) })
 	vs.skillIndex = renderSkills(vs.Skills, vs.decisions, set.SkillBudget)
 	vs.IndexTokens = EstimateTokens(vs.index) + EstimateTokens(vs.skillIndex)
 	vs.Inputs = record(in, v, st, set, window)

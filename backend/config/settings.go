@@ -51,8 +51,22 @@ type Settings struct {
 	// history is compacted (0: 0.8).
 	CompactAt float64 `json:"compactAt,omitempty"`
 
+	// Discovery tunes capability discovery (tool deferral) for every agent
+	// that does not set its own.
+	Discovery Discovery `json:"discovery,omitzero"`
+
 	// LastWorkspace is the folder the user worked in last.
 	LastWorkspace string `json:"lastWorkspace,omitempty"`
+}
+
+// Discovery tunes when tools are deferred to a one-line index that
+// ToolSearch loads from (capabilities.Settings mirrors it).
+type Discovery struct {
+	// Defer is "auto" (the default: defer when the tool definitions would
+	// take more than Threshold of the context window), "always" or "never".
+	Defer string `json:"defer,omitempty"`
+	// Threshold is that share of the window (0: 0.10).
+	Threshold float64 `json:"threshold,omitempty"`
 }
 
 // Provider is one model connection.
@@ -86,6 +100,9 @@ type Agent struct {
 	// DirectMCPServers are stdio MCP servers started for this agent's
 	// sessions only.
 	DirectMCPServers []MCPServer `json:"directMcpServers,omitempty"`
+	// Discovery overrides the settings' tool deferral for this agent; its
+	// empty fields take the settings' values.
+	Discovery Discovery `json:"discovery,omitzero"`
 }
 
 // Permissions holds the default permission mode and the persisted rules.
@@ -125,6 +142,19 @@ type MCPServer struct {
 	Disabled bool              `json:"disabled,omitempty"`
 	// TimeoutSeconds bounds start-up (0: 30).
 	TimeoutSeconds int `json:"timeoutSeconds,omitempty"`
+}
+
+// DiscoveryFor returns the tool-deferral settings of an agent: its own
+// values where it has them, the settings' otherwise.
+func (s Settings) DiscoveryFor(a Agent) Discovery {
+	d := s.Discovery
+	if a.Discovery.Defer != "" {
+		d.Defer = a.Discovery.Defer
+	}
+	if a.Discovery.Threshold > 0 {
+		d.Threshold = a.Discovery.Threshold
+	}
+	return d
 }
 
 // NotificationsOn reports whether desktop notifications are enabled.

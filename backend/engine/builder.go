@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"slices"
 	"time"
+	"tinyelf/backend/capabilities"
 
 	"tinyelf/backend/tools"
 )
@@ -49,6 +50,8 @@ func (s *Session) Close() error { return s.Workspace.Close() }
 //  1. FileSystem: Read, Write, Edit, ListDir, Glob, Grep
 //  2. Shell: Bash
 //  12. Control: Notify, SessionsYield
+//     and, from seed 003, ToolSearch (the way to the capabilities the
+//     discovery policy defers).
 //
 // The permission mode and AllowedTools then filter the result.
 func BuildRegistry(opts BuildOptions) (*Session, error) {
@@ -77,6 +80,8 @@ func BuildRegistry(opts BuildOptions) (*Session, error) {
 			}
 			return ts
 		}},
+		// Seed 003: how the model asks for capabilities it is not shown.
+		{"discovery", func() []tools.Tool { return []tools.Tool{capabilities.NewToolSearch()} }},
 	}
 	for _, step := range steps {
 		if err := reg.RegisterAll(step.tools()...); err != nil {

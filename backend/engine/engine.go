@@ -10,6 +10,7 @@ import (
 	"sync"
 	"time"
 
+	"tinyelf/backend/capabilities"
 	"tinyelf/backend/config"
 	"tinyelf/backend/llm"
 	"tinyelf/backend/sessions"
@@ -108,14 +109,22 @@ type Options struct {
 	// Getenv reads the environment for provider settings; nil means
 	// os.Getenv.
 	Getenv func(string) string
-	// ToolSources add tools to every session (step 10 of the builder).
+	// ToolSources add tools to every session (step 10 of the builder); the
+	// engine puts them in the catalog as the session's own partitions.
 	ToolSources []ToolSource
+	// Catalog holds every capability; shared sources (the user's MCP
+	// servers, skills, user tools) keep their partitions current in it. Nil
+	// means an empty catalog of the engine's own, which then holds only the
+	// sessions' tools.
+	Catalog *capabilities.Catalog
 }
 
 // Engine runs agent turns. It is safe for concurrent use; each session runs
 // at most one turn at a time.
 type Engine struct {
 	opts Options
+
+	catalog *capabilities.Catalog
 
 	mu       sync.Mutex
 	sessions map[string]*sessionState
@@ -129,16 +138,14 @@ type sessionState struct {
 	running bool
 	cancel  context.CancelFunc
 	done    chan struct{}
-	visible []string // the tool names the model saw last
-	loaded  bool     // visible was read from the log
 	reg     *Session
 	regKey  string
-	// withExtras caches reg plus the sources' tools, keyed by those tools.
-	withExtras *tools.Registry
-	extras     []tools.Tool
-	pending    map[string]chan ApprovalAnswer // call ID → answer
-	lastTurn   TurnResult
-	lastUsed   time.Time
+	// discovery is the session's capability-discovery state; disc is
+	// created on first use, seeded from the log.
+	discovery discovery
+	pending   map[string]chan ApprovalAnswer // call ID → answer
+	lastTurn  TurnResult
+	lastUsed  time.Time
 }
 
 // maxCachedRegistries bounds how many idle sessions keep their tool
@@ -162,7 +169,10 @@ func New(opts Options) *Engine {
 	if opts.Providers == nil {
 		opts.Providers = NewProvider
 	}
-	return &Engine{opts: opts, sessions: map[string]*sessionState{}}
+	if opts.Catalog == nil {
+		opts.Catalog = capabilities.NewCatalog()
+	}
+	return &Engine{opts: opts, catalog: opts.Catalog, sessions: map[string]*sessionState{}}
 }
 
 // settings returns the current settings with providers from the
@@ -289,7 +299,8 @@ func (e *Engine) evictIdle() {
 		s.mu.Lock()
 		if !s.running && s.reg != nil {
 			s.reg.Close()
-			s.reg, s.regKey, s.withExtras, s.extras = nil, "", nil, nil
+			s.reg, s.regKey = nil, ""
+			s.discovery.local, s.discovery.exec, s.discovery.execKey = nil, nil, ""
 		}
 		s.mu.Unlock()
 	}
@@ -427,3 +438,19 @@ func (e *Engine) live(sessionID, typ string, data any) {
 	b, _ := json.Marshal(data)
 	e.opts.Sink(Event{SessionID: sessionID, Type: typ, Time: e.opts.Now(), Data: b})
 }
+
+// discoveryState returns the session's discovery state, created at first
+// use. A session reopened from the log gets back the tools that were
+// visible when it was last used (loadVisible), so reopening changes nothing
+// the model saw.
+func (s *sessionState) discoveryState() *capabilities.Discovery {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.discovery.disc == nil {
+		s.discovery.disc = capabilities.NewDiscovery()
+	}
+	return s.discovery.disc
+}
+
+// Catalog returns the engine's capability catalog.
+func (e *Engine) Catalog() *capabilities.Catalog { return e.catalog }

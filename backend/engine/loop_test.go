@@ -193,7 +193,7 @@ func TestPlanModeHidesWriteTools(t *testing.T) {
 			t.Error("Write ran in plan mode")
 		}
 		results := logged[sessions.ToolResult](h, id, sessions.EventToolResult)
-		if len(results) != 1 || !results[0].IsError || !strings.Contains(results[0].Content, "Write is not available in this session: plan mode allows only read-only tools") {
+		if len(results) != 1 || !results[0].IsError || !strings.Contains(results[0].Content, "Write is not available in this session: plan mode hides tools that change things") {
 			t.Errorf("result %+v", results)
 		}
 	})

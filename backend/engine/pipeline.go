@@ -7,6 +7,7 @@ import (
 	"strings"
 	"sync"
 
+	"tinyelf/backend/capabilities"
 	"tinyelf/backend/config"
 	"tinyelf/backend/llm"
 	"tinyelf/backend/sessions"
@@ -39,6 +40,7 @@ func (t *turn) runCalls(ctx context.Context, calls []llm.ToolCall) []tools.CallR
 			}()
 		}
 		wg.Wait()
+		t.noteResults(ctx, results[i:j], i == 0)
 		for k := i; k < j; k++ {
 			t.logResult(ctx, results[k])
 		}
@@ -65,23 +67,15 @@ func (t *turn) execute(ctx context.Context, c llm.ToolCall) tools.CallResult {
 		return tools.CallResult{CallID: c.ID, Name: c.Name, IsError: true,
 			Content: "The user stopped the agent before this call ran.\n\n" + tools.ErrorHint}
 	}
-	// The visibility step: a built-in tool the mode or the agent hides is
-	// refused with the reason rather than as unknown.
-	if !t.reg.Has(c.Name) {
-		t.s.mu.Lock()
-		why := ""
-		if t.s.reg != nil {
-			why = t.s.reg.Hidden[c.Name]
-		}
-		t.s.mu.Unlock()
-		if why != "" {
-			return tools.CallResult{CallID: c.ID, Name: c.Name, IsError: true,
-				Content: fmt.Sprintf("%s is not available in this session: %s.\n\n%s", c.Name, why, tools.ErrorHint)}
-		}
+	// The visibility step: a tool the model was not shown this call is
+	// refused with an observation that says how to get it, not run.
+	if res, ok := t.visibility(c); !ok {
+		return res
 	}
 	callCtx := tools.WithProgress(ctx, func(msg string) {
 		t.e.live(t.s.id, LiveToolProgress, map[string]any{"callId": c.ID, "message": msg})
 	})
+	callCtx = capabilities.WithSearcher(callCtx, t)
 	return t.reg.Execute(withTurn(callCtx, t), c.ID, c.Name, json.RawMessage(c.Arguments))
 }
 

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"tinyelf/backend/capabilities"
 	"tinyelf/backend/config"
 	"tinyelf/backend/tools"
 )
@@ -26,7 +27,7 @@ How to work:
 // systemPrompt builds the system prompt of a turn: the base, the agent's
 // prompt, facts about the workspace and the date. It changes at most once a
 // day for a session, so provider prompt caches stay warm.
-func systemPrompt(info SessionInfo, agent config.Agent, ws *tools.Workspace, now time.Time) string {
+func systemPrompt(info SessionInfo, agent config.Agent, ws *tools.Workspace, project []capabilities.ProjectType, now time.Time) string {
 	var sb strings.Builder
 	sb.WriteString(basePrompt)
 	if p := strings.TrimSpace(agent.Prompt); p != "" {
@@ -35,7 +36,7 @@ func systemPrompt(info SessionInfo, agent config.Agent, ws *tools.Workspace, now
 	}
 	sb.WriteString("\n\n# Environment\n")
 	fmt.Fprintf(&sb, "- Workspace: %s\n", info.Workspace)
-	if facts := workspaceFacts(info.Workspace); facts != "" {
+	if facts := workspaceFacts(info.Workspace, project); facts != "" {
 		fmt.Fprintf(&sb, "- Project: %s\n", facts)
 	}
 	if ws != nil && ws.Restricted() {
@@ -59,40 +60,20 @@ func modeHelp(m Mode) string {
 	return "reading is free; edits and commands ask the user first"
 }
 
-// projectMarkers name the kind of project a file at the workspace root
-// suggests.
-var projectMarkers = map[string]string{
-	"go.mod":           "Go module",
-	"package.json":     "Node.js package",
-	"Cargo.toml":       "Rust crate",
-	"pyproject.toml":   "Python project",
-	"requirements.txt": "Python project",
-	"pom.xml":          "Maven project",
-	"build.gradle":     "Gradle project",
-	"Gemfile":          "Ruby project",
-	"composer.json":    "PHP project",
-	"CMakeLists.txt":   "CMake project",
-	"Makefile":         "has a Makefile",
-	".git":             "git repository",
-}
-
-// workspaceFacts describes the workspace from the markers at its root.
-func workspaceFacts(dir string) string {
-	entries, err := os.ReadDir(dir)
-	if err != nil {
-		return ""
-	}
-	seen := map[string]bool{}
-	var facts []string
-	for _, e := range entries {
-		if f, ok := projectMarkers[e.Name()]; ok && !seen[f] {
-			seen[f] = true
-			facts = append(facts, f)
+// workspaceFacts describes the workspace from the project types its root
+// reveals.
+func workspaceFacts(dir string, project []capabilities.ProjectType) string {
+	if len(project) == 0 {
+		entries, err := os.ReadDir(dir)
+		if err != nil {
+			return ""
 		}
-	}
-	sort.Strings(facts)
-	if len(facts) == 0 {
 		return fmt.Sprintf("%d entries at the top level of %s", len(entries), filepath.Base(dir))
 	}
+	facts := make([]string, len(project))
+	for i, p := range project {
+		facts[i] = p.Label
+	}
+	sort.Strings(facts)
 	return strings.Join(facts, ", ")
 }

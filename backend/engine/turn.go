@@ -5,9 +5,9 @@ import (
 	"errors"
 	"fmt"
 	"reflect"
-	"slices"
 	"strings"
 
+	"tinyelf/backend/capabilities"
 	"tinyelf/backend/config"
 	"tinyelf/backend/llm"
 	"tinyelf/backend/sessions"
@@ -47,10 +47,18 @@ type turn struct {
 	reg      *tools.Registry
 	ws       *tools.Workspace
 	usage    llm.Usage
+
+	// Capability discovery: this call's visible set, and the policy
+	// inputs the turn gathers (the task, the project, the latest results).
+	vs          *capabilities.VisibleSet
+	task        string
+	project     []capabilities.ProjectType
+	observation string
 }
 
 func (e *Engine) runTurn(ctx context.Context, s *sessionState, text string) TurnResult {
 	t, err := e.prepare(ctx, s)
+	t.task = text
 	if err != nil {
 		// The user message is still logged so nothing they typed is lost.
 		_ = e.record(ctx, s.id, sessions.NewEvent(sessions.EventUserMessage, sessions.UserMessage{Text: text}))
@@ -75,8 +83,7 @@ func (e *Engine) runTurn(ctx context.Context, s *sessionState, text string) Turn
 			return t.end(ctx, EndMaxIterations, lastText, iter-1,
 				fmt.Errorf("stopped after %d model calls (the agent's maxIterations); send a message to let it continue", maxIter))
 		}
-		t.refreshTools(ctx)
-		if err := t.recordVisibleSet(ctx); err != nil {
+		if err := t.discover(ctx); err != nil {
 			return t.fail(ctx, "internal", lastText, iter, err)
 		}
 		msgs, err := e.opts.Log.ModelMessages(ctx, s.id)
@@ -90,9 +97,17 @@ func (e *Engine) runTurn(ctx context.Context, s *sessionState, text string) Turn
 			}
 			return t.fail(ctx, "internal", lastText, iter, err)
 		}
+		if err := t.logRequest(ctx, iter, req); err != nil {
+			return t.fail(ctx, "internal", lastText, iter, err)
+		}
 		resp, err := t.provider.Stream(ctx, req, t.onStream)
 		if resp != nil {
 			t.usage = t.usage.Add(resp.Usage)
+			if in := resp.Usage.InputTokens + resp.Usage.CacheReadTokens + resp.Usage.CacheWriteTokens; in > 0 {
+				s.mu.Lock()
+				s.discovery.lastInput = in
+				s.mu.Unlock()
+			}
 		}
 		if err != nil {
 			if resp != nil && (resp.Text != "" || len(resp.ToolCalls) > 0) {
@@ -156,17 +171,19 @@ func (e *Engine) prepare(ctx context.Context, s *sessionState) (*turn, error) {
 		return t, err
 	}
 	t.reg, t.ws = sess.Registry, sess.Workspace
+	t.project = capabilities.DetectProject(info.Workspace)
 	s.mu.Lock()
-	loaded := s.loaded
+	fresh := s.discovery.disc == nil
 	s.mu.Unlock()
-	if !loaded {
+	if fresh {
+		// A session reopened from the log keeps what the model saw.
 		visible, err := e.opts.Log.LastVisible(ctx, s.id)
 		if err != nil {
 			return t, err
 		}
-		s.mu.Lock()
-		s.visible, s.loaded = visible, true
-		s.mu.Unlock()
+		if visible != nil {
+			s.discoveryState().Restore(visible)
+		}
 	}
 	return t, nil
 }
@@ -174,7 +191,7 @@ func (e *Engine) prepare(ctx context.Context, s *sessionState) (*turn, error) {
 // registry returns the session's tool registry, building it when the
 // session is new or its workspace, mode or agent changed.
 func (t *turn) registry() (*Session, error) {
-	key := strings.Join([]string{t.info.Workspace, string(t.info.Mode), t.agent.Name, fmt.Sprint(t.settings.Restricted(), t.settings.ExecTimeout())}, "\x00")
+	key := strings.Join([]string{t.info.Workspace, fmt.Sprint(t.settings.Restricted(), t.settings.ExecTimeout())}, "\x00")
 	s := t.s
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -184,65 +201,19 @@ func (t *turn) registry() (*Session, error) {
 	if s.reg != nil {
 		s.reg.Close()
 	}
-	s.withExtras, s.extras = nil, nil
+	// Every tool is built: the discovery policy hides what the mode and
+	// the agent's profile do not allow, and says why.
 	built, err := BuildRegistry(BuildOptions{
 		Workspace:    t.info.Workspace,
 		Unrestricted: !t.settings.Restricted(),
-		Mode:         t.info.Mode,
 		ExecTimeout:  t.settings.ExecTimeout(),
-		AllowedTools: t.agent.AllowedTools,
 		Notifier:     t.e.opts.Notifier,
-		Middleware:   []tools.Middleware{t.e.permissionMiddleware(s)},
 	})
 	if err != nil {
 		return nil, err
 	}
 	s.reg, s.regKey = built, key
 	return built, nil
-}
-
-// refreshTools adds the tool sources' current tools to the session's
-// built-in registry, reusing the last result while the sources offer the
-// same tools. The seed's builder order is kept: the sources' tools (step 10)
-// come before the control tools (step 12).
-func (t *turn) refreshTools(ctx context.Context) {
-	var extras []tools.Tool
-	for _, src := range t.e.opts.ToolSources {
-		extras = append(extras, src.Tools(ctx, t.info)...)
-	}
-	s := t.s
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	base := s.reg.Registry
-	switch {
-	case len(extras) == 0:
-		t.reg = base
-		return
-	case s.withExtras != nil && sameTools(s.extras, extras):
-		t.reg = s.withExtras
-		return
-	}
-	reg := base.FilteredFunc(func(i tools.Info) bool { return !controlTools[i.Name] })
-	for _, tool := range extras {
-		info := tool.Info()
-		if t.info.Mode == ModePlan && !info.ReadOnly {
-			continue
-		}
-		if len(t.agent.AllowedTools) > 0 && !slices.Contains(t.agent.AllowedTools, info.Name) && !agentAllowsMCP(t.agent.AllowedTools, info) {
-			continue
-		}
-		if base.Has(info.Name) {
-			continue // built-in tools win a name clash
-		}
-		_ = reg.Register(tool) // a tool with a bad schema is left out, not fatal
-	}
-	for _, n := range base.Names() {
-		if tool, ok := base.Get(n); ok && controlTools[n] {
-			_ = reg.Register(tool)
-		}
-	}
-	s.withExtras, s.extras = reg, extras
-	t.reg = reg
 }
 
 // sameTools reports whether two lists hold the same tool values. A tool of a
@@ -260,68 +231,19 @@ func sameTools(a, b []tools.Tool) bool {
 	return true
 }
 
-// controlTools are step 12 of the builder, registered last.
-var controlTools = map[string]bool{"Notify": true, "SessionsYield": true}
-
-// agentAllowsMCP lets an allowedTools entry "mcp__server" (or "mcp__*")
-// admit every tool of that server.
-func agentAllowsMCP(allowed []string, info tools.Info) bool {
-	if info.Source != tools.SourceMCP {
-		return false
-	}
-	for _, a := range allowed {
-		if a == "mcp__*" || (strings.HasPrefix(a, "mcp__") && strings.HasPrefix(info.Name, a+"__")) {
-			return true
-		}
-	}
-	return false
-}
-
-// recordVisibleSet logs a capability.diff when the tools the model will see
-// differ from those it saw on the previous model call.
-func (t *turn) recordVisibleSet(ctx context.Context) error {
-	now := t.reg.Names()
-	t.s.mu.Lock()
-	prev := t.s.visible
-	t.s.mu.Unlock()
-	var added, removed []string
-	for _, n := range now {
-		if !slices.Contains(prev, n) {
-			added = append(added, n)
-		}
-	}
-	for _, n := range prev {
-		if !slices.Contains(now, n) {
-			removed = append(removed, n)
-		}
-	}
-	if prev != nil && len(added) == 0 && len(removed) == 0 {
-		return nil
-	}
-	reasons := diffReasons(prev, added, removed, t.info.Mode, t.agent)
-	if err := t.e.record(ctx, t.s.id, sessions.NewEvent(sessions.EventCapabilityDiff, sessions.CapabilityDiff{
-		Added: added, Removed: removed, Reasons: reasons, Visible: now,
-	})); err != nil {
-		return err
-	}
-	t.s.mu.Lock()
-	t.s.visible = now
-	t.s.mu.Unlock()
-	return nil
-}
-
 // request assembles the model call.
 func (t *turn) request(msgs []llm.Message) llm.Request {
-	defs := t.reg.Definitions()
-	toolDefs := make([]llm.ToolDef, len(defs))
-	for i, d := range defs {
-		toolDefs[i] = llm.ToolDef{Name: d.Function.Name, Description: d.Function.Description, Parameters: d.Function.Parameters}
+	system := systemPrompt(t.info, t.agent, t.ws, t.project, t.e.opts.Now())
+	if idx := t.vs.IndexText(); idx != "" {
+		// After the stable part, so a change of the index leaves the tools'
+		// and the prompt's cached prefix intact.
+		system += "\n" + idx
 	}
 	return llm.Request{
 		Model:    t.provCfg.Model,
-		System:   systemPrompt(t.info, t.agent, t.ws, t.e.opts.Now()),
+		System:   system,
 		Messages: msgs,
-		Tools:    toolDefs,
+		Tools:    t.definitions(),
 	}
 }
 
@@ -403,45 +325,4 @@ func withTitle(prefix, title string) string {
 		return prefix
 	}
 	return prefix + ": " + title
-}
-
-// diffReasons explains a change of the visible tool set.
-func diffReasons(prev, added, removed []string, mode Mode, agent config.Agent) []string {
-	var reasons []string
-	if prev == nil {
-		reasons = append(reasons, fmt.Sprintf("session opened in %s mode", mode))
-		if mode == ModePlan {
-			reasons = append(reasons, "plan mode shows only read-only tools")
-		}
-		if len(agent.AllowedTools) > 0 {
-			reasons = append(reasons, fmt.Sprintf("agent %s allows only %s", agent.Name, strings.Join(agent.AllowedTools, ", ")))
-		}
-	}
-	servers := func(names []string) []string {
-		var out []string
-		for _, n := range names {
-			if rest, ok := strings.CutPrefix(n, "mcp__"); ok {
-				srv, _, _ := strings.Cut(rest, "__")
-				if !slices.Contains(out, srv) {
-					out = append(out, srv)
-				}
-			}
-		}
-		return out
-	}
-	if prev != nil {
-		for _, srv := range servers(added) {
-			reasons = append(reasons, fmt.Sprintf("MCP server %s offers tools", srv))
-		}
-		for _, srv := range servers(removed) {
-			reasons = append(reasons, fmt.Sprintf("MCP server %s no longer offers some tools (disconnected, failed or changed its list)", srv))
-		}
-		local := func(names []string) bool {
-			return slices.ContainsFunc(names, func(n string) bool { return !strings.HasPrefix(n, "mcp__") })
-		}
-		if local(added) || local(removed) {
-			reasons = append(reasons, fmt.Sprintf("tool set rebuilt for %s mode", mode))
-		}
-	}
-	return reasons
 }

@@ -24,6 +24,8 @@ const (
 	EventApprovalAnswered EventType = "approval.answered" // ApprovalAnswered
 	EventToolResult       EventType = "tool.result"       // ToolResult
 	EventCapabilityDiff   EventType = "capability.diff"   // CapabilityDiff
+	EventCapabilityLoad   EventType = "capability.loaded" // CapabilityLoaded
+	EventModelRequest     EventType = "model.request"     // ModelRequest
 	EventCompaction       EventType = "compaction"        // Compaction
 	EventError            EventType = "error"             // Error
 	EventUsage            EventType = "usage"             // Usage
@@ -158,15 +160,65 @@ type ToolResult struct {
 	DurationMs int64          `json:"durationMs"`
 }
 
-// CapabilityDiff records how the set of tools visible to the model changed
-// before a model call, and why.
+// CapabilityDiff records how the set of capabilities visible to the model
+// changed before a model call, and why (seed 003 §十).
 type CapabilityDiff struct {
+	// Added and Removed are the visible tools' names that came and went.
 	Added   []string `json:"added,omitempty"`
 	Removed []string `json:"removed,omitempty"`
 	Reasons []string `json:"reasons,omitempty"`
-	// Visible is the whole visible set after the change, so replay can
-	// rebuild any turn's set from one event.
+	// Visible is the whole visible tool set after the change, in the order
+	// it is sent, so replay can rebuild any call's set from one event.
 	Visible []string `json:"visible"`
+	// Deferred is the whole deferred index after the change.
+	Deferred []string `json:"deferred,omitempty"`
+	// Items are the capabilities whose standing changed, each with its
+	// reason; a tool that became visible carries its schema hash.
+	Items []CapabilityItem `json:"items,omitempty"`
+	// DeferReason says why deferral is on or off.
+	DeferReason string `json:"deferReason,omitempty"`
+	// Inputs are the discovery policy's inputs (capabilities.InputsRecord).
+	Inputs json.RawMessage `json:"inputs,omitempty"`
+}
+
+// CapabilityItem is one capability whose standing changed.
+type CapabilityItem struct {
+	ID     string `json:"id"`
+	Name   string `json:"name"`
+	Kind   string `json:"kind"`
+	Change string `json:"change"` // added, removed, changed
+	From   string `json:"from,omitempty"`
+	To     string `json:"to,omitempty"`
+	Reason string `json:"reason"`
+	Hash   string `json:"hash,omitempty"`
+}
+
+// CapabilityLoaded records a skill's body or a resource loaded into the
+// conversation: a controlled, recorded action (seed 003 §三).
+type CapabilityLoaded struct {
+	ID     string `json:"id"`
+	Kind   string `json:"kind"`
+	Name   string `json:"name"`
+	Source string `json:"source,omitempty"`
+	CallID string `json:"callId,omitempty"`
+}
+
+// ModelRequest records exactly what one model call was offered: the tools
+// sent (name and schema hash, in order) and the index's names, so replay
+// can check the visible set it rebuilds from the capability diffs.
+type ModelRequest struct {
+	Iteration   int        `json:"iteration"`
+	Tools       []ToolSent `json:"tools"`
+	Index       []string   `json:"index,omitempty"`
+	Digest      string     `json:"digest"`
+	ToolTokens  int        `json:"toolTokens"`
+	IndexTokens int        `json:"indexTokens,omitempty"`
+}
+
+// ToolSent is one tool definition of a model request.
+type ToolSent struct {
+	Name string `json:"name"`
+	Hash string `json:"hash"`
 }
 
 // Compaction replaces the history before UpToSeq with Summary when the

@@ -214,7 +214,7 @@ func known(t EventType) bool {
 	case EventSessionCreated, EventSessionRenamed, EventSessionDeleted, EventSessionRestored,
 		EventModeChanged, EventUserMessage, EventAssistantMessage, EventToolIntent,
 		EventApprovalAsked, EventApprovalAnswered, EventToolResult, EventCapabilityDiff,
-		EventCompaction, EventError, EventUsage, EventTurnStart, EventTurnEnd:
+		EventCapabilityLoad, EventModelRequest, EventCompaction, EventError, EventUsage, EventTurnStart, EventTurnEnd:
 		return true
 	}
 	return false
@@ -403,7 +403,7 @@ func project(s *Session, ev Event, out sink) error {
 		s.Usage.CacheReadTokens += int64(p.CacheReadTokens)
 		s.Usage.CacheWriteTokens += int64(p.CacheWriteTokens)
 		s.Usage.CostUSD += p.CostUSD
-	case EventCapabilityDiff, EventTurnStart, EventTurnEnd:
+	case EventCapabilityDiff, EventCapabilityLoad, EventModelRequest, EventTurnStart, EventTurnEnd:
 		// Only UpdatedAt; Replay reads capability diffs itself.
 	}
 	return nil

@@ -104,6 +104,8 @@ func (t *bashTool) Info() Info {
 		Name:        "Bash",
 		Description: strings.TrimSpace(bashDescription),
 		Parameters:  params,
+		// Any command can destroy data: the capability catalog rates it so.
+		Destructive: true,
 		// Replacement characters for invalid UTF-8 can double the kept
 		// output; the registry must not cut what the tool already bounded.
 		MaxOutputBytes: 2*t.opts.MaxOutputBytes + 8*1024,

@@ -45,11 +45,15 @@ type Middleware func(next Handler) Handler
 // CallResult is the outcome of Registry.Execute: what the model reads
 // (Content), whether it is an error, and what the log and UI keep.
 type CallResult struct {
-	CallID    string         `json:"callId"`
-	Name      string         `json:"name"`
-	Params    map[string]any `json:"params,omitempty"`
-	Content   string         `json:"content"`
-	IsError   bool           `json:"isError,omitempty"`
+	CallID  string         `json:"callId"`
+	Name    string         `json:"name"`
+	Params  map[string]any `json:"params,omitempty"`
+	Content string         `json:"content"`
+	IsError bool           `json:"isError,omitempty"`
+	// Invalid marks a call refused before running because its arguments
+	// did not parse or match the schema (the discovery policy demotes a tool
+	// called invalidly again and again).
+	Invalid   bool           `json:"invalid,omitempty"`
 	Truncated bool           `json:"truncated,omitempty"`
 	Meta      map[string]any `json:"meta,omitempty"`
 	Duration  time.Duration  `json:"duration"`
@@ -295,11 +299,13 @@ func (r *Registry) execute(ctx context.Context, callID, name string, args json.R
 
 	params, err := decodeArgs(args)
 	if err != nil {
+		out.Invalid = true
 		return r.finish(out, Errorf("Invalid arguments for %s: %v. Arguments must be a JSON object matching the tool's parameters.", name, err), maxOut)
 	}
 	params = e.schema.coerce(params)
 	out.Params = params
 	if msg := e.schema.validate(params); msg != "" {
+		out.Invalid = true
 		return r.finish(out, Errorf("Invalid arguments for %s: %s", name, msg), maxOut)
 	}
 

@@ -52,7 +52,7 @@ type Info struct {
 	// Destructive and OpenWorld carry MCP's destructiveHint and
 	// openWorldHint (absent hints count as true, as the MCP spec says, for
 	// tools that are not read-only); the catalog derives a tool's risk from
-	// them. Local tools leave them false.
+	// them. Local tools set Destructive when they can destroy data (Bash).
 	Destructive, OpenWorld bool
 	// MaxOutputBytes overrides the registry's output limit for this tool when
 	// the tool bounds its own output more generously (Read, Bash); 0 keeps the

@@ -1,0 +1,121 @@
+package capabilities
+
+import (
+	"context"
+	"fmt"
+	"testing"
+
+	"tinyelf/backend/capabilities/captest"
+	"tinyelf/backend/tools"
+)
+
+// bigCatalog has about 1,000 descriptors: the fixture catalog plus five
+// more GitHub-shaped servers under other names.
+func bigCatalog(b *testing.B) *Catalog {
+	c := fixtureCatalog(b)
+	gh, err := captest.MCPTools("github")
+	if err != nil {
+		b.Fatal(err)
+	}
+	_ = gh
+	for i := 2; i <= 6; i++ {
+		srv := fmt.Sprintf("forge%d", i)
+		ts, _ := captest.Tools("github")
+		var es []Entry
+		for _, t := range ts {
+			info := t.Info()
+			info.Name = "mcp__" + srv + info.Name[len("mcp__github"):]
+			info.Origin = srv
+			es = append(es, ToolEntry(infoTool{info}))
+		}
+		c.Replace("mcp:"+srv, es, PartitionOptions{Priority: PriorityMCP})
+	}
+	return c
+}
+
+type infoTool struct{ info tools.Info }
+
+func (t infoTool) Info() tools.Info { return t.info }
+func (t infoTool) Execute(context.Context, map[string]any) (tools.Result, error) {
+	return tools.Text("ok"), nil
+}
+
+// BenchmarkToolSearch is one ToolSearch ranking over ~1,000 descriptors,
+// cycling through the labelled queries.
+func BenchmarkToolSearch(b *testing.B) {
+	v := bigCatalog(b).Snapshot().View("")
+	b.ReportMetric(float64(v.Len()), "descriptors")
+	qs := loadQueries(b)
+	b.ResetTimer()
+	for i := 0; b.Loop(); i++ {
+		if _, _, err := v.Search(Query{Text: qs[i%len(qs)].query}); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkVisibleSet computes a visible set over the 191-tool catalog and
+// 20 skills, as each model call does.
+func BenchmarkVisibleSet(b *testing.B) {
+	c := fixtureCatalog(b)
+	c.Replace("skill:builtin", skillEntries(20), PartitionOptions{Priority: PrioritySkill})
+	d := NewDiscovery()
+	d.Promote("mcp__github__get_job_logs", "found")
+	in := Inputs{Mode: "default", Task: "fix the failing tests", ContextWindow: 200_000}
+	for b.Loop() {
+		v := c.Snapshot().View("s")
+		vs := Compute(v, in, d)
+		_ = vs.IndexText()
+		_ = vs.Hashes()
+	}
+}
+
+// BenchmarkCatalogRefresh replaces a 154-tool server's partition (an MCP
+// list_changed), indexing included.
+func BenchmarkCatalogRefresh(b *testing.B) {
+	c := fixtureCatalog(b)
+	ts, _ := captest.Tools("github")
+	es := entriesOf(ts)
+	for b.Loop() {
+		c.Replace("mcp:github", es, PartitionOptions{Priority: PriorityMCP})
+	}
+}
+
+// BenchmarkToolSearchRecall reports recall@1 and recall@5 of the labelled
+// queries over the 191-tool catalog (the timing is incidental).
+func BenchmarkToolSearchRecall(b *testing.B) {
+	v := fixtureCatalog(b).Snapshot().View("")
+	qs := loadQueries(b)
+	var r1, r5 float64
+	for b.Loop() {
+		r1 = recall(b, v, qs, 1, nil)
+		r5 = recall(b, v, qs, 5, nil)
+	}
+	b.ReportMetric(r1, "recall@1")
+	b.ReportMetric(r5, "recall@5")
+	b.ReportMetric(float64(len(qs)), "queries")
+}
+
+// BenchmarkDefinitionTokens reports the tool-definition tokens of one
+// model call over the 191-tool catalog, everything sent vs deferred,
+// counted with the o200k_base tokenizer.
+func BenchmarkDefinitionTokens(b *testing.B) {
+	v := fixtureCatalog(b).Snapshot().View("")
+	var all, deferred, index int
+	var vs *VisibleSet
+	for b.Loop() {
+		vs = Compute(v, Inputs{Mode: "default", ContextWindow: 200_000}, NewDiscovery())
+	}
+	allSet := Compute(v, Inputs{Mode: "default", Settings: Settings{Defer: DeferNever}}, NewDiscovery())
+	t1, i1 := definitionTokens(b, allSet)
+	all = t1 + i1
+	deferred, index = definitionTokens(b, vs)
+	b.ReportMetric(float64(all), "tokens-all")
+	b.ReportMetric(float64(deferred+index), "tokens-deferred")
+	b.ReportMetric(100*(1-float64(deferred+index)/float64(all)), "%-fewer")
+	sk := skillEntries(100)
+	c := NewCatalog()
+	c.Replace("skills", sk, PartitionOptions{})
+	skills := Compute(c.Snapshot().View(""), Inputs{}, NewDiscovery())
+	b.ReportMetric(float64(realTokens(b, skills.IndexText())), "tokens-100-skill-index")
+}

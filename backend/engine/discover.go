@@ -1,0 +1,301 @@
+package engine
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"slices"
+	"strings"
+
+	"tinyelf/backend/capabilities"
+	"tinyelf/backend/config"
+	"tinyelf/backend/llm"
+	"tinyelf/backend/sessions"
+	"tinyelf/backend/tools"
+)
+
+// Capability discovery in the loop (seed 003 §十一): before each model call
+// the session's tools go into the catalog, the policy computes the visible
+// set from the catalog and the call's inputs, a change is logged as a
+// capability.diff, and the request carries only the visible tools' schemas
+// plus the index. Execution uses a registry of every tool in the session's
+// view; the visibility check in front of it refuses the rest.
+
+// discovery is a session's capability-discovery state, kept with its
+// sessionState.
+type discovery struct {
+	disc *capabilities.Discovery
+	// local is the built registry last put in the catalog; sources holds
+	// the tools each ToolSource gave last.
+	local   *Session
+	sources [][]tools.Tool
+	// exec is the registry of every tool in the view with key execKey.
+	exec    *tools.Registry
+	execKey string
+	// lastInput is the input tokens of the session's last model call, as
+	// reported, for the context budget.
+	lastInput int
+}
+
+func localPartition(id string) string         { return "session/" + id + "/local" }
+func sourcePartition(id string, i int) string { return fmt.Sprintf("session/%s/source%d", id, i) }
+
+// syncCatalog puts the session's local tools and its sources' current tools
+// into the catalog, replacing a partition only when its tools changed.
+func (t *turn) syncCatalog(ctx context.Context) {
+	cat := t.e.catalog
+	s := t.s
+	s.mu.Lock()
+	local := s.reg
+	d := &s.discovery
+	changedLocal := d.local != local
+	d.local = local
+	s.mu.Unlock()
+	if changedLocal && local != nil {
+		var es []capabilities.Entry
+		for _, n := range local.Registry.Names() {
+			if tool, ok := local.Registry.Get(n); ok {
+				es = append(es, capabilities.ToolEntry(tool))
+			}
+		}
+		cat.Replace(localPartition(s.id), es, capabilities.PartitionOptions{Session: s.id, Priority: capabilities.PriorityLocal,
+			Reason: fmt.Sprintf("the session's tools were built for %s", t.info.Workspace)})
+	}
+	for i, src := range t.e.opts.ToolSources {
+		ts := src.Tools(ctx, t.info)
+		s.mu.Lock()
+		for len(d.sources) <= i {
+			d.sources = append(d.sources, nil)
+		}
+		prev := d.sources[i]
+		same := prev != nil && sameTools(prev, ts)
+		if !same {
+			d.sources[i] = ts
+		}
+		s.mu.Unlock()
+		if same {
+			continue
+		}
+		es := make([]capabilities.Entry, 0, len(ts))
+		for _, tool := range ts {
+			es = append(es, capabilities.ToolEntry(tool))
+		}
+		cat.Replace(sourcePartition(s.id, i), es, capabilities.PartitionOptions{Session: s.id, Priority: capabilities.PriorityMCP,
+			Reason: sourceReason(prev, ts)})
+	}
+}
+
+// sourceReason describes how a source's tool list changed, by server.
+func sourceReason(prev, next []tools.Tool) string {
+	servers := func(ts []tools.Tool) []string {
+		var out []string
+		for _, t := range ts {
+			if s := capabilities.ServerOf(t.Info()); s != "" && !slices.Contains(out, s) {
+				out = append(out, s)
+			}
+		}
+		return out
+	}
+	before, after := servers(prev), servers(next)
+	var parts []string
+	for _, s := range after {
+		if !slices.Contains(before, s) {
+			parts = append(parts, fmt.Sprintf("MCP server %s offers tools", s))
+		}
+	}
+	for _, s := range before {
+		if !slices.Contains(after, s) {
+			parts = append(parts, fmt.Sprintf("MCP server %s no longer offers tools (disconnected, failed or stopped)", s))
+		}
+	}
+	if len(parts) == 0 {
+		return "the session's MCP servers changed their tools"
+	}
+	return strings.Join(parts, "; ")
+}
+
+// inputs gathers the policy's inputs for the next model call.
+func (t *turn) inputs() capabilities.Inputs {
+	t.s.mu.Lock()
+	used := t.s.discovery.lastInput
+	t.s.mu.Unlock()
+	ds := t.settings.DiscoveryFor(t.agent)
+	mode, _ := capabilities.ParseDeferMode(ds.Defer) // an unknown value means auto
+	rules := t.e.rules()
+	return capabilities.Inputs{
+		Task: t.task, Project: t.project, Mode: string(t.info.Mode),
+		ContextWindow: t.contextWindow(), ContextUsed: used, Observation: t.observation,
+		Allowed: t.agent.AllowedTools, Settings: capabilities.Settings{Defer: mode, Threshold: ds.Threshold},
+		Blocked: func(name string) string { return blockedBy(rules, name) },
+	}
+}
+
+// blockedBy says why a deny rule blocks a whole tool (a rule on the tool
+// without a pattern, or a wildcard over its server), or "".
+func blockedBy(rules []config.Rule, name string) string {
+	for _, r := range rules {
+		if r.Action != config.RuleDeny || r.Pattern != "" {
+			continue
+		}
+		if r.Tool == name || strings.HasSuffix(r.Tool, "*") && strings.HasPrefix(name, strings.TrimSuffix(r.Tool, "*")) {
+			return fmt.Sprintf("a deny rule (%s) forbids it", describeRule(r))
+		}
+	}
+	return ""
+}
+
+// discover computes the visible set for the next model call, logs how it
+// changed, and readies the registry calls run through.
+func (t *turn) discover(ctx context.Context) error {
+	t.syncCatalog(ctx)
+	view := t.e.catalog.Snapshot().View(t.s.id)
+	d := t.s.discoveryState()
+	vs := capabilities.Compute(view, t.inputs(), d)
+	diff := capabilities.DiffSets(d.Last(), vs)
+	if d.Last() == nil || !diff.Empty() {
+		if err := t.e.record(ctx, t.s.id, sessions.NewEvent(sessions.EventCapabilityDiff, diffEvent(diff, vs))); err != nil {
+			return err
+		}
+	}
+	d.SetLast(vs)
+	t.vs = vs
+	t.reg = t.execRegistry(view)
+	return nil
+}
+
+// diffEvent is the log's record of a visible-set change.
+func diffEvent(diff capabilities.SetDiff, vs *capabilities.VisibleSet) sessions.CapabilityDiff {
+	ev := sessions.CapabilityDiff{
+		Added: diff.Added, Removed: diff.Removed, Reasons: diff.Reasons,
+		Visible: vs.ToolNames(), Deferred: vs.DeferredNames(), DeferReason: vs.DeferReason,
+	}
+	for _, it := range diff.Items {
+		ev.Items = append(ev.Items, sessions.CapabilityItem{ID: it.ID, Name: it.Name, Kind: string(it.Kind), Change: it.Change,
+			From: string(it.From), To: string(it.To), Reason: it.Reason, Hash: it.Hash})
+	}
+	ev.Inputs, _ = json.Marshal(vs.Inputs)
+	return ev
+}
+
+// execRegistry returns a registry of every tool in the view, with the
+// permission gate, rebuilt only when the view changes. A tool whose schema
+// the registry refuses is left out (its descriptor already says why).
+func (t *turn) execRegistry(view *capabilities.View) *tools.Registry {
+	s := t.s
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	d := &s.discovery
+	if d.exec != nil && d.execKey == view.Key() {
+		return d.exec
+	}
+	reg := tools.NewRegistry(tools.WithMiddleware(t.e.permissionMiddleware(s)))
+	for _, e := range view.Entries() {
+		if e.Kind == capabilities.KindTool && e.Tool != nil && e.Problem == "" {
+			_ = reg.Register(e.Tool)
+		}
+	}
+	d.exec, d.execKey = reg, view.Key()
+	return reg
+}
+
+// definitions projects the visible set into the request's tool list.
+func (t *turn) definitions() []llm.ToolDef {
+	defs := t.vs.Definitions()
+	out := make([]llm.ToolDef, len(defs))
+	for i, d := range defs {
+		out[i] = llm.ToolDef{Name: d.Name, Description: d.Description, Parameters: d.Parameters}
+	}
+	return out
+}
+
+// logRequest records what a model call was offered, so replay can check
+// the visible set it rebuilds from the diffs.
+func (t *turn) logRequest(ctx context.Context, iter int, req llm.Request) error {
+	sent := make([]sessions.ToolSent, len(req.Tools))
+	hashes := make([][2]string, len(req.Tools))
+	for i, d := range req.Tools {
+		h := capabilities.SchemaHash(d.Name, d.Description, d.Parameters)
+		sent[i] = sessions.ToolSent{Name: d.Name, Hash: h}
+		hashes[i] = [2]string{d.Name, h}
+	}
+	index := t.vs.DeferredNames()
+	return t.e.record(ctx, t.s.id, sessions.NewEvent(sessions.EventModelRequest, sessions.ModelRequest{
+		Iteration: iter, Tools: sent, Index: index, Digest: capabilities.Digest(hashes, index),
+		ToolTokens: t.vs.ToolTokens, IndexTokens: t.vs.IndexTokens,
+	}))
+}
+
+// visibility is the pipeline's visibility step: a call to a tool the model
+// was not shown gets an observation instead of running. A deferred tool
+// called by name is loaded for the next step (the model clearly wants it);
+// a hidden one is explained; an unknown one lists what there is.
+func (t *turn) visibility(c llm.ToolCall) (tools.CallResult, bool) {
+	if t.vs == nil || t.vs.IsVisible(c.Name) {
+		return tools.CallResult{}, true
+	}
+	refuse := func(msg string) (tools.CallResult, bool) {
+		return tools.CallResult{CallID: c.ID, Name: c.Name, IsError: true, Invalid: true, Content: msg + "\n\n" + tools.ErrorHint}, false
+	}
+	e, dec, ok := t.vs.Lookup(c.Name)
+	switch {
+	case !ok:
+		return refuse(fmt.Sprintf("Unknown tool %q. The tools you can call now are: %s. ToolSearch finds others by what they do.",
+			c.Name, strings.Join(t.vs.ToolNames(), ", ")))
+	case dec.State == capabilities.StateDeferred:
+		t.s.discoveryState().Promote(c.Name, "the model called it by name")
+		return refuse(fmt.Sprintf("%s was not loaded for this step, so the call did not run. Its definition is loaded now: check its parameters and call it again.", c.Name))
+	default:
+		return refuse(fmt.Sprintf("%s is not available in this session: %s.", e.Name, dec.Reason))
+	}
+}
+
+// SearchCapabilities answers the session's ToolSearch calls: the policy's
+// view of the catalog, filtered by mode, profile and rules, within the
+// context budget; the tools found are visible from the next model call on.
+func (t *turn) SearchCapabilities(_ context.Context, req capabilities.SearchRequest) (capabilities.SearchResult, error) {
+	view := t.vs.View()
+	res, err := capabilities.Find(view, t.inputs(), t.vs, req)
+	if err != nil {
+		return res, err
+	}
+	t.s.discoveryState().PromoteHits(res)
+	return res, nil
+}
+
+// noteResults feeds the call outcomes back into discovery: paths touched,
+// tools used or called invalidly (a tool demoted after repeated invalid
+// calls says so in its result), skills loaded, and the observation text
+// the next call's mentions are looked for in.
+func (t *turn) noteResults(ctx context.Context, results []tools.CallResult, first bool) {
+	d := t.s.discoveryState()
+	var obs strings.Builder
+	if !first {
+		obs.WriteString(t.observation)
+	}
+	for i := range results {
+		r := &results[i]
+		obs.WriteString(r.Content)
+		obs.WriteByte('\n')
+		if n := d.NoteCall(r.Name, r.Invalid); n == capabilities.DemoteAfter {
+			r.Content += fmt.Sprintf("\n\n(%s was called with invalid arguments %d times in a row, so it is set aside for now; call ToolSearch for it to load its definition again.)", r.Name, n)
+		}
+		for _, k := range []string{"path", "file_path"} {
+			if p, ok := r.Params[k].(string); ok {
+				d.Touch(p)
+			}
+		}
+		if loaded, ok := r.Meta["capabilityLoaded"].(map[string]any); ok {
+			id, _ := loaded["id"].(string)
+			if id == "" {
+				continue
+			}
+			d.NoteLoaded(id)
+			kind, _ := loaded["kind"].(string)
+			src, _ := loaded["source"].(string)
+			_ = t.e.record(ctx, t.s.id, sessions.NewEvent(sessions.EventCapabilityLoad, sessions.CapabilityLoaded{
+				ID: id, Kind: kind, Name: strings.TrimPrefix(id, kind+"__"), Source: src, CallID: r.CallID,
+			}))
+		}
+	}
+	t.observation = obs.String()
+}
