@@ -73,7 +73,9 @@ type fakeNamed struct {
 func (f fakeNamed) Info() tools.Info {
 	return tools.Info{Name: f.name, Description: "A " + f.name + " tool.", Source: f.source, Origin: "personal"}
 }
-func (f fakeNamed) Execute(ctx context.Context, p map[string]any) (tools.Result, error) { return tools.Text("ok"), nil }
+func (f fakeNamed) Execute(ctx context.Context, p map[string]any) (tools.Result, error) {
+	return tools.Text("ok"), nil
+}
 
 // TestCatalogRefreshDoesNotBlockReaders replaces a 1,000-entry partition
 // again and again while readers search; readers must always see a whole

@@ -6,9 +6,9 @@ import (
 	"fmt"
 	"math"
 	"math/bits"
-	"sort"
 	"regexp"
 	"slices"
+	"sort"
 	"strings"
 	"unicode/utf8"
 )

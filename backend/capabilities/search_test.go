@@ -9,13 +9,13 @@ import (
 
 func TestTermsSplitAndStem(t *testing.T) {
 	for in, want := range map[string]string{
-		"getPRComments":            "get pr comment",
-		"list_directory_with_sizes": "list directory size",
+		"getPRComments":                    "get pr comment",
+		"list_directory_with_sizes":        "list directory size",
 		"mcp__github__create_pull_request": "mcp github creat pull request",
-		"Created, creating, creates": "creat creat creat",
-		"Running the tests":          "run test",
-		"v2Alpha":                    "v 2 alpha",
-		"ファイルを読む":                    "フ ァ イ ル を 読 む",
+		"Created, creating, creates":       "creat creat creat",
+		"Running the tests":                "run test",
+		"v2Alpha":                          "v 2 alpha",
+		"ファイルを読む":                          "フ ァ イ ル を 読 む",
 	} {
 		if got := strings.Join(Terms(in), " "); got != want {
 			t.Errorf("Terms(%q) = %q, want %q", in, got, want)
