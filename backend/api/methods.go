@@ -62,6 +62,9 @@ func (s *Service) Methods() map[string]Method {
 		"ImportMCPConfig":     method(s.ImportMCPConfig),
 		"TestMCPServer":       method(s.TestMCPServer),
 		"ListMCPPrompts":      method(s.ListMCPPrompts),
+		"ListCapabilities":    method(s.ListCapabilities),
+		"SearchCapabilities":  method(s.SearchCapabilities),
+		"ReplayCapabilities":  method(s.ReplayCapabilities),
 	}
 }
 

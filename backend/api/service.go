@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"time"
 
+	"tinyelf/backend/capabilities"
 	"tinyelf/backend/config"
 	"tinyelf/backend/engine"
 	"tinyelf/backend/mcp"
@@ -38,7 +39,17 @@ type Options struct {
 	Providers engine.ProviderFactory
 	// Version is the app's version string.
 	Version string
+	// Surface says where the service runs (SurfaceDesktop, SurfaceServe,
+	// SurfaceCLI); the catalog lists the surface's own abilities.
+	Surface string
 }
+
+// The surfaces a Service runs in.
+const (
+	SurfaceDesktop = "desktop"
+	SurfaceServe   = "serve"
+	SurfaceCLI     = "cli"
+)
 
 // Service is what the UI (window or browser) and the CLI call. It owns the
 // settings store, the session store, the engine and the event bus. It is
@@ -55,6 +66,9 @@ type Service struct {
 
 	builtin *builtinSource
 	direct  *directSource
+	// catalog holds every capability; the engine computes visible sets
+	// from it.
+	catalog *capabilities.Catalog
 }
 
 // New opens the data folder's stores and starts the service.
@@ -77,10 +91,11 @@ func New(ctx context.Context, opts Options) (*Service, error) {
 		store.Close()
 		return nil, fmt.Errorf("empty the session trash: %w", err)
 	}
-	s := &Service{opts: opts, Settings: settings, Store: store, Bus: NewBus()}
+	s := &Service{opts: opts, Settings: settings, Store: store, Bus: NewBus(), catalog: capabilities.NewCatalog()}
+	s.catalog.Replace("surface", channelEntries(opts), capabilities.PartitionOptions{Priority: capabilities.PriorityOther, Reason: "the surface's abilities"})
 	s.Policy = notify.NewPolicy(opts.Notifier, settings.Get().NotificationsOn())
 	s.MCP = mcp.NewService(settings.Get().MCPServers, mcp.Options{
-		OnChange:      func(c mcp.Change) { s.publishMCP("", c) },
+		OnChange:      func(c mcp.Change) { s.syncMCP(c); s.publishMCP("", c) },
 		LookupEnv:     s.lookupEnv,
 		ClientVersion: opts.Version,
 	})
@@ -100,8 +115,11 @@ func New(ctx context.Context, opts Options) (*Service, error) {
 		Approver:   opts.Approver,
 		Background: opts.Background,
 		Getenv:     opts.Getenv,
-		// Step 10 of the registry builder: the three MCP loading paths.
-		ToolSources: []engine.ToolSource{userMCPSource{s.MCP}, s.builtin, s.direct},
+		// Step 10 of the registry builder: the three MCP loading paths. The
+		// user's servers are in the catalog (syncMCP); the builtin and
+		// direct ones belong to single sessions.
+		ToolSources: []engine.ToolSource{s.builtin, s.direct},
+		Catalog:     s.catalog,
 	})
 	return s, nil
 }

@@ -210,6 +210,15 @@ func (s *Snapshot) with(key string, p *partition) *Snapshot {
 	return &Snapshot{parts: parts, ordered: ordered, gone: gone}
 }
 
+// Partitions returns the keys of the snapshot's partitions, in view order.
+func (s *Snapshot) Partitions() []string {
+	out := make([]string, len(s.ordered))
+	for i, p := range s.ordered {
+		out[i] = p.key
+	}
+	return out
+}
+
 // PartitionReason returns why a partition last changed (or was removed),
 // and whether the catalog knows it.
 func (s *Snapshot) PartitionReason(key string) (string, bool) {

@@ -115,7 +115,25 @@ type Decision struct {
 	Kind   Kind   `json:"kind"`
 	State  State  `json:"state"`
 	Reason string `json:"reason"`
+	// Cause says which rule hid a hidden capability.
+	Cause Cause `json:"cause,omitempty"`
 }
+
+// Cause is why a capability is hidden.
+type Cause string
+
+// The causes of hiding.
+const (
+	// CauseProblem: its descriptor is broken or its source untrusted.
+	CauseProblem Cause = "problem"
+	// CauseProfile: the agent's allowedTools leave it out.
+	CauseProfile Cause = "profile"
+	// CauseMode: the permission mode (plan) forbids it.
+	CauseMode Cause = "mode"
+	// CauseRule: a deny rule forbids it; the permission gate refuses a call
+	// to it and records the decision.
+	CauseRule Cause = "rule"
+)
 
 // Compute applies the discovery policy: from the session's view of the
 // catalog, its discovery state and this call's inputs, the visible set.
@@ -127,13 +145,16 @@ func Compute(v *View, in Inputs, d *Discovery) *VisibleSet {
 	decide := func(e Entry, s State, why string) {
 		vs.decisions[e.ID] = Decision{ID: e.ID, Name: e.Name, Kind: e.Kind, State: s, Reason: why}
 	}
+	hide := func(e Entry, why string, cause Cause) {
+		vs.decisions[e.ID] = Decision{ID: e.ID, Name: e.Name, Kind: e.Kind, State: StateHidden, Reason: why, Cause: cause}
+	}
 	toolSearchOK := false
 	var eligible []Entry
 	for _, e := range v.Entries() {
 		switch e.Kind {
 		case KindTool:
-			if why := hiddenReason(e, in); why != "" {
-				decide(e, StateHidden, why)
+			if why, cause := hiddenReason(e, in); why != "" {
+				hide(e, why, cause)
 				continue
 			}
 			if e.Name == ToolSearchName {
@@ -143,7 +164,7 @@ func Compute(v *View, in Inputs, d *Discovery) *VisibleSet {
 		case KindSkill:
 			switch {
 			case e.Problem != "":
-				decide(e, StateHidden, e.Problem)
+				hide(e, e.Problem, CauseProblem)
 			case slices.Contains(st.loaded, e.ID):
 				decide(e, StateVisible, "loaded in this session")
 				vs.Skills = append(vs.Skills, e)
@@ -162,7 +183,7 @@ func Compute(v *View, in Inputs, d *Discovery) *VisibleSet {
 				why = "an ability of this window or command line"
 			}
 			if e.Problem != "" {
-				decide(e, StateHidden, e.Problem)
+				hide(e, e.Problem, CauseProblem)
 				continue
 			}
 			decide(e, StateAvailable, why)
@@ -244,22 +265,23 @@ func Compute(v *View, in Inputs, d *Discovery) *VisibleSet {
 	return vs
 }
 
-// hiddenReason says why a tool is not offered at all this call, or "".
-func hiddenReason(e Entry, in Inputs) string {
+// hiddenReason says why a tool is not offered at all this call, and which
+// rule hides it; "" when none does.
+func hiddenReason(e Entry, in Inputs) (string, Cause) {
 	switch {
 	case e.Problem != "":
-		return e.Problem
+		return e.Problem, CauseProblem
 	case len(in.Allowed) > 0 && !allowedBy(in.Allowed, e):
-		return "this agent's profile does not allow it (allowedTools)"
+		return "this agent's profile does not allow it (allowedTools)", CauseProfile
 	case in.Mode == "plan" && !e.ReadOnly:
-		return "plan mode hides tools that change things; describe the change in your plan instead"
+		return "plan mode hides tools that change things; describe the change in your plan instead", CauseMode
 	}
 	if in.Blocked != nil {
 		if why := in.Blocked(e.Name); why != "" {
-			return why
+			return why, CauseRule
 		}
 	}
-	return ""
+	return "", ""
 }
 
 // allowedBy reports whether an allowedTools list admits a tool: by name, by

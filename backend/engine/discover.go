@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"os"
 	"slices"
 	"strings"
 
@@ -119,14 +120,21 @@ func (t *turn) inputs() capabilities.Inputs {
 	t.s.mu.Lock()
 	used := t.s.discovery.lastInput
 	t.s.mu.Unlock()
-	ds := t.settings.DiscoveryFor(t.agent)
-	mode, _ := capabilities.ParseDeferMode(ds.Defer) // an unknown value means auto
-	rules := t.e.rules()
+	in := policyInputs(t.settings, t.agent, t.info.Mode, t.e.rules())
+	in.Task, in.Project, in.Observation = t.task, t.project, t.observation
+	in.ContextWindow, in.ContextUsed = t.contextWindow(), used
+	return in
+}
+
+// policyInputs are the inputs the settings, the agent, the mode and the
+// rules decide.
+func policyInputs(st config.Settings, agent config.Agent, mode Mode, rules []config.Rule) capabilities.Inputs {
+	ds := st.DiscoveryFor(agent)
+	defer_, _ := capabilities.ParseDeferMode(ds.Defer) // an unknown value means auto
 	return capabilities.Inputs{
-		Task: t.task, Project: t.project, Mode: string(t.info.Mode),
-		ContextWindow: t.contextWindow(), ContextUsed: used, Observation: t.observation,
-		Allowed: t.agent.AllowedTools, Settings: capabilities.Settings{Defer: mode, Threshold: ds.Threshold},
-		Blocked: func(name string) string { return blockedBy(rules, name) },
+		Mode: string(mode), Allowed: agent.AllowedTools,
+		Settings: capabilities.Settings{Defer: defer_, Threshold: ds.Threshold},
+		Blocked:  func(name string) string { return blockedBy(rules, name) },
 	}
 }
 
@@ -241,6 +249,10 @@ func (t *turn) visibility(c llm.ToolCall) (tools.CallResult, bool) {
 	case !ok:
 		return refuse(fmt.Sprintf("Unknown tool %q. The tools you can call now are: %s. ToolSearch finds others by what they do.",
 			c.Name, strings.Join(t.vs.ToolNames(), ", ")))
+	case dec.Cause == capabilities.CauseRule:
+		// Hidden by a deny rule: the permission gate refuses the call and
+		// records its decision, as for any denied call.
+		return tools.CallResult{}, true
 	case dec.State == capabilities.StateDeferred:
 		t.s.discoveryState().Promote(c.Name, "the model called it by name")
 		return refuse(fmt.Sprintf("%s was not loaded for this step, so the call did not run. Its definition is loaded now: check its parameters and call it again.", c.Name))
@@ -298,4 +310,115 @@ func (t *turn) noteResults(ctx context.Context, results []tools.CallResult, firs
 		}
 	}
 	t.observation = obs.String()
+}
+
+// previewSession is the catalog scope of previews for sessions that are not
+// open: the built-in tools as a new session would have them.
+const previewSession = "\x00preview"
+
+// Preview computes the visible set the next model call of a session would
+// get — of a new session in the settings' mode when sessionID is empty —
+// without logging anything or changing the session. mode, when set,
+// overrides the session's mode. A session that is not open is previewed
+// with the built-in tools and the shared sources (its own MCP servers are
+// only known once it runs).
+func (e *Engine) Preview(ctx context.Context, sessionID, mode string) (*capabilities.VisibleSet, error) {
+	view, in, d, err := e.preview(ctx, sessionID, mode)
+	if err != nil {
+		return nil, err
+	}
+	return capabilities.Compute(view, in, d), nil
+}
+
+// SearchPreview runs a ToolSearch as Preview's session would, without
+// loading what it finds.
+func (e *Engine) SearchPreview(ctx context.Context, sessionID, mode string, req capabilities.SearchRequest) (capabilities.SearchResult, error) {
+	view, in, d, err := e.preview(ctx, sessionID, mode)
+	if err != nil {
+		return capabilities.SearchResult{}, err
+	}
+	return capabilities.Find(view, in, capabilities.Compute(view, in, d), req)
+}
+
+func (e *Engine) preview(ctx context.Context, sessionID, mode string) (*capabilities.View, capabilities.Inputs, *capabilities.Discovery, error) {
+	st := e.settings()
+	info := SessionInfo{Agent: "default"}
+	if m, err := ParseMode(st.Permissions.Mode); err == nil {
+		info.Mode = m
+	} else {
+		info.Mode = ModeDefault
+	}
+	if sessionID != "" {
+		var err error
+		if info, err = e.opts.Log.Info(ctx, sessionID); err != nil {
+			return nil, capabilities.Inputs{}, nil, err
+		}
+	}
+	if mode != "" {
+		m, err := ParseMode(mode)
+		if err != nil {
+			return nil, capabilities.Inputs{}, nil, err
+		}
+		info.Mode = m
+	}
+	agent, ok := st.Agent(info.Agent)
+	if !ok {
+		agent, _ = st.Agent("default")
+	}
+	in := policyInputs(st, agent, info.Mode, e.rules())
+	in.Project = capabilities.DetectProject(info.Workspace)
+	if pc, ok := st.Provider(info.Provider); ok {
+		if info.Model != "" {
+			pc.Model = info.Model
+		}
+		in.ContextWindow = pc.ContextWindow
+		if in.ContextWindow <= 0 {
+			in.ContextWindow = llm.ContextWindow(pc.Model)
+		}
+	}
+	e.mu.Lock()
+	s, open := e.sessions[sessionID]
+	e.mu.Unlock()
+	if open && sessionID != "" {
+		s.mu.Lock()
+		built := s.discovery.local != nil
+		in.ContextUsed = s.discovery.lastInput
+		s.mu.Unlock()
+		if built {
+			// Compute only extends the tool order, which the session's next
+			// call would do the same way.
+			return e.catalog.Snapshot().View(sessionID), in, s.discoveryState(), nil
+		}
+	}
+	if err := e.ensurePreviewTools(); err != nil {
+		return nil, in, nil, err
+	}
+	return e.catalog.Snapshot().View(previewSession), in, capabilities.NewDiscovery(), nil
+}
+
+// ensurePreviewTools puts the built-in tools, bound to a scratch folder,
+// in the catalog for previews, once.
+func (e *Engine) ensurePreviewTools() error {
+	e.previewOnce.Do(func() {
+		dir, err := os.MkdirTemp("", "tinyelf-preview-")
+		if err != nil {
+			e.previewErr = fmt.Errorf("prepare the capability preview: %w", err)
+			return
+		}
+		built, err := BuildRegistry(BuildOptions{Workspace: dir, Notifier: e.opts.Notifier})
+		if err != nil {
+			e.previewErr = fmt.Errorf("prepare the capability preview: %w", err)
+			return
+		}
+		var es []capabilities.Entry
+		for _, n := range built.Registry.Names() {
+			if tool, ok := built.Registry.Get(n); ok {
+				es = append(es, capabilities.ToolEntry(tool))
+			}
+		}
+		built.Close()
+		os.Remove(dir)
+		e.catalog.Replace(localPartition(previewSession), es, capabilities.PartitionOptions{Session: previewSession, Priority: capabilities.PriorityLocal})
+	})
+	return e.previewErr
 }

@@ -125,6 +125,9 @@ type Engine struct {
 	opts Options
 
 	catalog *capabilities.Catalog
+	// previewOnce builds the tools previews of unopened sessions use.
+	previewOnce sync.Once
+	previewErr  error
 
 	mu       sync.Mutex
 	sessions map[string]*sessionState
