@@ -326,7 +326,10 @@ func TestDiscoveryThresholdFromSettings(t *testing.T) {
 		if contains(names, "SessionsYield") || !contains(names, "Read") || !strings.Contains(systemText(h.srv.ChatRequests()[1]), "SessionsYield") {
 			t.Errorf("threshold 0.001 should defer SessionsYield to the index: %v", names)
 		}
-		if err := h.settings.Update(func(s *config.Settings) error { s.Discovery = config.Discovery{Defer: "never", Threshold: 0.001}; return nil }); err != nil {
+		if err := h.settings.Update(func(s *config.Settings) error {
+			s.Discovery = config.Discovery{Defer: "never", Threshold: 0.001}
+			return nil
+		}); err != nil {
 			t.Fatal(err)
 		}
 		h.run(id, "and again")
