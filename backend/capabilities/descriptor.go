@@ -156,6 +156,10 @@ type Entry struct {
 	LoadDetail func(ctx context.Context) (Detail, error)
 
 	part string // the partition holding it, set by the catalog
+	// def and hash are a tool's projection and its SchemaHash, fixed when
+	// the entry is made (a tool's Info is not free to compute).
+	def  tools.FunctionDef
+	hash string
 }
 
 // Partition returns the key of the catalog partition the entry came from.
@@ -223,7 +227,8 @@ func ToolEntry(t tools.Tool) Entry {
 	d.Params, d.ParamText = paramWords(params)
 	d.IndexTokens = EstimateTokens(d.IndexLine()) + 2
 	d.FullTokens = ToolTokens(info.Name, info.Description, params)
-	return Entry{Descriptor: d, Tool: t}
+	def := tools.FunctionDef{Name: info.Name, Description: info.Description, Parameters: params}
+	return Entry{Descriptor: d, Tool: t, def: def, hash: SchemaHash(def.Name, def.Description, def.Parameters)}
 }
 
 // defaultTier is a tool's tier unless its source says otherwise: local

@@ -141,14 +141,23 @@ func names(es []Entry) []string {
 func (vs *VisibleSet) Definitions() []tools.FunctionDef {
 	out := make([]tools.FunctionDef, 0, len(vs.Tools))
 	for _, e := range vs.Tools {
-		info := e.Tool.Info()
-		params := info.Parameters
-		if len(params) == 0 {
-			params = json.RawMessage(`{"type":"object","properties":{}}`)
-		}
-		out = append(out, tools.FunctionDef{Name: info.Name, Description: info.Description, Parameters: params})
+		out = append(out, e.projection())
 	}
 	return out
+}
+
+// projection is a tool entry's definition as sent, made from its tool when
+// the entry was not made by ToolEntry.
+func (e Entry) projection() tools.FunctionDef {
+	if e.def.Name != "" {
+		return e.def
+	}
+	info := e.Tool.Info()
+	params := info.Parameters
+	if len(params) == 0 {
+		params = json.RawMessage(`{"type":"object","properties":{}}`)
+	}
+	return tools.FunctionDef{Name: info.Name, Description: info.Description, Parameters: params}
 }
 
 // IndexText is the part of the system prompt that lists what the model can
@@ -355,8 +364,13 @@ func Digest(toolHashes [][2]string, index []string) string {
 // Hashes returns the visible tools' schema hashes, in projection order.
 func (vs *VisibleSet) Hashes() [][2]string {
 	out := make([][2]string, 0, len(vs.Tools))
-	for _, d := range vs.Definitions() {
-		out = append(out, [2]string{d.Name, SchemaHash(d.Name, d.Description, d.Parameters)})
+	for _, e := range vs.Tools {
+		h := e.hash
+		if h == "" {
+			d := e.projection()
+			h = SchemaHash(d.Name, d.Description, d.Parameters)
+		}
+		out = append(out, [2]string{e.Name, h})
 	}
 	return out
 }

@@ -7,6 +7,8 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+	"tinyelf/backend/capabilities"
+	"tinyelf/backend/capabilities/captest"
 
 	"tinyelf/backend/config"
 	"tinyelf/backend/llm"
@@ -52,6 +54,11 @@ func (b benchTool) Execute(context.Context, map[string]any) (tools.Result, error
 // newBenchEngine returns an engine whose sessions see 50 tools (the built-in
 // ones plus MCP-like extras), a real session database, and p as the model.
 func newBenchEngine(b *testing.B, p llm.Provider) (*Engine, string) {
+	return newBenchEngineWith(b, p, nil)
+}
+
+// newBenchEngineWith is newBenchEngine with the options changed by edit.
+func newBenchEngineWith(b *testing.B, p llm.Provider, edit func(*Options)) (*Engine, string) {
 	dir := b.TempDir()
 	ws := filepath.Join(dir, "ws")
 	os.MkdirAll(ws, 0o755)
@@ -75,7 +82,7 @@ func newBenchEngine(b *testing.B, p llm.Provider) (*Engine, string) {
 		extra = append(extra, benchTool{name: fmt.Sprintf("mcp__bench__tool_%02d", i)})
 	}
 	builtin.Close()
-	e := New(Options{
+	o := Options{
 		Settings: settings, Log: StoreLog{Store: store},
 		Providers:   func(config.Provider) (llm.Provider, error) { return p, nil },
 		ToolSources: []ToolSource{extra},
@@ -83,7 +90,11 @@ func newBenchEngine(b *testing.B, p llm.Provider) (*Engine, string) {
 		Approver: ApproverFunc(func(context.Context, ApprovalRequest) (ApprovalAnswer, error) {
 			return ApprovalAnswer{Decision: AllowOnce}, nil
 		}),
-	})
+	}
+	if edit != nil {
+		edit(&o)
+	}
+	e := New(o)
 	id, err := e.NewSession(context.Background(), ws, ModeDefault, "", "", "")
 	if err != nil {
 		b.Fatal(err)
@@ -149,6 +160,39 @@ func BenchmarkTurnWithToolCall(b *testing.B) {
 	for i := 0; b.Loop(); i++ {
 		id = nextSession(b, e, id, i)
 		res, err := e.Run(ctx, id, "what is in main.go?")
+		if err != nil || res.Reason != EndDone {
+			b.Fatalf("%+v %v", res, err)
+		}
+	}
+}
+
+// BenchmarkTurnWithCatalog is BenchmarkTurnOverhead with the 191-tool
+// fixture catalog (server-everything, server-filesystem and a GitHub-shaped
+// server as the user's servers) and 20 skills: discovery's cost per turn
+// included. Goal: under 2 ms.
+func BenchmarkTurnWithCatalog(b *testing.B) {
+	p := &instantProvider{answers: func(int) *llm.Response {
+		return &llm.Response{Text: "Nothing to do.", StopReason: llm.StopEndTurn, Usage: llm.Usage{InputTokens: 900, OutputTokens: 5}}
+	}}
+	cat := capabilities.NewCatalog()
+	for _, srv := range captest.Servers {
+		ts, err := captest.Tools(srv)
+		if err != nil {
+			b.Fatal(err)
+		}
+		es := make([]capabilities.Entry, len(ts))
+		for i, t := range ts {
+			es[i] = capabilities.ToolEntry(t)
+		}
+		cat.Replace("mcp:"+srv, es, capabilities.PartitionOptions{Priority: capabilities.PriorityMCP})
+	}
+	cat.Replace("skill:builtin", fakeSkills(20), capabilities.PartitionOptions{Priority: capabilities.PrioritySkill})
+	e, id := newBenchEngineWith(b, p, func(o *Options) { o.Catalog = cat; o.ToolSources = nil })
+	ctx := context.Background()
+	b.ReportAllocs()
+	for i := 0; b.Loop(); i++ {
+		id = nextSession(b, e, id, i)
+		res, err := e.Run(ctx, id, "hello")
 		if err != nil || res.Reason != EndDone {
 			b.Fatalf("%+v %v", res, err)
 		}

@@ -219,10 +219,19 @@ func (t *turn) definitions() []llm.ToolDef {
 // logRequest records what a model call was offered, so replay can check
 // the visible set it rebuilds from the diffs.
 func (t *turn) logRequest(ctx context.Context, iter int, req llm.Request) error {
+	// The names are the request's own; the hashes are those of the visible
+	// set it was projected from (computed once per tool), or computed here
+	// for a tool the set does not have in that place.
+	visible := t.vs.Hashes()
 	sent := make([]sessions.ToolSent, len(req.Tools))
 	hashes := make([][2]string, len(req.Tools))
 	for i, d := range req.Tools {
-		h := capabilities.SchemaHash(d.Name, d.Description, d.Parameters)
+		var h string
+		if i < len(visible) && visible[i][0] == d.Name {
+			h = visible[i][1]
+		} else {
+			h = capabilities.SchemaHash(d.Name, d.Description, d.Parameters)
+		}
 		sent[i] = sessions.ToolSent{Name: d.Name, Hash: h}
 		hashes[i] = [2]string{d.Name, h}
 	}
