@@ -33,6 +33,8 @@ type discovery struct {
 	// exec is the registry of every tool in the view with key execKey.
 	exec    *tools.Registry
 	execKey string
+	// capVersions are the versions the CapabilitySources gave last.
+	capVersions []string
 	// lastInput is the input tokens of the session's last model call, as
 	// reported, for the context budget.
 	lastInput int
@@ -83,6 +85,29 @@ func (t *turn) syncCatalog(ctx context.Context) {
 		}
 		cat.Replace(sourcePartition(s.id, i), es, capabilities.PartitionOptions{Session: s.id, Priority: capabilities.PriorityMCP,
 			Reason: sourceReason(prev, ts)})
+	}
+}
+
+func capPartition(id string, i int) string { return fmt.Sprintf("session/%s/capabilities%d", id, i) }
+
+// syncCapabilitySources replaces the session's partitions of the sources
+// whose version changed.
+func (t *turn) syncCapabilitySources(ctx context.Context) {
+	s := t.s
+	for i, src := range t.e.opts.CapabilitySources {
+		version, es := src.Capabilities(ctx, t.info)
+		s.mu.Lock()
+		d := &s.discovery
+		for len(d.capVersions) <= i {
+			d.capVersions = append(d.capVersions, "\x00none")
+		}
+		changed := d.capVersions[i] != version
+		d.capVersions[i] = version
+		s.mu.Unlock()
+		if changed {
+			t.e.catalog.Replace(capPartition(s.id, i), es, capabilities.PartitionOptions{Session: s.id, Priority: capabilities.PrioritySkill,
+				Reason: "the session's workspace offers these capabilities"})
+		}
 	}
 }
 
@@ -156,6 +181,7 @@ func blockedBy(rules []config.Rule, name string) string {
 // changed, and readies the registry calls run through.
 func (t *turn) discover(ctx context.Context) error {
 	t.syncCatalog(ctx)
+	t.syncCapabilitySources(ctx)
 	view := t.e.catalog.Snapshot().View(t.s.id)
 	d := t.s.discoveryState()
 	vs := capabilities.Compute(view, t.inputs(), d)

@@ -87,6 +87,14 @@ type ToolSource interface {
 	Tools(ctx context.Context, info SessionInfo) []tools.Tool
 }
 
+// CapabilitySource offers catalog entries for one session: skills of its
+// workspace, resources of its own servers. The engine asks before every
+// model call and replaces the session's partition when the version the
+// source returns changes (a cheap string: a content hash, a counter).
+type CapabilitySource interface {
+	Capabilities(ctx context.Context, info SessionInfo) (version string, entries []capabilities.Entry)
+}
+
 // Options configures an Engine.
 type Options struct {
 	Settings  *config.Store
@@ -112,6 +120,9 @@ type Options struct {
 	// ToolSources add tools to every session (step 10 of the builder); the
 	// engine puts them in the catalog as the session's own partitions.
 	ToolSources []ToolSource
+	// CapabilitySources add catalog entries of any kind to one session (a
+	// workspace's project skills), as the session's own partitions.
+	CapabilitySources []CapabilitySource
 	// Catalog holds every capability; shared sources (the user's MCP
 	// servers, skills, user tools) keep their partitions current in it. Nil
 	// means an empty catalog of the engine's own, which then holds only the
