@@ -47,7 +47,7 @@ type AllowedTool struct {
 	// Claude Code's LS, "mcp__x__*").
 	Tool string `json:"tool"`
 	// Specifier is the text inside the parentheses, "" when none.
-	Specifier string `json:"specifier,omitempty"`
+	Specifier string    `json:"specifier,omitempty"`
 	Kind      AllowKind `json:"kind"`
 	// Command is, for Bash, the command prefix, the exact command or the
 	// wildcard pattern, with spaces normalised.
@@ -85,7 +85,9 @@ func ParseAllowedTools(s string) (AllowedTools, []error) {
 			errs = append(errs, err)
 			continue
 		}
-		if !slices.ContainsFunc(out, func(b AllowedTool) bool { return b.Tool == a.Tool && b.Kind == a.Kind && b.Command == a.Command && b.Specifier == a.Specifier }) {
+		if !slices.ContainsFunc(out, func(b AllowedTool) bool {
+			return b.Tool == a.Tool && b.Kind == a.Kind && b.Command == a.Command && b.Specifier == a.Specifier
+		}) {
 			out = append(out, a)
 		}
 	}
