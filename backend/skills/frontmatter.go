@@ -218,8 +218,8 @@ func quoteColonValues(text string) (string, []int) {
 			continue
 		case '[', '{':
 			var n yaml.Node
-			if yaml.Unmarshal([]byte(val), &n) == nil {
-				continue
+			if yaml.Unmarshal([]byte("k: "+val), &n) == nil {
+				continue // a well-formed flow list or mapping
 			}
 		default:
 			if !strings.Contains(val, ": ") && !strings.HasSuffix(val, ":") {

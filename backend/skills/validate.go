@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"slices"
+	"sort"
 	"strings"
 	"unicode/utf8"
 
@@ -176,6 +177,7 @@ func validateData(data []byte, file, dirName, dir string) []Problem {
 	if dir != "" {
 		out = append(out, checkLinks(doc, file, dir)...)
 	}
+	sort.SliceStable(out, func(i, j int) bool { return out[i].Line < out[j].Line })
 	return out
 }
 
