@@ -283,6 +283,9 @@ func TestBuiltinSkills(t *testing.T) {
 		if err != nil || len(body) < 20 {
 			t.Errorf("%s body %q %v", name, body, err)
 		}
+		if e := IndexEntryFor(sk, DefaultIndexDescriptionRunes); e.Description != sk.Description {
+			t.Errorf("%s: the description is cut in the index: %q", name, e.Description)
+		}
 		if problems := validateData(mustRead(t, sk), sk.File, name, ""); len(problems) > 0 {
 			t.Errorf("%s does not validate: %v", name, problems)
 		}
