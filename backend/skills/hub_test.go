@@ -180,10 +180,12 @@ func TestHubInstall(t *testing.T) {
 		{name: "./SKILL.md", body: "---\nname: tar-skill\ndescription: From a tarball.\n---\nbody\n"},
 		{name: "./assets/a.txt", body: "asset"},
 	})
-	bomb := makeZip(t, []archiveFile{
-		{name: "SKILL.md", body: skillMD("bomb", "boom", "")},
-		{name: "zeros.bin", body: strings.Repeat("\x00", 21<<20)},
-	})
+	// testdata/bomb.zip is 21 KB and unpacks to 21 MB of zeros (made with
+	// Python's zipfile at level 9; deflating it here is slow under -race).
+	bomb, err := os.ReadFile("testdata/bomb.zip")
+	if err != nil {
+		t.Fatal(err)
+	}
 	entries := []HubEntry{
 		{ID: "hello", Name: "hello-world", URL: srv.put("/hello.zip", good), SHA256: sha(good), Version: "1.0.0"},
 		{ID: "tar", Name: "tar-skill", URL: srv.put("/dl/tar-skill", tgz)}, // no extension: sniffed

@@ -133,8 +133,10 @@ type Entry struct {
 	Source      Source     `json:"source"`
 	Status      Status     `json:"status"`
 	Trust       TrustState `json:"trust,omitempty"`
-	// Reason explains an invalid or shadowed status.
-	Reason        string   `json:"reason,omitempty"`
+	// Reason explains an invalid, untrusted or shadowed status.
+	Reason string `json:"reason,omitempty"`
+	// Dir is the skill's folder on disk; "" for a skill embedded in the
+	// binary (Location then reads builtin:<name>/SKILL.md).
 	Dir           string   `json:"dir"`
 	Location      string   `json:"location,omitempty"`
 	Warnings      []string `json:"warnings,omitempty"`
@@ -149,7 +151,11 @@ func (l *Library) List() []Entry {
 	snap := l.Snapshot()
 	var out []Entry
 	entry := func(sk *Skill) Entry {
-		return Entry{Name: sk.Name, Description: sk.Description, Source: sk.Source, Dir: sk.Dir,
+		dir := sk.Dir
+		if sk.Embedded() {
+			dir = ""
+		}
+		return Entry{Name: sk.Name, Description: sk.Description, Source: sk.Source, Dir: dir,
 			Location: sk.Location(), Warnings: sk.Warnings, UserInvocable: sk.UserInvocable,
 			ArgumentHint: sk.ArgumentHint, AllowedTools: sk.AllowedTools.String()}
 	}

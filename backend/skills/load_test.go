@@ -352,3 +352,26 @@ func TestRootsDeduplicated(t *testing.T) {
 		t.Errorf("roots = %v, want %v", got, want)
 	}
 }
+
+// TestSymlinkedSkillFolder: ~/.claude/skills often holds links to skill
+// folders kept elsewhere; they load and read like any other.
+func TestSymlinkedSkillFolder(t *testing.T) {
+	e := newEnv(t)
+	real := filepath.Join(e.home, "dev", "linked")
+	writeFile(t, real, "SKILL.md", skillMD("linked", "Kept elsewhere.", "Linked body."))
+	writeFile(t, real, "references/r.md", "ref")
+	root := filepath.Join(e.home, ".claude", "skills")
+	os.MkdirAll(root, 0o755)
+	if err := os.Symlink(real, filepath.Join(root, "linked")); err != nil {
+		t.Skip("no symlinks:", err)
+	}
+	sk, ok := Load(Options{Home: e.home, NoDefaultBuiltins: true}).Get("linked")
+	if !ok {
+		t.Fatal("a symlinked skill folder did not load")
+	}
+	body, err := sk.Body()
+	files, _, ferr := sk.Files(0)
+	if err != nil || body != "Linked body." || ferr != nil || !slices.Equal(files, []string{"references/r.md"}) {
+		t.Errorf("body %q %v files %v %v", body, err, files, ferr)
+	}
+}
