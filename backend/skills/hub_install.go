@@ -68,11 +68,14 @@ func (h *Hub) InstallEntry(ctx context.Context, e HubEntry) (Installed, error) {
 	if h.dir == "" {
 		return Installed{}, errors.New("no user skills folder to install into")
 	}
-	h.installMu.Lock()
-	defer h.installMu.Unlock()
 	if err := os.MkdirAll(h.dir, 0o755); err != nil {
 		return Installed{}, fmt.Errorf("create the skills folder %s: %w", h.dir, err)
 	}
+	unlock, err := h.lock()
+	if err != nil {
+		return Installed{}, err
+	}
+	defer unlock()
 	staging, err := os.MkdirTemp(h.dir, ".install-")
 	if err != nil {
 		return Installed{}, fmt.Errorf("prepare the install: %w", err)
@@ -100,6 +103,18 @@ func (h *Hub) InstallEntry(ctx context.Context, e HubEntry) (Installed, error) {
 		return Installed{}, fmt.Errorf("install %s: %w", e.ID, err)
 	}
 	return Installed{Name: name, Dir: target, ID: e.ID, Version: e.Version, Replaced: replaced, Warnings: warnings}, nil
+}
+
+// lock serializes installs and removals, in this process and across
+// processes (the window and a `tinyelf skills install` at once).
+func (h *Hub) lock() (func(), error) {
+	h.installMu.Lock()
+	release, err := lockFile(filepath.Join(h.dir, ".skillhub.lock"))
+	if err != nil {
+		h.installMu.Unlock()
+		return nil, fmt.Errorf("lock the skills folder %s: %w", h.dir, err)
+	}
+	return func() { release(); h.installMu.Unlock() }, nil
 }
 
 // swapInto moves dir to target. An existing target must be an earlier
@@ -351,8 +366,11 @@ func (h *Hub) Remove(name string) error {
 	if name == "" || len(nameProblems(name)) > 0 {
 		return fmt.Errorf("%q is not a skill name", name)
 	}
-	h.installMu.Lock()
-	defer h.installMu.Unlock()
+	unlock, err := h.lock()
+	if err != nil {
+		return err
+	}
+	defer unlock()
 	dir := filepath.Join(h.dir, name)
 	if _, err := os.Stat(filepath.Join(dir, HubRecordFile)); err != nil {
 		if _, derr := os.Stat(dir); derr != nil {

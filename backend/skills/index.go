@@ -37,6 +37,10 @@ type IndexOptions struct {
 	// Include filters skills; nil keeps all. Skills with
 	// disable-model-invocation are always left out.
 	Include func(*Skill) bool
+	// TrustedOnly (Library.Index) leaves out project skills not trusted
+	// yet, for a run that cannot ask the user (`tinyelf run` without
+	// --yes): the model should not see what it cannot load.
+	TrustedOnly bool
 }
 
 // Index builds the index of the snapshot's effective skills the model may

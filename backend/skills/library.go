@@ -194,13 +194,19 @@ func (l *Library) List() []Entry {
 }
 
 // Index returns the model's index: the effective skills the model may
-// invoke, without the denied project skills (untrusted ones stay: reading
-// one is what asks the user). include, when not nil, filters further.
+// invoke, without the denied project skills. Untrusted ones stay unless
+// TrustedOnly (reading one is what asks the user); o.Include filters
+// further.
 func (l *Library) Index(o IndexOptions) Index {
 	include := o.Include
 	o.Include = func(sk *Skill) bool {
-		if l.Trust(sk) == TrustDenied {
+		switch l.Trust(sk) {
+		case TrustDenied:
 			return false
+		case TrustUntrusted:
+			if o.TrustedOnly {
+				return false
+			}
 		}
 		return include == nil || include(sk)
 	}

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -132,6 +133,12 @@ func TestLibraryTrust(t *testing.T) {
 	}
 	if err := lib.SetTrust("mine", TrustTrusted); err == nil {
 		t.Error("SetTrust on a user skill")
+	}
+	has := func(idx Index, name string) bool {
+		return slices.ContainsFunc(idx.Entries, func(e IndexEntry) bool { return e.Name == name })
+	}
+	if !has(lib.Index(IndexOptions{}), "proj") || has(lib.Index(IndexOptions{TrustedOnly: true}), "proj") {
+		t.Error("an untrusted skill is in the index unless TrustedOnly")
 	}
 	if err := lib.SetTrust("proj", TrustDenied); err != nil {
 		t.Fatal(err)
