@@ -116,7 +116,12 @@ func (t *readSkillTool) gate(ctx context.Context, sk *Skill) (note string, refus
 }
 
 func unknownSkill(lib *Library, name string) tools.Result {
-	names := lib.Snapshot().Names()
+	var names []string
+	for _, sk := range lib.Snapshot().Skills {
+		if !sk.DisableModelInvocation && lib.Trust(sk) != TrustDenied {
+			names = append(names, sk.Name)
+		}
+	}
 	if len(names) == 0 {
 		return tools.Errorf("No skill named %q: no skills are installed.", name)
 	}

@@ -81,7 +81,7 @@ func (t *slashCommandTool) Execute(ctx context.Context, params map[string]any) (
 	fmt.Fprintf(&sb, "<command name=%q source=%q>\n%s\n</command>", "/"+c.Name, c.Source, r.Text)
 	if len(r.AllowedTools) > 0 {
 		meta["allowedTools"] = r.AllowedTools
-		fmt.Fprintf(&sb, "\nTools for the rest of this turn: %s", r.AllowedTools.String())
+		fmt.Fprintf(&sb, "\nThe command's allowed-tools apply for the rest of this turn: %s", r.AllowedTools.String())
 	} else if len(c.AllowedTools) > 0 {
 		fmt.Fprintf(&sb, "\n(The command's allowed-tools %s were not applied: it comes from this workspace.)", c.AllowedTools.String())
 	}

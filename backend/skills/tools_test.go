@@ -139,7 +139,7 @@ func TestReadSkillTool(t *testing.T) {
 		t.Errorf("escape: %s", res.Content)
 	}
 	res = te.call(t, "read_skill", map[string]any{"name": "nope"})
-	if !res.IsError || !strings.Contains(res.Content, "Available skills: code-review, manual, pdf-processing, proj, test-fix") {
+	if !res.IsError || !strings.Contains(res.Content, "Available skills: code-review, pdf-processing, proj, test-fix.") {
 		t.Errorf("unknown: %s", res.Content)
 	}
 	res = te.call(t, "read_skill", map[string]any{"name": "manual"})
@@ -242,7 +242,7 @@ func TestSkillHubTools(t *testing.T) {
 func TestSlashCommandTool(t *testing.T) {
 	te := newToolEnv(t, TrustTrusted)
 	res := te.call(t, "slash_command", map[string]any{"command": "/greet", "args": "Ada"})
-	if res.IsError || !strings.Contains(res.Content, "Greet Ada warmly.") || !strings.Contains(res.Content, "Tools for the rest of this turn: Read") {
+	if res.IsError || !strings.Contains(res.Content, "Greet Ada warmly.") || !strings.Contains(res.Content, "allowed-tools apply for the rest of this turn: Read") {
 		t.Fatalf("greet: %s", res.Content)
 	}
 	if res.Meta["kind"] != "markdown" || res.Meta["allowedTools"] == nil {
