@@ -5,6 +5,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path"
@@ -201,6 +202,28 @@ func Load(opts Options) *Snapshot {
 	return snap
 }
 
+// readSized reads a file whose size is known, in one allocation; a file
+// that grew meanwhile is read to at most maxSkillFileBytes+1.
+func readSized(f io.Reader, size int64) ([]byte, error) {
+	buf := make([]byte, 0, min(size, maxSkillFileBytes)+1)
+	for {
+		n, err := f.Read(buf[len(buf):cap(buf)])
+		buf = buf[:len(buf)+n]
+		if err == io.EOF {
+			return buf, nil
+		}
+		if err != nil {
+			return nil, err
+		}
+		if len(buf) > maxSkillFileBytes {
+			return buf, nil
+		}
+		if len(buf) == cap(buf) {
+			buf = append(buf, 0)[:len(buf)]
+		}
+	}
+}
+
 // open returns the root as an FS, the path of its top in it, and a release.
 func (r Root) open() (fs.FS, string, func(), error) {
 	if r.fsys != nil {
@@ -235,9 +258,14 @@ func scanRoot(r Root) ([]*Skill, []Invalid) {
 			continue
 		}
 		rel := path.Join(top, name)
-		st, err := fs.Stat(fsys, rel) // follows a symlinked skill folder
-		if err != nil || !st.IsDir() {
-			continue
+		if !e.IsDir() {
+			if e.Type()&fs.ModeSymlink == 0 {
+				continue
+			}
+			st, err := fs.Stat(fsys, rel) // a symlinked skill folder
+			if err != nil || !st.IsDir() {
+				continue
+			}
 		}
 		if n++; n > maxSkillDirs {
 			invalid = append(invalid, Invalid{Name: name, Source: r.Source, Dir: r.dirOf(name),
@@ -266,14 +294,19 @@ func (r Root) dirOf(name string) string {
 // SKILL.md is not a skill and gives neither.
 func loadSkill(r Root, fsys fs.FS, rel, name string) (*Skill, *Invalid) {
 	file := ""
-	var st fs.FileInfo
-	for _, f := range []string{"SKILL.md", "skill.md"} {
-		if fi, err := fs.Stat(fsys, path.Join(rel, f)); err == nil && !fi.IsDir() {
-			file, st = f, fi
+	var f fs.File
+	for _, name := range []string{"SKILL.md", "skill.md"} {
+		if opened, err := fsys.Open(path.Join(rel, name)); err == nil {
+			file, f = name, opened
 			break
 		}
 	}
 	if file == "" {
+		return nil, nil
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil || st.IsDir() {
 		return nil, nil
 	}
 	dir, location := r.dirOf(name), path.Join(rel, file)
@@ -290,7 +323,7 @@ func loadSkill(r Root, fsys fs.FS, rel, name string) (*Skill, *Invalid) {
 	if st.Size() > maxSkillFileBytes {
 		return nil, bad(Problem{Rule: "too-large", Message: fmt.Sprintf("SKILL.md is %s, over the %s limit; move long material to references/", humanBytes(st.Size()), humanBytes(maxSkillFileBytes))})
 	}
-	data, err := fs.ReadFile(fsys, path.Join(rel, file))
+	data, err := readSized(f, st.Size())
 	if err != nil {
 		return nil, bad(Problem{Rule: "unreadable", Message: fmt.Sprintf("SKILL.md cannot be read: %v", err)})
 	}
