@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"net/netip"
 	"net/url"
+	"strconv"
 	"strings"
 	"syscall"
 	"time"
@@ -43,6 +44,9 @@ type WebNet struct {
 	// Timeout bounds a whole request, redirects and body included (0:
 	// WebDefaultTimeout).
 	Timeout time.Duration
+
+	// treatAsPublic lets tests stand a loopback server in for a public one.
+	treatAsPublic func(netip.AddrPort) bool
 }
 
 // ErrLocalAddress is wrapped by the error of a request refused because it
@@ -152,9 +156,10 @@ func (n *WebNet) timeout() time.Duration {
 
 // checkAddr applies the policy to one address the dialer is about to
 // connect to.
-func (n *WebNet) checkAddr(ctx context.Context, host string, a netip.Addr) error {
+func (n *WebNet) checkAddr(ctx context.Context, host string, ap netip.AddrPort) error {
+	a := ap.Addr()
 	kind := LocalKind(a)
-	if kind == "" {
+	if kind == "" || (n.treatAsPublic != nil && n.treatAsPublic(ap)) {
 		return nil
 	}
 	if n.AllowLocal && Approved(ctx) {
@@ -188,7 +193,7 @@ func (n *WebNet) dialContext(ctx context.Context, network, address string) (net.
 				if err != nil {
 					return fmt.Errorf("dial %s: unexpected address %q", host, connecting)
 				}
-				return n.checkAddr(ctx, host, ap.Addr())
+				return n.checkAddr(ctx, host, ap)
 			},
 		}
 		conn, err := d.DialContext(ctx, network, net.JoinHostPort(a.Unmap().String(), port))
@@ -214,13 +219,12 @@ func (n *WebNet) dialContext(ctx context.Context, network, address string) (net.
 // caller bounds the decoded size).
 func (n *WebNet) Client() *http.Client {
 	t := &http.Transport{
-		Proxy:                 nil,
-		DialContext:           n.dialContext,
-		ForceAttemptHTTP2:     true,
-		TLSHandshakeTimeout:   10 * time.Second,
-		ResponseHeaderTimeout: n.timeout(),
-		DisableCompression:    true,
-		DisableKeepAlives:     true,
+		Proxy:               nil,
+		DialContext:         n.dialContext,
+		ForceAttemptHTTP2:   true,
+		TLSHandshakeTimeout: 10 * time.Second,
+		DisableCompression:  true,
+		DisableKeepAlives:   true,
 	}
 	return &http.Client{
 		Transport: t,
@@ -250,7 +254,17 @@ func (n *WebNet) LocalTarget(ctx context.Context, u *url.URL) (addr, kind string
 	if err != nil {
 		return "", ""
 	}
+	port := uint16(80)
+	if u.Scheme == "https" {
+		port = 443
+	}
+	if p, err := strconv.ParseUint(u.Port(), 10, 16); err == nil {
+		port = uint16(p)
+	}
 	for _, a := range addrs {
+		if n.treatAsPublic != nil && n.treatAsPublic(netip.AddrPortFrom(a, port)) {
+			continue
+		}
 		if k := LocalKind(a); k != "" {
 			return a.Unmap().String(), k
 		}

@@ -287,8 +287,13 @@ func (t *webFetchTool) compose(ctx context.Context, f *fetched, p page, prompt s
 			why = "the model returned an empty summary"
 		}
 	}
+	meta["summaryError"] = why
+	if len(text) <= unsummarizedMax {
+		fmt.Fprintf(&head, "The page's text could not be summarized (%s); it is shown whole.\n", why)
+		return Result{Content: head.String() + "\n" + untrusted(f.url.String(), text), Meta: meta}
+	}
 	cut := CutUTF8(text, unsummarizedMax)
-	meta["truncated"], meta["summaryError"] = true, why
+	meta["truncated"] = true
 	fmt.Fprintf(&head, "The page's text is %s and could not be summarized (%s), so only its first %s are shown (%s); call WebFetch again with raw: true for up to %s.\n",
 		humanBytes(int64(len(text))), why, humanBytes(int64(len(cut))), TruncatedMark, humanBytes(rawMax))
 	return Result{Content: head.String() + "\n" + untrusted(f.url.String(), cut), Meta: meta}
