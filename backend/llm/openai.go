@@ -11,6 +11,7 @@ import (
 	"github.com/openai/openai-go/v3"
 	"github.com/openai/openai-go/v3/option"
 	"github.com/openai/openai-go/v3/packages/ssestream"
+	"github.com/openai/openai-go/v3/responses"
 )
 
 // openAIProvider speaks the OpenAI-compatible chat completions API through
@@ -21,6 +22,8 @@ type openAIProvider struct {
 	retry  RetryPolicy
 	chat   openai.ChatCompletionService
 	models openai.ModelService
+	// responses serves native web search (openai_websearch.go).
+	responses responses.ResponseService
 }
 
 func newOpenAI(ep endpoint, o options) *openAIProvider {
@@ -43,6 +46,8 @@ func newOpenAI(ep endpoint, o options) *openAIProvider {
 		retry:  o.retry,
 		chat:   openai.NewChatCompletionService(opts...),
 		models: openai.NewModelService(opts...),
+
+		responses: responses.NewResponseService(opts...),
 	}
 }
 
