@@ -53,6 +53,9 @@ type Settings struct {
 
 	// LastWorkspace is the folder the user worked in last.
 	LastWorkspace string `json:"lastWorkspace,omitempty"`
+
+	// Web configures WebFetch and WebSearch (Settings → Web).
+	Web Web `json:"web,omitzero"`
 }
 
 // Provider is one model connection.
@@ -83,6 +86,12 @@ type Agent struct {
 	// Provider and Model override the defaults for this agent.
 	Provider string `json:"provider,omitempty"`
 	Model    string `json:"model,omitempty"`
+	// BackgroundProvider and BackgroundModel run the agent's background
+	// calls (WebFetch summaries); an empty BackgroundModel means the
+	// session's own model, an empty BackgroundProvider the session's
+	// provider.
+	BackgroundProvider string `json:"backgroundProvider,omitempty"`
+	BackgroundModel    string `json:"backgroundModel,omitempty"`
 	// DirectMCPServers are stdio MCP servers started for this agent's
 	// sessions only.
 	DirectMCPServers []MCPServer `json:"directMcpServers,omitempty"`

@@ -119,6 +119,8 @@ type Engine struct {
 
 	mu       sync.Mutex
 	sessions map[string]*sessionState
+	// summaries is WebFetch's cache, shared by every session.
+	summaries *tools.SummaryCache
 }
 
 // sessionState is the engine's memory of one open session.
@@ -162,7 +164,7 @@ func New(opts Options) *Engine {
 	if opts.Providers == nil {
 		opts.Providers = NewProvider
 	}
-	return &Engine{opts: opts, sessions: map[string]*sessionState{}}
+	return &Engine{opts: opts, sessions: map[string]*sessionState{}, summaries: tools.NewSummaryCache(opts.Now)}
 }
 
 // settings returns the current settings with providers from the

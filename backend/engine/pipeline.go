@@ -115,6 +115,14 @@ func (e *Engine) permissionMiddleware(s *sessionState) tools.Middleware {
 				mode = t.info.Mode
 			}
 			v := decide(mode, call.Info, call.Params, e.rules())
+			if v.allow && v.by == "safe" && mustAsk(ctx, t, call) != "" {
+				// A Safe tool says this call needs approval (WebFetch of a
+				// local address): an allow rule or the user decides.
+				v = verdict{}
+				if r, ok := matchRule(e.rules(), config.RuleAllow, call.Name, call.Params); ok {
+					v = verdict{allow: true, by: "rule", rule: describeRule(r)}
+				}
+			}
 			switch {
 			case v.deny:
 				e.answered(ctx, s.id, call.ID, Deny, v.reason, v.rule, v.by)
@@ -122,6 +130,9 @@ func (e *Engine) permissionMiddleware(s *sessionState) tools.Middleware {
 			case v.allow:
 				if v.by == "rule" {
 					e.answered(ctx, s.id, call.ID, AllowOnce, "", v.rule, "rule")
+				}
+				if v.by != "safe" {
+					ctx = tools.WithApproval(ctx)
 				}
 				return next(ctx, call)
 			}
@@ -131,9 +142,9 @@ func (e *Engine) permissionMiddleware(s *sessionState) tools.Middleware {
 			}
 			switch ans.Decision {
 			case AllowOnce:
-				return next(ctx, call)
+				return next(tools.WithApproval(ctx), call)
 			case AllowAlways:
-				return next(ctx, call)
+				return next(tools.WithApproval(ctx), call)
 			default:
 				msg := fmt.Sprintf("The user denied this call to %s.", call.Name)
 				if r := strings.TrimSpace(ans.Reason); r != "" {

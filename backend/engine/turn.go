@@ -174,7 +174,8 @@ func (e *Engine) prepare(ctx context.Context, s *sessionState) (*turn, error) {
 // registry returns the session's tool registry, building it when the
 // session is new or its workspace, mode or agent changed.
 func (t *turn) registry() (*Session, error) {
-	key := strings.Join([]string{t.info.Workspace, string(t.info.Mode), t.agent.Name, fmt.Sprint(t.settings.Restricted(), t.settings.ExecTimeout())}, "\x00")
+	web := t.e.webTools(t.settings)
+	key := strings.Join([]string{t.info.Workspace, string(t.info.Mode), t.agent.Name, fmt.Sprint(t.settings.Restricted(), t.settings.ExecTimeout()), web.fingerprint()}, "\x00")
 	s := t.s
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -192,6 +193,7 @@ func (t *turn) registry() (*Session, error) {
 		ExecTimeout:  t.settings.ExecTimeout(),
 		AllowedTools: t.agent.AllowedTools,
 		Notifier:     t.e.opts.Notifier,
+		Web:          web,
 		Middleware:   []tools.Middleware{t.e.permissionMiddleware(s)},
 	})
 	if err != nil {

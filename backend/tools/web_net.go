@@ -23,10 +23,6 @@ const (
 	webLocalLookupWait = 3 * time.Second
 )
 
-// EnvWebAllowLocal set to 1 lets the Web tools reach local and private
-// addresses, as the Settings switch does (for scripts and tests).
-const EnvWebAllowLocal = "TINYELF_WEB_ALLOW_LOCAL"
-
 // LookupFunc resolves a host name to its addresses. Tests pass one that
 // maps public-looking names to loopback to play DNS rebinding.
 type LookupFunc func(ctx context.Context, host string) ([]netip.Addr, error)
