@@ -38,6 +38,8 @@ type page struct {
 	Charset  string
 	Note     string // what the model should know about how Text was made
 	Markdown bool
+	// Longer says the page has more text than was read (htmlTextCap).
+	Longer bool
 }
 
 // newMarkdownConverter returns the HTML → Markdown converter the Web tools
@@ -134,6 +136,11 @@ func imagePage(f *fetched, mt string) page {
 // Markdown; a page without an article is converted whole.
 func htmlPage(ctx context.Context, conv *converter.Converter, f *fetched) (page, error) {
 	text, cs := toUTF8(f.body, f.contentType, true)
+	// Only the first htmlTextCap of text is ever used (summaries read 96
+	// KB, raw output is cut at 48 KB), so the document is cut there before
+	// it is parsed: a 5 MB page never becomes a 5 MB tree.
+	cut, longer := htmlCutPoint(text, htmlTextCap)
+	text = text[:cut]
 	doc, err := html.Parse(strings.NewReader(text))
 	if err != nil {
 		return page{}, fmt.Errorf("parse the HTML of %s: %w", f.url.Redacted(), err)
@@ -153,7 +160,7 @@ func htmlPage(ctx context.Context, conv *converter.Converter, f *fetched) (page,
 			if t := strings.TrimSpace(art.Title()); t != "" {
 				title = t
 			}
-			p := page{Kind: "article", Title: title, Text: string(md), Charset: cs, Markdown: true}
+			p := page{Kind: "article", Title: title, Text: string(md), Charset: cs, Markdown: true, Longer: longer}
 			if by := strings.TrimSpace(art.Byline()); by != "" {
 				p.Note = "By " + by + "."
 			}
@@ -176,8 +183,54 @@ func htmlPage(ctx context.Context, conv *converter.Converter, f *fetched) (page,
 	if err != nil {
 		return page{}, fmt.Errorf("convert %s to Markdown: %w", f.url.Redacted(), err)
 	}
-	return page{Kind: "page", Title: title, Text: string(md), Charset: cs, Markdown: true,
+	return page{Kind: "page", Title: title, Text: string(md), Charset: cs, Markdown: true, Longer: longer,
 		Note: "No article was found on this page; the whole page is shown."}, nil
+}
+
+// htmlTextCap is how much of a page's text is parsed and converted.
+const htmlTextCap = 112 << 10
+
+// htmlCutPoint returns the byte offset in doc after which its visible text
+// exceeds limit (len(doc) when it never does), and whether it was cut. It
+// only tokenizes, so it costs no tree.
+func htmlCutPoint(doc string, limit int) (int, bool) {
+	if len(doc) <= limit {
+		return len(doc), false
+	}
+	z := html.NewTokenizer(strings.NewReader(doc))
+	offset, text, hidden := 0, 0, 0
+	for {
+		tt := z.Next()
+		if tt == html.ErrorToken {
+			return len(doc), false
+		}
+		offset += len(z.Raw())
+		switch tt {
+		case html.StartTagToken:
+			if name, _ := z.TagName(); isHiddenTag(name) {
+				hidden++
+			}
+		case html.EndTagToken:
+			if name, _ := z.TagName(); isHiddenTag(name) && hidden > 0 {
+				hidden--
+			}
+		case html.TextToken:
+			if hidden == 0 {
+				text += len(bytes.TrimSpace(z.Raw()))
+				if text > limit {
+					return offset, true
+				}
+			}
+		}
+	}
+}
+
+func isHiddenTag(name []byte) bool {
+	switch string(name) {
+	case "script", "style", "noscript", "template", "svg":
+		return true
+	}
+	return false
 }
 
 func documentTitle(doc *html.Node) string {

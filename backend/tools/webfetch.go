@@ -243,6 +243,9 @@ func (t *webFetchTool) compose(ctx context.Context, f *fetched, p page, prompt s
 	if f.truncated {
 		fmt.Fprintf(&head, "The body is larger than %s; only the first %s were read.\n", humanBytes(t.max), humanBytes(t.max))
 	}
+	if p.Longer {
+		fmt.Fprintf(&head, "The page has more than %s of text; only its first %s were converted.\n", humanBytes(htmlTextCap), humanBytes(htmlTextCap))
+	}
 	if p.Note != "" {
 		head.WriteString(p.Note + "\n")
 	}
