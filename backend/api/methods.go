@@ -62,6 +62,9 @@ func (s *Service) Methods() map[string]Method {
 		"ImportMCPConfig":     method(s.ImportMCPConfig),
 		"TestMCPServer":       method(s.TestMCPServer),
 		"ListMCPPrompts":      method(s.ListMCPPrompts),
+		"GetWebSettings":      method(s.GetWebSettings),
+		"SaveWebSettings":     method(s.SaveWebSettings),
+		"TestWebSearch":       method(s.TestWebSearch),
 	}
 }
 
