@@ -94,4 +94,3 @@ func TestWebSettings(t *testing.T) {
 		t.Error("TestWebSearch is not in the method table")
 	}
 }
-

@@ -546,3 +546,51 @@ func minimalPDF(text string) []byte {
 	fmt.Fprintf(&b, "trailer\n<< /Size %d /Root 1 0 R >>\nstartxref\n%d\n%%%%EOF\n", len(objs)+1, xref)
 	return b.Bytes()
 }
+
+func TestWebFetchLongPageIsCut(t *testing.T) {
+	t.Parallel()
+	var b strings.Builder
+	b.WriteString("<html><head><title>Huge</title><script>" + strings.Repeat("var x = 1;", 20000) + "</script></head><body><article>")
+	for i := 0; b.Len() < 600<<10; i++ {
+		fmt.Fprintf(&b, "<p>Paragraph %d of a very long article that goes on and on about nothing in particular.</p>", i)
+	}
+	b.WriteString("<p>THE VERY END</p></article></body></html>")
+	srv := httptest.NewServer(serveHTML([]byte(b.String()), "text/html; charset=utf-8"))
+	t.Cleanup(srv.Close)
+	res := runFetch(t, NewWebFetch(WebFetchOptions{Net: allowLocal()}), approved(), map[string]any{"url": srv.URL, "raw": true})
+	if res.IsError || res.Meta["kind"] != "article" {
+		t.Fatalf("got %v %v", res.Meta["kind"], res.Content[:200])
+	}
+	for _, w := range []string{"only its first 112.0 KB were converted", "Paragraph 0 of", TruncatedMark} {
+		if !strings.Contains(res.Content, w) {
+			t.Errorf("missing %q", w)
+		}
+	}
+	if strings.Contains(res.Content, "THE VERY END") {
+		t.Error("text past the cut was converted")
+	}
+	if cut, longer := htmlCutPoint("<p>short</p>", 100); cut != len("<p>short</p>") || longer {
+		t.Errorf("short page: %d %v", cut, longer)
+	}
+}
+
+func TestWebFetchCancelled(t *testing.T) {
+	t.Parallel()
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { <-r.Context().Done() }))
+	t.Cleanup(srv.Close)
+	ctx, cancel := context.WithCancel(approved())
+	done := make(chan Result, 1)
+	go func() {
+		res, _ := NewWebFetch(WebFetchOptions{Net: allowLocal()}).Execute(ctx, map[string]any{"url": srv.URL})
+		done <- res
+	}()
+	cancel()
+	select {
+	case res := <-done:
+		if !res.IsError || !strings.Contains(res.Content, "cancelled") {
+			t.Fatalf("got %s", res.Content)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("WebFetch did not stop when cancelled")
+	}
+}
