@@ -56,10 +56,14 @@ type localAddressError struct {
 }
 
 func (e *localAddressError) Error() string {
-	if e.allowed {
-		return fmt.Sprintf("%s resolves to %s (%s); local addresses are allowed in Settings → Web, but this call was not approved for one", e.host, e.addr, e.kind)
+	what := fmt.Sprintf("%s resolves to %s (%s)", e.host, e.addr, e.kind)
+	if strings.Trim(e.host, "[]") == e.addr {
+		what = fmt.Sprintf("%s is a %s address", e.addr, e.kind)
 	}
-	return fmt.Sprintf("%s resolves to %s (%s), and the Web tools do not reach local or private addresses unless Settings → Web allows it", e.host, e.addr, e.kind)
+	if e.allowed {
+		return what + "; local addresses are allowed in Settings → Web, but this call was not approved for one"
+	}
+	return what + ", and the Web tools do not reach local or private addresses unless Settings → Web allows it"
 }
 
 func (e *localAddressError) Unwrap() error { return ErrLocalAddress }

@@ -343,12 +343,12 @@ func TestWebFetchLocalAddresses(t *testing.T) {
 		want    string
 	}{
 		{name: "public page", url: publicURL + "/", ctx: context.Background(), want: "public page"},
-		{name: "redirect from a public name to 127.0.0.1", url: publicURL + "/to-loopback", ctx: context.Background(), wantErr: "127.0.0.1 (loopback)"},
+		{name: "redirect from a public name to 127.0.0.1", url: publicURL + "/to-loopback", ctx: context.Background(), wantErr: "127.0.0.1 is a loopback address"},
 		{name: "redirect to a name that resolves to loopback", url: publicURL + "/to-rebind", ctx: context.Background(), wantErr: "rebind.example.net resolves to 127.0.0.1"},
 		{name: "name that resolves to loopback", url: fmt.Sprintf("http://rebind.example.net:%d/", secretPort), ctx: context.Background(), wantErr: "Settings → Web"},
 		{name: "metadata address", url: "http://metadata.example.net/latest/meta-data/", ctx: context.Background(), wantErr: "cloud metadata"},
-		{name: "loopback literal", url: secret.URL, ctx: context.Background(), wantErr: "(loopback)"},
-		{name: "IPv6 loopback", url: "http://[::1]:1/", ctx: context.Background(), wantErr: "(loopback)"},
+		{name: "loopback literal", url: secret.URL, ctx: context.Background(), wantErr: "127.0.0.1 is a loopback address"},
+		{name: "IPv6 loopback", url: "http://[::1]:1/", ctx: context.Background(), wantErr: "::1 is a loopback address"},
 		{name: "allowed but not approved", allow: true, url: publicURL + "/to-loopback", ctx: context.Background(), wantErr: "not approved"},
 		{name: "allowed and approved", allow: true, url: publicURL + "/to-loopback", ctx: approved(), want: "internal admin page"},
 	}

@@ -46,6 +46,8 @@ const (
 	StageNative      = "native"
 	StageService     = "service"
 	StageUnavailable = "unavailable"
+	// StageNoResults ends a search whose providers all answered with nothing.
+	StageNoResults = "no_results"
 
 	OutcomeIneligible = "ineligible"
 	OutcomeFailed     = "failed"
@@ -235,7 +237,7 @@ func (t *webSearchTool) Search(ctx context.Context, query string, count int) Sea
 	// Stage 3: nothing could search; or everything that could found nothing.
 	for _, a := range out.Attempts {
 		if a.Outcome == OutcomeEmpty {
-			out.Stage = OutcomeEmpty
+			out.Stage = StageNoResults
 			return out
 		}
 	}
@@ -290,7 +292,7 @@ func render(o SearchOutcome) string {
 	case StageUnavailable:
 		fmt.Fprintf(&b, "Web search is unavailable: nothing could search for %q.\n\n", o.Query)
 		b.WriteString("To set one up, the user can open Settings → Web and add an API key for Tavily, Brave or Jina (or set TAVILY_API_KEY, BRAVE_API_KEY or JINA_API_KEY), give the URL of a SearXNG instance with the json format enabled (or SEARXNG_URL), or switch on DuckDuckGo, which needs no key. A provider whose model offers native search (Anthropic, OpenAI) is used first when the session runs on it. Tell the user this instead of guessing the answer.\n")
-	case OutcomeEmpty:
+	case StageNoResults:
 		fmt.Fprintf(&b, "No results found for %q. Try other words, a broader query, or fewer quotes.\n", o.Query)
 	default:
 		fmt.Fprintf(&b, "Web search results for %q (%d, from %s):\n\n", o.Query, len(o.Results), o.Provider)
