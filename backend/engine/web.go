@@ -137,7 +137,8 @@ func (s summarizer) Summarize(ctx context.Context, req tools.SummaryRequest) (to
 	if req.Title != "" {
 		fmt.Fprintf(&b, "Title: %s\n", req.Title)
 	}
-	fmt.Fprintf(&b, "What the agent wants from it: %s\n\n<page_text>\n%s\n</page_text>", ask, req.Content)
+	content := strings.ReplaceAll(req.Content, "</page_text", "<\\/page_text") // the page cannot close the block
+	fmt.Fprintf(&b, "What the agent wants from it: %s\n\n<page_text>\n%s\n</page_text>", ask, content)
 	if len(req.Content) < req.Length {
 		fmt.Fprintf(&b, "\n(The page text was cut at %d of %d bytes.)", len(req.Content), req.Length)
 	}

@@ -19,6 +19,8 @@ const (
 	searchDefaultCount = 5
 	searchMaxCount     = 10
 	searchSnippetMax   = 500
+	// nativeSearchTimeout bounds the provider's own search (a model call).
+	nativeSearchTimeout = 90 * time.Second
 )
 
 var webSearchParams = json.RawMessage(`{
@@ -185,7 +187,9 @@ func (t *webSearchTool) Search(ctx context.Context, query string, count int) Sea
 	default:
 		start := time.Now()
 		ReportProgress(ctx, "Searching with the model provider's web search")
-		res, err := t.opts.Native.NativeSearch(ctx, query, count)
+		nctx, cancel := context.WithTimeout(ctx, nativeSearchTimeout)
+		res, err := t.opts.Native.NativeSearch(nctx, query, count)
+		cancel()
 		var inel *SearchIneligibleError
 		switch {
 		case errors.As(err, &inel):
