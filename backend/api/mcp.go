@@ -177,39 +177,18 @@ type MCPServerView struct {
 }
 
 // ListMCPServers returns the user's MCP servers with their live states and
-// tools.
+// tools. Each server lists the names its own tools are offered under, as
+// the MCP service assigned them (shortened or hashed names included), so a
+// server whose name starts another's ("git", "github") shows only its own.
 func (s *Service) ListMCPServers(context.Context, struct{}) ([]MCPServerView, error) {
-	var tools []string
-	for _, t := range s.MCP.Tools() {
-		tools = append(tools, t.Info().Name)
-	}
 	out := []MCPServerView{}
 	for _, c := range s.Settings.Get().MCPServers {
 		st, _ := s.MCP.State(c.Name)
 		v := MCPServerView{Config: c, State: st, Tools: []string{}}
-		prefix := "mcp__" + sanitizedPrefix(c.Name)
-		for _, n := range tools {
-			if strings.HasPrefix(n, prefix) {
-				v.Tools = append(v.Tools, n)
-			}
-		}
+		v.Tools = append(v.Tools, st.Tools...)
 		out = append(out, v)
 	}
 	return out, nil
-}
-
-// sanitizedPrefix approximates the tool-name prefix of a server for
-// grouping its tools in the UI.
-func sanitizedPrefix(name string) string {
-	var sb strings.Builder
-	for _, r := range name {
-		if r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '_' || r == '-' {
-			sb.WriteRune(r)
-		} else {
-			sb.WriteRune('_')
-		}
-	}
-	return sb.String()
 }
 
 // SaveMCPServerArgs adds or replaces a server; Rename is its former name.

@@ -174,3 +174,37 @@ func TestDirectMCPServersFollowTheSession(t *testing.T) {
 		t.Errorf("%d direct services still running after the session was deleted", n)
 	}
 }
+
+// TestMCPToolsGroupedByServer: Settings → MCP lists under each server the
+// tools it offers, and only those, even when one server's name starts
+// another's (git, github).
+func TestMCPToolsGroupedByServer(t *testing.T) {
+	t.Parallel()
+	bin := buildFakeMCP(t)
+	h := newSvc(t)
+	ctx := context.Background()
+	for _, name := range []string{"git", "github"} {
+		if _, err := h.svc.SaveMCPServer(ctx, SaveMCPServerArgs{Server: config.MCPServer{Name: name, Command: bin, Args: []string{"-name", name}}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	wctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+	defer cancel()
+	if err := h.svc.MCP.WaitReady(wctx); err != nil {
+		t.Fatal(err)
+	}
+	list, err := h.svc.ListMCPServers(ctx, struct{}{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, v := range list {
+		if v.State.Status != "connected" || len(v.Tools) == 0 {
+			t.Fatalf("server %s: %+v, tools %v", v.Config.Name, v.State, v.Tools)
+		}
+		for _, n := range v.Tools {
+			if !strings.HasPrefix(n, "mcp__"+v.Config.Name+"__") {
+				t.Errorf("server %s lists %s, a tool of another server", v.Config.Name, n)
+			}
+		}
+	}
+}
