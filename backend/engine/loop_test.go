@@ -466,3 +466,26 @@ func TestIdleRegistriesAreReleased(t *testing.T) {
 	}
 	h.engine.Shutdown(context.Background())
 }
+
+// TestStalledStreamIsARetryableError: a model that stops sending ends the
+// turn after the settings' stall timeout with the "stalled" kind, which
+// the UI shows as something to send again, and keeps what arrived.
+func TestStalledStreamIsARetryableError(t *testing.T) {
+	forEachFormat(t, func(t *testing.T, kind string) {
+		h := newHarness(t, kind, []llmtest.Turn{{Text: "thinking about it", Hang: true}})
+		if err := h.settings.Update(func(s *config.Settings) error { s.StallTimeoutSeconds = 1; return nil }); err != nil {
+			t.Fatal(err)
+		}
+		id := h.session(ModeDefault)
+		res := h.run(id, "answer slowly")
+		if res.Reason != EndError || !strings.Contains(res.Err, "sent nothing for 1s") {
+			t.Fatalf("result %+v", res)
+		}
+		if errs := logged[sessions.Error](h, id, sessions.EventError); len(errs) != 1 || errs[0].Kind != "stalled" {
+			t.Errorf("error events %+v", errs)
+		}
+		if msgs := logged[sessions.AssistantMessage](h, id, sessions.EventAssistantMessage); len(msgs) != 1 || !msgs[0].Partial {
+			t.Errorf("the partial answer was not kept: %+v", msgs)
+		}
+	})
+}

@@ -7,6 +7,7 @@ import (
 	"reflect"
 	"slices"
 	"strings"
+	"time"
 
 	"tinyelf/backend/config"
 	"tinyelf/backend/llm"
@@ -102,7 +103,11 @@ func (e *Engine) runTurn(ctx context.Context, s *sessionState, text string) Turn
 				return t.end(ctx, EndCancelled, lastText, iter, nil)
 			}
 			kind := "provider"
-			if errors.Is(err, llm.ErrStreamCut) {
+			var stall *llm.StallError
+			switch {
+			case errors.As(err, &stall):
+				kind = "stalled" // the UI offers to send again
+			case errors.Is(err, llm.ErrStreamCut):
 				kind = "stream_cut"
 			}
 			return t.fail(ctx, kind, lastText, iter, err)
@@ -146,6 +151,9 @@ func (e *Engine) prepare(ctx context.Context, s *sessionState) (*turn, error) {
 	}
 	if pc.Model == "" {
 		return t, fmt.Errorf("provider %s has no model selected: pick one in Settings → Providers", pc.Name)
+	}
+	if pc.StallTimeoutSeconds <= 0 {
+		pc.StallTimeoutSeconds = int(t.settings.StallTimeout() / time.Second)
 	}
 	t.provCfg = pc
 	if t.provider, err = e.opts.Providers(pc); err != nil {

@@ -69,7 +69,9 @@ func (p *openAIProvider) Stream(ctx context.Context, req Request, onEvent func(S
 // try makes one streaming call.
 func (p *openAIProvider) try(ctx context.Context, params openai.ChatCompletionNewParams, onEvent func(StreamEvent)) attempt {
 	x := &exchange{}
-	stream := p.chat.NewStreaming(ctx, params, option.WithMiddleware(x.observe))
+	sctx, watch, stop := watchStalls(ctx, p.ep.stall)
+	defer stop()
+	stream := p.chat.NewStreaming(sctx, params, option.WithMiddleware(x.observe), option.WithMiddleware(watch.observe))
 	defer stream.Close()
 
 	var (
@@ -118,6 +120,9 @@ func (p *openAIProvider) try(ctx context.Context, params openai.ChatCompletionNe
 		err = fmt.Errorf("error event: %s", errorMessage(eventErr.Event.Data, 0))
 	}
 	resp := openAIResponse(&acc.ChatCompletion, finished, lastTool)
+	if watch.stalled(sctx) && ctx.Err() == nil && !finished {
+		return p.ep.stallAttempt(resp, streamed)
+	}
 
 	switch {
 	case ctx.Err() != nil:
