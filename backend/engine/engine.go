@@ -24,6 +24,10 @@ const (
 	LiveToolProgress  = "tool.progress"   // {"callId", "message"}
 	LiveRetry         = "llm.retry"       // {"delayMs", "error"}
 	LiveTurnState     = "turn.state"      // {"running": bool}
+	// LiveTurnError carries an error that ended a turn but could not be
+	// logged (the session log refused the write): {"kind", "message",
+	// "logError"}. The UI shows it, since no logged error event will.
+	LiveTurnError = "turn.error"
 )
 
 // Event is what the engine tells its listeners: every logged event (Seq >
@@ -139,6 +143,9 @@ type sessionState struct {
 	withExtras *tools.Registry
 	extras     []tools.Tool
 	pending    map[string]chan ApprovalAnswer // call ID → answer
+	// unlogged are events a failed write left out (results of calls that
+	// ran); the session's next turn logs them first.
+	unlogged []sessions.Event
 	lastTurn   TurnResult
 	lastUsed   time.Time
 }

@@ -7,6 +7,7 @@ import (
 	"reflect"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"tinyelf/backend/config"
@@ -48,20 +49,57 @@ type turn struct {
 	reg      *tools.Registry
 	ws       *tools.Workspace
 	usage    llm.Usage
+
+	logMu     sync.Mutex
+	logErr    error              // the turn's first failed log write
+	stopCalls context.CancelFunc // cancels the running tool calls
+	unlogged  []sessions.Event   // tool results a failed write left out
+}
+
+// record logs events for this turn. A write that fails stops the turn: the
+// running tool calls are cancelled (waiting approvals withdrawn) and the
+// loop ends with the error, because going on would show the model and the
+// UI a history the log does not hold.
+func (t *turn) record(ctx context.Context, evs ...sessions.Event) error {
+	err := t.e.record(ctx, t.s.id, evs...)
+	if err != nil {
+		t.logMu.Lock()
+		if t.logErr == nil {
+			t.logErr = err
+			if t.stopCalls != nil {
+				t.stopCalls()
+			}
+		}
+		t.logMu.Unlock()
+	}
+	return err
+}
+
+// logFailure returns the turn's first failed log write, if any.
+func (t *turn) logFailure() error {
+	t.logMu.Lock()
+	defer t.logMu.Unlock()
+	return t.logErr
 }
 
 func (e *Engine) runTurn(ctx context.Context, s *sessionState, text string) TurnResult {
+	// Results an earlier turn could not log come first: those calls ran.
+	s.mu.Lock()
+	first := s.unlogged
+	s.unlogged = nil
+	s.mu.Unlock()
+	first = append(first, sessions.NewEvent(sessions.EventUserMessage, sessions.UserMessage{Text: text}))
 	t, err := e.prepare(ctx, s)
 	if err != nil {
 		// The user message is still logged so nothing they typed is lost.
-		_ = e.record(ctx, s.id, sessions.NewEvent(sessions.EventUserMessage, sessions.UserMessage{Text: text}))
+		if t.record(ctx, first...) != nil {
+			t.unlogged = first[:len(first)-1]
+		}
 		return t.fail(ctx, "config", "", 0, err)
 	}
-	if err := e.record(ctx, s.id,
-		sessions.NewEvent(sessions.EventUserMessage, sessions.UserMessage{Text: text}),
-		sessions.NewEvent(sessions.EventTurnStart, sessions.TurnStart{Mode: string(t.info.Mode)}),
-	); err != nil {
-		return t.fail(ctx, "internal", "", 0, err)
+	if err := t.record(ctx, append(first, sessions.NewEvent(sessions.EventTurnStart, sessions.TurnStart{Mode: string(t.info.Mode)}))...); err != nil {
+		t.unlogged = first[:len(first)-1]
+		return t.fail(ctx, "internal", "", 0, logFailed(err))
 	}
 	maxIter := t.agent.MaxIterations
 	if maxIter <= 0 {
@@ -120,6 +158,9 @@ func (e *Engine) runTurn(ctx context.Context, s *sessionState, text string) Turn
 			return t.end(ctx, EndDone, lastText, iter, nil)
 		}
 		results := t.runCalls(ctx, resp.ToolCalls)
+		if err := t.logFailure(); err != nil {
+			return t.fail(ctx, "internal", lastText, iter, logFailed(err))
+		}
 		for _, r := range results {
 			if r.Name == "SessionsYield" && !r.IsError {
 				msg, _ := r.Meta[tools.YieldMetaKey].(string)
@@ -376,13 +417,35 @@ func (t *turn) logAssistant(ctx context.Context, resp *llm.Response, partial boo
 	)
 }
 
-// fail logs an error event and ends the turn with it.
+// logFailed explains a failed log write to the user.
+func logFailed(err error) error {
+	return fmt.Errorf("the turn was stopped because the session history could not be saved (is the disk full or the data folder read-only?): %w", err)
+}
+
+// fail logs an error event (after any tool results a failed write left
+// out, which get one more try) and ends the turn with it. When even that
+// write fails, the error goes out as a live LiveTurnError event, the
+// results are kept for the session's next turn, and the TurnResult says it.
 func (t *turn) fail(ctx context.Context, kind, text string, iterations int, err error) TurnResult {
-	_ = t.e.record(ctx, t.s.id, sessions.NewEvent(sessions.EventError, sessions.Error{Message: err.Error(), Kind: kind}))
+	t.logMu.Lock()
+	evs := append(t.unlogged, sessions.NewEvent(sessions.EventError, sessions.Error{Message: err.Error(), Kind: kind}))
+	t.unlogged = nil
+	t.logMu.Unlock()
+	if lerr := t.e.record(ctx, t.s.id, evs...); lerr != nil {
+		t.s.mu.Lock()
+		t.s.unlogged = append(evs[:len(evs)-1:len(evs)-1], t.s.unlogged...)
+		t.s.mu.Unlock()
+		t.e.live(t.s.id, LiveTurnError, map[string]any{"kind": kind, "message": err.Error(), "logError": lerr.Error()})
+		if t.logFailure() == nil {
+			err = fmt.Errorf("%w (and the error could not be saved either: %v)", err, lerr)
+		}
+	}
 	return t.end(ctx, EndError, text, iterations, err)
 }
 
-// end logs the end of the turn, tells the user and returns the result.
+// end logs the end of the turn, tells the user and returns the result. A
+// turn.end that cannot be logged turns the result into an error, sent live
+// as well.
 func (t *turn) end(ctx context.Context, reason, text string, iterations int, err error) TurnResult {
 	res := TurnResult{Reason: reason, Text: text, Iterations: iterations, Usage: t.usage}
 	msg := ""
@@ -393,7 +456,13 @@ func (t *turn) end(ctx context.Context, reason, text string, iterations int, err
 	if reason == EndYield {
 		msg = text
 	}
-	_ = t.e.record(ctx, t.s.id, sessions.NewEvent(sessions.EventTurnEnd, sessions.TurnEnd{Reason: reason, Iterations: iterations, Message: msg}))
+	if lerr := t.e.record(ctx, t.s.id, sessions.NewEvent(sessions.EventTurnEnd, sessions.TurnEnd{Reason: reason, Iterations: iterations, Message: msg})); lerr != nil {
+		lerr = logFailed(lerr)
+		if reason != EndError {
+			t.e.live(t.s.id, LiveTurnError, map[string]any{"kind": "internal", "message": lerr.Error(), "logError": lerr.Error()})
+			res.Reason, res.Err, reason, msg = EndError, lerr.Error(), EndError, lerr.Error()
+		}
+	}
 	if n := t.e.opts.Notices; n != nil {
 		nctx := context.WithoutCancel(ctx)
 		switch reason {
