@@ -146,8 +146,8 @@ type sessionState struct {
 	// unlogged are events a failed write left out (results of calls that
 	// ran); the session's next turn logs them first.
 	unlogged []sessions.Event
-	lastTurn   TurnResult
-	lastUsed   time.Time
+	lastTurn TurnResult
+	lastUsed time.Time
 }
 
 // maxCachedRegistries bounds how many idle sessions keep their tool
