@@ -50,14 +50,29 @@ func (b *builtinSource) Tools(ctx context.Context, info engine.SessionInfo) []to
 	return set.Tools()
 }
 
-func (b *builtinSource) close(sessionID string) {
+// Release implements engine.SessionReleaser: an idle session's in-process
+// connections are closed, and made again if it comes back.
+func (b *builtinSource) Release(sessionID string) { b.close(sessionID) }
+
+// set returns the session's builtin set, nil when it has none.
+func (b *builtinSource) set(sessionID string) *mcp.BuiltinSet {
 	b.mu.Lock()
 	defer b.mu.Unlock()
+	return b.sets[sessionID]
+}
+
+func (b *builtinSource) close(sessionID string) {
+	b.mu.Lock()
+	var closing []*mcp.BuiltinSet
 	for id, set := range b.sets {
 		if sessionID == "" || id == sessionID {
-			set.Close()
+			closing = append(closing, set)
 			delete(b.sets, id)
 		}
+	}
+	b.mu.Unlock()
+	for _, set := range closing {
+		set.Close()
 	}
 }
 
@@ -107,14 +122,35 @@ func (d *directSource) Tools(ctx context.Context, info engine.SessionInfo) []too
 	return run.svc.Tools()
 }
 
-func (d *directSource) close(sessionID string) {
+// Release implements engine.SessionReleaser: an idle session's servers
+// are stopped, and started again if it comes back.
+func (d *directSource) Release(sessionID string) { d.close(sessionID) }
+
+// service returns the session's direct servers, nil when it has none.
+func (d *directSource) service(sessionID string) *mcp.Service {
 	d.mu.Lock()
 	defer d.mu.Unlock()
+	if run, ok := d.svcs[sessionID]; ok {
+		return run.svc
+	}
+	return nil
+}
+
+// close stops the session's servers ("" : every session's). The services
+// leave the map at once and stop outside the lock, so other sessions' tool
+// lookups do not wait for processes to exit.
+func (d *directSource) close(sessionID string) {
+	d.mu.Lock()
+	var closing []*mcp.Service
 	for id, run := range d.svcs {
 		if sessionID == "" || id == sessionID {
-			run.svc.Close()
+			closing = append(closing, run.svc)
 			delete(d.svcs, id)
 		}
+	}
+	d.mu.Unlock()
+	for _, svc := range closing {
+		svc.Close()
 	}
 }
 

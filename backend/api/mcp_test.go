@@ -208,3 +208,41 @@ func TestMCPToolsGroupedByServer(t *testing.T) {
 		}
 	}
 }
+
+// TestIdleSessionsReleaseTheirServers: a session left idle stops its
+// direct MCP servers and closes its builtin connections, and gets them
+// back at its next turn.
+func TestIdleSessionsReleaseTheirServers(t *testing.T) {
+	t.Parallel()
+	bin := buildFakeMCP(t)
+	h := newSvcWith(t, func(o *Options) { o.IdleTimeout = 100 * time.Millisecond },
+		llmtest.Turn{Text: "first"}, llmtest.Turn{Text: "second"})
+	h.addProvider()
+	ctx := context.Background()
+	err := h.svc.Settings.Update(func(s *config.Settings) error {
+		s.Agents = []config.Agent{{Name: "calc", DirectMCPServers: []config.MCPServer{{Name: "mine", Command: bin}}}}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sess, _ := h.svc.CreateSession(ctx, CreateSessionArgs{Workspace: h.workspace, Mode: "auto", Agent: "calc"})
+	held := func() (direct, builtin bool) {
+		return h.svc.direct.service(sess.ID) != nil, h.svc.builtin.set(sess.ID) != nil
+	}
+	h.svc.SendMessage(ctx, SendArgs{SessionID: sess.ID, Text: "one"})
+	h.waitFor(sess.ID, string(sessions.EventTurnEnd))
+	deadline := time.Now().Add(15 * time.Second)
+	for d, b := held(); d || b; d, b = held() {
+		if time.Now().After(deadline) {
+			t.Fatalf("after the idle timeout the session still holds direct servers %v, builtin connections %v", d, b)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	h.svc.SendMessage(ctx, SendArgs{SessionID: sess.ID, Text: "two"})
+	h.waitFor(sess.ID, string(sessions.EventTurnEnd))
+	reqs := h.srv.ChatRequests()
+	if b, _ := json.Marshal(reqs[len(reqs)-1].Body["tools"]); !strings.Contains(string(b), "mcp__mine__add") {
+		t.Errorf("the session's servers did not come back: %s", b)
+	}
+}

@@ -38,6 +38,9 @@ type Options struct {
 	Providers engine.ProviderFactory
 	// Version is the app's version string.
 	Version string
+	// IdleTimeout is how long an idle session keeps its tools and its
+	// direct MCP servers running (engine.Options.IdleTimeout).
+	IdleTimeout time.Duration
 }
 
 // Service is what the UI (window or browser) and the CLI call. It owns the
@@ -91,15 +94,16 @@ func New(ctx context.Context, opts Options) (*Service, error) {
 	), sets: map[string]*mcp.BuiltinSet{}}
 	s.direct = &directSource{settings: settings, onChange: s.publishMCP, svcs: map[string]*directRun{}}
 	s.Engine = engine.New(engine.Options{
-		Settings:   settings,
-		Log:        engine.StoreLog{Store: store},
-		Providers:  opts.Providers,
-		Notifier:   s.Policy,
-		Notices:    s.Policy,
-		Sink:       s.Bus.Publish,
-		Approver:   opts.Approver,
-		Background: opts.Background,
-		Getenv:     opts.Getenv,
+		Settings:    settings,
+		Log:         engine.StoreLog{Store: store},
+		Providers:   opts.Providers,
+		Notifier:    s.Policy,
+		Notices:     s.Policy,
+		Sink:        s.Bus.Publish,
+		Approver:    opts.Approver,
+		Background:  opts.Background,
+		Getenv:      opts.Getenv,
+		IdleTimeout: opts.IdleTimeout,
 		// Step 10 of the registry builder: the three MCP loading paths.
 		ToolSources: []engine.ToolSource{userMCPSource{s.MCP}, s.builtin, s.direct},
 	})

@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -90,6 +91,17 @@ type ToolSource interface {
 	Tools(ctx context.Context, info SessionInfo) []tools.Tool
 }
 
+// SessionReleaser is implemented by a ToolSource that holds resources per
+// session (MCP server processes, in-process connections). The engine calls
+// Release when it drops an idle session from memory (IdleTimeout after its
+// last turn, or when more than MaxIdleSessions sessions are idle), never
+// while the session runs a turn, and no turn of that session starts until
+// Release returns; the source builds the resources again if the session
+// comes back. Release must be safe for concurrent use.
+type SessionReleaser interface {
+	Release(sessionID string)
+}
+
 // Options configures an Engine.
 type Options struct {
 	Settings  *config.Store
@@ -114,7 +126,19 @@ type Options struct {
 	Getenv func(string) string
 	// ToolSources add tools to every session (step 10 of the builder).
 	ToolSources []ToolSource
+	// IdleTimeout is how long a session stays in memory after its last
+	// turn (its tool registry, open workspace and the sources' per-session
+	// resources) before it is released; 0 means DefaultIdleTimeout, a
+	// negative value keeps sessions until MaxIdleSessions pushes them out.
+	IdleTimeout time.Duration
 }
+
+// DefaultIdleTimeout is Options.IdleTimeout's default.
+const DefaultIdleTimeout = 10 * time.Minute
+
+// MaxIdleSessions bounds the idle sessions the engine keeps in memory; the
+// least recently used ones beyond it are released.
+const MaxIdleSessions = 16
 
 // Engine runs agent turns. It is safe for concurrent use; each session runs
 // at most one turn at a time.
@@ -122,7 +146,8 @@ type Engine struct {
 	opts Options
 
 	mu       sync.Mutex
-	sessions map[string]*sessionState
+	sessions map[string]*sessionState // only sessions that ran a turn
+	uses     int64                    // counts turns, for the LRU order
 	// summaries is WebFetch's cache, shared by every session.
 	summaries *tools.SummaryCache
 }
@@ -147,12 +172,17 @@ type sessionState struct {
 	// ran); the session's next turn logs them first.
 	unlogged []sessions.Event
 	lastTurn TurnResult
-	lastUsed time.Time
+	lastUsed int64       // Engine.uses at the end of its last turn
+	idle     *time.Timer // releases the session after IdleTimeout
+	// releasing is closed once the session's eviction is over; non-nil
+	// marks a state that is being (or has been) dropped: look it up again.
+	releasing chan struct{}
 }
 
-// maxCachedRegistries bounds how many idle sessions keep their tool
-// registry (and its open workspace) between turns.
-const maxCachedRegistries = 16
+// evictable reports whether the state can be dropped; s.mu is held.
+func (s *sessionState) evictable() bool {
+	return !s.running && len(s.pending) == 0 && len(s.unlogged) == 0 && s.releasing == nil
+}
 
 // ErrBusy is returned by Send when the session is already running a turn.
 var ErrBusy = errors.New("the agent is still working on this session; wait for it or stop it first")
@@ -180,15 +210,13 @@ func (e *Engine) settings() config.Settings {
 	return e.opts.Settings.Get().WithEnvironment(e.opts.Getenv)
 }
 
-func (e *Engine) state(id string) *sessionState {
+// peek returns the session's state, or nil when the engine holds none (it
+// never ran a turn here, or was released): the lookups that only read use
+// it, so listing sessions adds nothing to memory.
+func (e *Engine) peek(id string) *sessionState {
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	s, ok := e.sessions[id]
-	if !ok {
-		s = &sessionState{id: id, pending: map[string]chan ApprovalAnswer{}}
-		e.sessions[id] = s
-	}
-	return s
+	return e.sessions[id]
 }
 
 // NewSession starts a session in a workspace and returns its ID. Empty
@@ -252,56 +280,119 @@ func (e *Engine) Run(ctx context.Context, sessionID, text string) (TurnResult, e
 	return res, nil
 }
 
+// begin marks the session as running a turn, creating its state if the
+// engine holds none. A state being released is waited for, then looked up
+// afresh, so a turn never starts while the sources release the session.
 func (e *Engine) begin(sessionID string) (*sessionState, context.Context, error) {
-	s := e.state(sessionID)
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.running {
-		return nil, nil, ErrBusy
+	for {
+		e.mu.Lock()
+		s, ok := e.sessions[sessionID]
+		if !ok {
+			s = &sessionState{id: sessionID, pending: map[string]chan ApprovalAnswer{}}
+			e.sessions[sessionID] = s
+		}
+		e.mu.Unlock()
+		s.mu.Lock()
+		if wait := s.releasing; wait != nil {
+			s.mu.Unlock()
+			<-wait
+			continue
+		}
+		if s.running {
+			s.mu.Unlock()
+			return nil, nil, ErrBusy
+		}
+		if s.idle != nil {
+			s.idle.Stop()
+		}
+		ctx, cancel := context.WithCancel(context.Background())
+		s.running, s.cancel, s.done = true, cancel, make(chan struct{})
+		s.mu.Unlock()
+		e.live(sessionID, LiveTurnState, map[string]any{"running": true})
+		return s, ctx, nil
 	}
-	ctx, cancel := context.WithCancel(context.Background())
-	s.running, s.cancel, s.done = true, cancel, make(chan struct{})
-	e.live(sessionID, LiveTurnState, map[string]any{"running": true})
-	return s, ctx, nil
 }
 
 func (e *Engine) finish(s *sessionState, res TurnResult) {
+	e.mu.Lock()
+	e.uses++
+	used := e.uses
+	e.mu.Unlock()
 	s.mu.Lock()
 	s.running = false
 	s.cancel()
 	s.lastTurn = res
-	s.lastUsed = e.opts.Now()
+	s.lastUsed = used
+	if d := e.idleTimeout(); d > 0 {
+		s.idle = time.AfterFunc(d, func() { e.evictIf(s, used) })
+	}
 	close(s.done)
 	s.mu.Unlock()
 	e.live(s.id, LiveTurnState, map[string]any{"running": false, "reason": res.Reason})
 	e.evictIdle()
 }
 
-// evictIdle closes the registries of the least recently used idle sessions
-// beyond maxCachedRegistries; they are rebuilt on their next turn.
+func (e *Engine) idleTimeout() time.Duration {
+	if e.opts.IdleTimeout == 0 {
+		return DefaultIdleTimeout
+	}
+	return e.opts.IdleTimeout
+}
+
+// evictIdle releases the least recently used idle sessions beyond
+// MaxIdleSessions; they are rebuilt on their next turn.
 func (e *Engine) evictIdle() {
 	e.mu.Lock()
 	var idle []*sessionState
 	for _, s := range e.sessions {
 		s.mu.Lock()
-		if !s.running && s.reg != nil {
+		if s.evictable() {
 			idle = append(idle, s)
 		}
 		s.mu.Unlock()
 	}
 	e.mu.Unlock()
-	if len(idle) <= maxCachedRegistries {
+	if len(idle) <= MaxIdleSessions {
 		return
 	}
-	slices.SortFunc(idle, func(a, b *sessionState) int { return a.lastUsed.Compare(b.lastUsed) })
-	for _, s := range idle[:len(idle)-maxCachedRegistries] {
-		s.mu.Lock()
-		if !s.running && s.reg != nil {
-			s.reg.Close()
-			s.reg, s.regKey, s.withExtras, s.extras = nil, "", nil, nil
-		}
-		s.mu.Unlock()
+	slices.SortFunc(idle, func(a, b *sessionState) int { return cmp.Compare(a.lastUsed, b.lastUsed) })
+	for _, s := range idle[:len(idle)-MaxIdleSessions] {
+		e.evictIf(s, -1)
 	}
+}
+
+// evictIf drops an idle session from memory, provided no turn ran since
+// the one that ended as turn number used (-1: whatever ran): it closes the
+// session's registry, tells the sources to release it, and removes its
+// state.
+func (e *Engine) evictIf(s *sessionState, used int64) {
+	s.mu.Lock()
+	if !s.evictable() || used >= 0 && s.lastUsed != used {
+		s.mu.Unlock()
+		return
+	}
+	done := make(chan struct{})
+	s.releasing = done
+	reg := s.reg
+	s.reg, s.regKey, s.withExtras, s.extras = nil, "", nil, nil
+	if s.idle != nil {
+		s.idle.Stop()
+	}
+	s.mu.Unlock()
+	if reg != nil {
+		reg.Close()
+	}
+	for _, src := range e.opts.ToolSources {
+		if r, ok := src.(SessionReleaser); ok {
+			r.Release(s.id)
+		}
+	}
+	e.mu.Lock()
+	if e.sessions[s.id] == s {
+		delete(e.sessions, s.id)
+	}
+	e.mu.Unlock()
+	close(done)
 }
 
 // Shutdown cancels every running turn and waits (until ctx ends) for them
@@ -319,6 +410,9 @@ func (e *Engine) Shutdown(ctx context.Context) {
 	for _, s := range all {
 		_ = e.Wait(ctx, s.id)
 		s.mu.Lock()
+		if s.idle != nil {
+			s.idle.Stop()
+		}
 		if !s.running && s.reg != nil {
 			s.reg.Close()
 			s.reg = nil
@@ -330,7 +424,10 @@ func (e *Engine) Shutdown(ctx context.Context) {
 // Cancel stops the session's running turn, if any. Pending approvals are
 // answered with a denial.
 func (e *Engine) Cancel(sessionID string) {
-	s := e.state(sessionID)
+	s := e.peek(sessionID)
+	if s == nil {
+		return
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.running && s.cancel != nil {
@@ -340,7 +437,10 @@ func (e *Engine) Cancel(sessionID string) {
 
 // Wait blocks until the session's running turn (if any) has ended.
 func (e *Engine) Wait(ctx context.Context, sessionID string) error {
-	s := e.state(sessionID)
+	s := e.peek(sessionID)
+	if s == nil {
+		return nil
+	}
 	s.mu.Lock()
 	done, running := s.done, s.running
 	s.mu.Unlock()
@@ -357,7 +457,10 @@ func (e *Engine) Wait(ctx context.Context, sessionID string) error {
 
 // Running reports whether the session has a turn in progress.
 func (e *Engine) Running(sessionID string) bool {
-	s := e.state(sessionID)
+	s := e.peek(sessionID)
+	if s == nil {
+		return false
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.running
@@ -365,13 +468,16 @@ func (e *Engine) Running(sessionID string) bool {
 
 // Answer delivers the user's decision on a pending approval.
 func (e *Engine) Answer(sessionID, callID string, ans ApprovalAnswer) error {
-	s := e.state(sessionID)
-	s.mu.Lock()
-	ch, ok := s.pending[callID]
-	if ok {
-		delete(s.pending, callID)
+	var ch chan ApprovalAnswer
+	ok := false
+	if s := e.peek(sessionID); s != nil {
+		s.mu.Lock()
+		ch, ok = s.pending[callID]
+		if ok {
+			delete(s.pending, callID)
+		}
+		s.mu.Unlock()
 	}
-	s.mu.Unlock()
 	if !ok {
 		return fmt.Errorf("no approval is waiting for call %s in session %s", callID, sessionID)
 	}
@@ -381,7 +487,10 @@ func (e *Engine) Answer(sessionID, callID string, ans ApprovalAnswer) error {
 
 // Pending lists the call IDs waiting for approval in a session.
 func (e *Engine) Pending(sessionID string) []string {
-	s := e.state(sessionID)
+	s := e.peek(sessionID)
+	if s == nil {
+		return []string{}
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	out := make([]string, 0, len(s.pending))
