@@ -154,6 +154,52 @@ func (d *directSource) close(sessionID string) {
 	}
 }
 
+// resourceSource offers the one pair of MCP resource tools over every
+// server a session sees: the user's, its builtin providers' and its
+// agent's direct servers (in that order of precedence for a name two of
+// them use). It must come after the sources that make those, which it only
+// looks up.
+type resourceSource struct {
+	user    *mcp.Service
+	builtin *builtinSource
+	direct  *directSource
+
+	mu   sync.Mutex
+	sets map[string]resourceEntry
+}
+
+type resourceEntry struct {
+	builtin *mcp.BuiltinSet
+	direct  *mcp.Service
+	set     *mcp.ResourceSet
+}
+
+func (r *resourceSource) Tools(_ context.Context, info engine.SessionInfo) []tools.Tool {
+	b, d := r.builtin.set(info.ID), r.direct.service(info.ID)
+	r.mu.Lock()
+	e, ok := r.sets[info.ID]
+	if !ok || e.builtin != b || e.direct != d {
+		groups := []mcp.ResourceGroup{r.user}
+		if b != nil {
+			groups = append(groups, b)
+		}
+		if d != nil {
+			groups = append(groups, d)
+		}
+		e = resourceEntry{builtin: b, direct: d, set: mcp.NewResourceSet(groups...)}
+		r.sets[info.ID] = e
+	}
+	r.mu.Unlock()
+	return e.set.Tools()
+}
+
+// Release implements engine.SessionReleaser.
+func (r *resourceSource) Release(sessionID string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	delete(r.sets, sessionID)
+}
+
 // storeReader backs the builtin sessions provider with the session store.
 type storeReader struct{ store *sessions.Store }
 

@@ -246,3 +246,50 @@ func TestIdleSessionsReleaseTheirServers(t *testing.T) {
 		t.Errorf("the session's servers did not come back: %s", b)
 	}
 }
+
+// TestOneResourcePairForUserAndDirectServers: a session that sees the
+// user's servers and its agent's direct servers gets one resource tool
+// pair reaching both, not a pair per service of which the last hides the
+// others.
+func TestOneResourcePairForUserAndDirectServers(t *testing.T) {
+	t.Parallel()
+	bin := buildFakeMCP(t)
+	h := newSvc(t,
+		llmtest.Turn{ToolCalls: []llmtest.ToolCall{{ID: "l", Name: "list_mcp_resources", Arguments: `{}`}}},
+		llmtest.Turn{Text: "listed"},
+	)
+	h.addProvider()
+	ctx := context.Background()
+	if _, err := h.svc.SaveMCPServer(ctx, SaveMCPServerArgs{Server: config.MCPServer{Name: "notes", Command: bin, Args: []string{"-name", "notes"}}}); err != nil {
+		t.Fatal(err)
+	}
+	err := h.svc.Settings.Update(func(s *config.Settings) error {
+		s.Agents = []config.Agent{{Name: "calc", DirectMCPServers: []config.MCPServer{{Name: "mine", Command: bin}}}}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	wctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+	defer cancel()
+	if err := h.svc.MCP.WaitReady(wctx); err != nil {
+		t.Fatal(err)
+	}
+	sess, _ := h.svc.CreateSession(ctx, CreateSessionArgs{Workspace: h.workspace, Mode: "auto", Agent: "calc"})
+	h.svc.SendMessage(ctx, SendArgs{SessionID: sess.ID, Text: "what resources are there?"})
+	h.waitFor(sess.ID, string(sessions.EventTurnEnd))
+	b, _ := json.Marshal(h.srv.ChatRequests()[0].Body["tools"])
+	if n := strings.Count(string(b), `"list_mcp_resources"`); n != 1 {
+		t.Errorf("list_mcp_resources offered %d times", n)
+	}
+	view, _ := h.svc.GetSession(ctx, IDArgs{ID: sess.ID})
+	var listing string
+	for _, m := range view.Messages {
+		if m.Tool != nil && m.Tool.Name == "list_mcp_resources" {
+			listing = m.Tool.Result
+		}
+	}
+	if !strings.Contains(listing, "notes:") || !strings.Contains(listing, "mine:") {
+		t.Errorf("the listing does not reach both servers:\n%s", listing)
+	}
+}

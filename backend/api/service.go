@@ -56,8 +56,9 @@ type Service struct {
 	// MCP runs the user's MCP servers.
 	MCP *mcp.Service
 
-	builtin *builtinSource
-	direct  *directSource
+	builtin   *builtinSource
+	direct    *directSource
+	resources *resourceSource
 }
 
 // New opens the data folder's stores and starts the service.
@@ -93,6 +94,7 @@ func New(ctx context.Context, opts Options) (*Service, error) {
 		mcp.NewNotifyProvider(s.Policy),
 	), sets: map[string]*mcp.BuiltinSet{}}
 	s.direct = &directSource{settings: settings, onChange: s.publishMCP, svcs: map[string]*directRun{}}
+	s.resources = &resourceSource{user: s.MCP, builtin: s.builtin, direct: s.direct, sets: map[string]resourceEntry{}}
 	s.Engine = engine.New(engine.Options{
 		Settings:    settings,
 		Log:         engine.StoreLog{Store: store},
@@ -105,7 +107,8 @@ func New(ctx context.Context, opts Options) (*Service, error) {
 		Getenv:      opts.Getenv,
 		IdleTimeout: opts.IdleTimeout,
 		// Step 10 of the registry builder: the three MCP loading paths.
-		ToolSources: []engine.ToolSource{userMCPSource{s.MCP}, s.builtin, s.direct},
+		// The resource tools come last: one pair over all three.
+		ToolSources: []engine.ToolSource{userMCPSource{s.MCP}, s.builtin, s.direct, s.resources},
 	})
 	return s, nil
 }

@@ -167,6 +167,7 @@ type sessionState struct {
 	// withExtras caches reg plus the sources' tools, keyed by those tools.
 	withExtras *tools.Registry
 	extras     []tools.Tool
+	clashes    []string                       // the tool-name clashes last reported
 	pending    map[string]chan ApprovalAnswer // call ID → answer
 	// unlogged are events a failed write left out (results of calls that
 	// ran); the session's next turn logs them first.

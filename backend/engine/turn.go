@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -54,6 +55,7 @@ type turn struct {
 	logErr    error              // the turn's first failed log write
 	stopCalls context.CancelFunc // cancels the running tool calls
 	unlogged  []sessions.Event   // tool results a failed write left out
+	clashes   []string           // tool-name clashes to report (refreshTools)
 }
 
 // record logs events for this turn. A write that fails stops the turn: the
@@ -115,6 +117,9 @@ func (e *Engine) runTurn(ctx context.Context, s *sessionState, text string) Turn
 				fmt.Errorf("stopped after %d model calls (the agent's maxIterations); send a message to let it continue", maxIter))
 		}
 		t.refreshTools(ctx)
+		if err := t.reportClashes(ctx); err != nil {
+			return t.fail(ctx, "internal", lastText, iter, logFailed(err))
+		}
 		if err := t.recordVisibleSet(ctx); err != nil {
 			return t.fail(ctx, "internal", lastText, iter, err)
 		}
@@ -274,6 +279,7 @@ func (t *turn) refreshTools(ctx context.Context) {
 		return
 	}
 	reg := base.FilteredFunc(func(i tools.Info) bool { return !controlTools[i.Name] })
+	var clashes []string
 	for _, tool := range extras {
 		info := tool.Info()
 		if t.info.Mode == ModePlan && !info.ReadOnly {
@@ -282,10 +288,10 @@ func (t *turn) refreshTools(ctx context.Context) {
 		if len(t.agent.AllowedTools) > 0 && !slices.Contains(t.agent.AllowedTools, info.Name) && !agentAllowsMCP(t.agent.AllowedTools, info) {
 			continue
 		}
-		if base.Has(info.Name) {
-			continue // built-in tools win a name clash
+		if base.Has(info.Name) || errors.Is(reg.Register(tool), tools.ErrDuplicateTool) {
+			clashes = append(clashes, clashMessage(reg, info))
 		}
-		_ = reg.Register(tool) // a tool with a bad schema is left out, not fatal
+		// A tool with a bad schema is left out, not fatal.
 	}
 	for _, n := range base.Names() {
 		if tool, ok := base.Get(n); ok && controlTools[n] {
@@ -294,6 +300,36 @@ func (t *turn) refreshTools(ctx context.Context) {
 	}
 	s.withExtras, s.extras = reg, extras
 	t.reg = reg
+	if !slices.Equal(clashes, s.clashes) {
+		s.clashes, t.clashes = clashes, clashes
+	}
+}
+
+// clashMessage explains a tool left out because its name was taken.
+func clashMessage(reg *tools.Registry, lost tools.Info) string {
+	from := func(i tools.Info) string {
+		switch {
+		case i.Source == tools.SourceMCP && i.Origin != "":
+			return "MCP server " + i.Origin
+		case i.Origin != "":
+			return string(i.Source) + " " + i.Origin
+		}
+		return "a " + string(cmp.Or(i.Source, tools.SourceLocal)) + " tool"
+	}
+	kept, _ := reg.Info(lost.Name)
+	return fmt.Sprintf("Two tools are named %s (from %s and %s); the second is left out. Rename one of the servers (Settings → MCP) so that both can be used.",
+		lost.Name, from(kept), from(lost))
+}
+
+// reportClashes logs the tool-name clashes the last refreshTools found,
+// once for each change of them, so the user learns why a tool is missing.
+func (t *turn) reportClashes(ctx context.Context) error {
+	if len(t.clashes) == 0 {
+		return nil
+	}
+	msg := strings.Join(t.clashes, "\n")
+	t.clashes = nil
+	return t.record(ctx, sessions.NewEvent(sessions.EventError, sessions.Error{Message: msg, Kind: "tool_clash"}))
 }
 
 // sameTools reports whether two lists hold the same tool values. A tool of a

@@ -182,7 +182,8 @@ type Compaction struct {
 type Error struct {
 	Message string `json:"message"`
 	// Kind classifies it: "provider", "stream_cut", "stalled" (the model
-	// stopped sending; sending again retries), "tool", "internal", "config".
+	// stopped sending; sending again retries), "tool", "tool_clash" (a tool
+	// left out because another has its name), "internal", "config".
 	Kind string `json:"kind,omitempty"`
 }
 
