@@ -94,17 +94,17 @@ type Service struct {
 	opts   Options
 	dialer *dialer
 
-	mu       sync.Mutex
-	runners  []*runner
-	tools    []tools.Tool
-	names    []string // sorted names of tools
-	prompts  []PromptCommand
-	subs     map[int]func(Change)
-	nextSub  int
-	ctx      context.Context
-	cancel   context.CancelFunc
-	started  bool
-	closed   bool
+	mu      sync.Mutex
+	runners []*runner
+	tools   []tools.Tool
+	names   []string // sorted names of tools
+	prompts []PromptCommand
+	subs    map[int]func(Change)
+	nextSub int
+	ctx     context.Context
+	cancel  context.CancelFunc
+	started bool
+	closed  bool
 
 	// notifyMu keeps deliveries in the order they were computed.
 	notifyMu sync.Mutex
