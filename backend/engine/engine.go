@@ -172,6 +172,7 @@ type sessionState struct {
 	// unlogged are events a failed write left out (results of calls that
 	// ran); the session's next turn logs them first.
 	unlogged []sessions.Event
+	lastCall *promptCall // the last model call's reported usage
 	lastTurn TurnResult
 	lastUsed int64       // Engine.uses at the end of its last turn
 	idle     *time.Timer // releases the session after IdleTimeout
@@ -530,15 +531,21 @@ func (e *Engine) expectAnswer(s *sessionState, req ApprovalRequest) func(ctx con
 
 // record appends events to the log and publishes them.
 func (e *Engine) record(ctx context.Context, sessionID string, evs ...sessions.Event) error {
+	_, err := e.recordLogged(ctx, sessionID, evs...)
+	return err
+}
+
+// recordLogged is record returning the events as logged (with their seqs).
+func (e *Engine) recordLogged(ctx context.Context, sessionID string, evs ...sessions.Event) ([]sessions.Event, error) {
 	// Logging must survive a cancelled turn: the cancel itself is recorded.
 	logged, err := e.opts.Log.Append(context.WithoutCancel(ctx), sessionID, evs...)
 	if err != nil {
-		return fmt.Errorf("log session %s: %w", sessionID, err)
+		return nil, fmt.Errorf("log session %s: %w", sessionID, err)
 	}
 	for _, ev := range logged {
 		e.opts.Sink(Event{SessionID: sessionID, Seq: ev.Seq, Type: string(ev.Type), Time: ev.Time, Data: ev.Data})
 	}
-	return nil
+	return logged, nil
 }
 
 // live publishes an event that is not logged.

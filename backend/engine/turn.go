@@ -56,6 +56,9 @@ type turn struct {
 	stopCalls context.CancelFunc // cancels the running tool calls
 	unlogged  []sessions.Event   // tool results a failed write left out
 	clashes   []string           // tool-name clashes to report (refreshTools)
+
+	userText string // the message that started the turn
+	userSeq  int64  // its seq in the log (0 until logged)
 }
 
 // record logs events for this turn. A write that fails stops the turn: the
@@ -63,7 +66,13 @@ type turn struct {
 // loop ends with the error, because going on would show the model and the
 // UI a history the log does not hold.
 func (t *turn) record(ctx context.Context, evs ...sessions.Event) error {
-	err := t.e.record(ctx, t.s.id, evs...)
+	_, err := t.recordLogged(ctx, evs...)
+	return err
+}
+
+// recordLogged is record returning the events as logged (with their seqs).
+func (t *turn) recordLogged(ctx context.Context, evs ...sessions.Event) ([]sessions.Event, error) {
+	logged, err := t.e.recordLogged(ctx, t.s.id, evs...)
 	if err != nil {
 		t.logMu.Lock()
 		if t.logErr == nil {
@@ -74,7 +83,7 @@ func (t *turn) record(ctx context.Context, evs ...sessions.Event) error {
 		}
 		t.logMu.Unlock()
 	}
-	return err
+	return logged, err
 }
 
 // logFailure returns the turn's first failed log write, if any.
@@ -99,10 +108,13 @@ func (e *Engine) runTurn(ctx context.Context, s *sessionState, text string) Turn
 		}
 		return t.fail(ctx, "config", "", 0, err)
 	}
-	if err := t.record(ctx, append(first, sessions.NewEvent(sessions.EventTurnStart, sessions.TurnStart{Mode: string(t.info.Mode)}))...); err != nil {
+	t.userText = text
+	logged, err := t.recordLogged(ctx, append(first, sessions.NewEvent(sessions.EventTurnStart, sessions.TurnStart{Mode: string(t.info.Mode)}))...)
+	if err != nil {
 		t.unlogged = first[:len(first)-1]
 		return t.fail(ctx, "internal", "", 0, logFailed(err))
 	}
+	t.userSeq = logged[len(first)-1].Seq
 	maxIter := t.agent.MaxIterations
 	if maxIter <= 0 {
 		maxIter = DefaultMaxIterations
@@ -137,6 +149,9 @@ func (e *Engine) runTurn(ctx context.Context, s *sessionState, text string) Turn
 		resp, err := t.provider.Stream(ctx, req, t.onStream)
 		if resp != nil {
 			t.usage = t.usage.Add(resp.Usage)
+		}
+		if err == nil {
+			t.noteCall(req, resp.Usage)
 		}
 		if err != nil {
 			if resp != nil && (resp.Text != "" || len(resp.ToolCalls) > 0) {
