@@ -45,13 +45,13 @@ func TestStallTimeout(t *testing.T) {
 				t.Parallel()
 				script := llmtest.NewServer(t, llmtest.Turn{Text: "after the stall"})
 				srv, hits := stallingServer(t, 1, script)
-				p := newProvider(t, w, &llmtest.Server{URL: srv.URL}, withStall(100*time.Millisecond))
+				p := newProvider(t, w, &llmtest.Server{URL: srv.URL}, withStall(500*time.Millisecond))
 				resp, rec, err := stream(t, p, hello)
 				if err != nil || resp.Text != "after the stall" {
 					t.Fatalf("resp %+v, err %v", resp, err)
 				}
 				retries := rec.of(llm.EventRetry)
-				if hits.Load() != 2 || len(retries) != 1 || !strings.Contains(retries[0].Err, "sent nothing for 100ms") {
+				if hits.Load() != 2 || len(retries) != 1 || !strings.Contains(retries[0].Err, "sent nothing for 500ms") {
 					t.Errorf("%d requests, retry events %+v", hits.Load(), retries)
 				}
 			})
@@ -73,7 +73,7 @@ func TestStallTimeout(t *testing.T) {
 			t.Run("a stall after output keeps what arrived", func(t *testing.T) {
 				t.Parallel()
 				srv := llmtest.NewServer(t, llmtest.Turn{Text: "partial words before the stall", Hang: true})
-				p := newProvider(t, w, srv, withStall(100*time.Millisecond))
+				p := newProvider(t, w, srv, withStall(500*time.Millisecond))
 				resp, _, err := stream(t, p, hello)
 				var stall *llm.StallError
 				if !errors.Is(err, llm.ErrStreamCut) || !errors.As(err, &stall) {
