@@ -498,3 +498,29 @@ func TestCompactionThatCannotFit(t *testing.T) {
 		t.Errorf("%d requests sent that could not fit", n)
 	}
 }
+
+// TestStalledStreamIsARetryableError: a model that stops sending ends the
+// turn after the settings' stall timeout with the "stalled" kind, which
+// the UI shows as something to send again, and keeps what arrived.
+func TestStalledStreamIsARetryableError(t *testing.T) {
+	forEachFormat(t, func(t *testing.T, kind string) {
+		// Spare copies: a stall before the first word (a loaded machine) is
+		// retried, and the retry must stall the same way.
+		hang := llmtest.Turn{Text: "thinking about it", Hang: true}
+		h := newHarness(t, kind, []llmtest.Turn{hang, hang, hang})
+		if err := h.settings.Update(func(s *config.Settings) error { s.StallTimeoutSeconds = 1; return nil }); err != nil {
+			t.Fatal(err)
+		}
+		id := h.session(ModeDefault)
+		res := h.run(id, "answer slowly")
+		if res.Reason != EndError || !strings.Contains(res.Err, "sent nothing for 1s") {
+			t.Fatalf("result %+v", res)
+		}
+		if errs := logged[sessions.Error](h, id, sessions.EventError); len(errs) != 1 || errs[0].Kind != "stalled" {
+			t.Errorf("error events %+v", errs)
+		}
+		if msgs := logged[sessions.AssistantMessage](h, id, sessions.EventAssistantMessage); len(msgs) != 1 || !msgs[0].Partial {
+			t.Errorf("the partial answer was not kept: %+v", msgs)
+		}
+	})
+}
