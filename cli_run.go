@@ -29,7 +29,8 @@ Runs one task headless and prints the result.
   --agent NAME           the agent profile to use
   --provider NAME        a provider from the settings or the environment (env-openai, env-anthropic, a preset name)
   --model MODEL          the model to use
-  --base-url URL         an OpenAI-compatible base URL (for example a local server)
+  --base-url URL         send the chosen provider's requests here (a gateway, proxy or local server);
+                         without --provider, an OpenAI-compatible server
   --output FORMAT        text (default), json (one result object) or stream-json (one event per line)
   --resume ID            continue an earlier session
   --yes                  approve every call that would ask (the shell deny list and deny rules still apply)
@@ -175,12 +176,10 @@ func runRun(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 func (f *runFlags) getenv(base func(string) string) func(string) string {
 	return func(k string) string {
 		switch {
-		case k == config.EnvOpenAIBaseURL && f.baseURL != "":
+		case k == config.EnvBaseURL && f.baseURL != "":
 			return f.baseURL
 		case k == config.EnvProvider && f.provider != "":
 			return f.provider
-		case k == config.EnvProvider && f.baseURL != "":
-			return "env-openai"
 		case k == config.EnvModel && f.model != "":
 			return f.model
 		}

@@ -6,9 +6,11 @@ import (
 	"encoding/json"
 	"io"
 	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -21,7 +23,7 @@ func cliEnv(t *testing.T) string {
 	t.Helper()
 	home := t.TempDir()
 	t.Setenv("TINYELF_HOME", home)
-	for _, k := range []string{"OPENAI_API_KEY", "OPENAI_BASE_URL", "ANTHROPIC_API_KEY", "TINYELF_PROVIDER", "TINYELF_MODEL"} {
+	for _, k := range []string{"OPENAI_API_KEY", "OPENAI_BASE_URL", "ANTHROPIC_API_KEY", "ANTHROPIC_BASE_URL", "TINYELF_PROVIDER", "TINYELF_MODEL", "TINYELF_BASE_URL"} {
 		t.Setenv(k, "")
 	}
 	t.Setenv("DBUS_SESSION_BUS_ADDRESS", "unix:path="+filepath.Join(home, "no-bus"))
@@ -193,5 +195,60 @@ func TestServeCommand(t *testing.T) {
 		}
 	case <-time.After(10 * time.Second):
 		t.Fatal("serve did not stop")
+	}
+}
+
+// TestRunBaseURL: --base-url sends the chosen provider's requests to the
+// given address, whatever its wire format, and ANTHROPIC_BASE_URL is
+// honoured. The scripted server sits behind a path prefix, as a gateway
+// would, so a request that arrives proves the whole base URL was used.
+func TestRunBaseURL(t *testing.T) {
+	tests := []struct {
+		name   string
+		args   []string
+		env    map[string]string
+		format string
+	}{
+		{"--base-url alone speaks OpenAI", nil, nil, "openai"},
+		{"--provider openai --base-url", []string{"--provider", "openai"}, nil, "openai"},
+		{"--provider anthropic --base-url", []string{"--provider", "anthropic"}, nil, "anthropic"},
+		{"--provider anthropic --base-url with ANTHROPIC_API_KEY set", []string{"--provider", "anthropic"}, map[string]string{"ANTHROPIC_API_KEY": "sk-ant-test"}, "anthropic"},
+		{"ANTHROPIC_BASE_URL", nil, map[string]string{"ANTHROPIC_API_KEY": "sk-ant-test", "ANTHROPIC_BASE_URL": "GATEWAY"}, "anthropic"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			cliEnv(t)
+			srv := llmtest.NewServer(t, llmtest.Turn{Text: "through the gateway"})
+			var hits []string
+			var mu sync.Mutex
+			gw := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				mu.Lock()
+				hits = append(hits, r.URL.Path)
+				mu.Unlock()
+				http.StripPrefix("/gateway", srv).ServeHTTP(w, r)
+			}))
+			t.Cleanup(gw.Close)
+			args := []string{"run", "--workspace", t.TempDir(), "--model", "test-model", "-p", "hello"}
+			if tc.env["ANTHROPIC_BASE_URL"] == "" {
+				args = append(args, "--base-url", gw.URL+"/gateway")
+			}
+			args = append(args, tc.args...)
+			for k, v := range tc.env {
+				t.Setenv(k, strings.ReplaceAll(v, "GATEWAY", gw.URL+"/gateway"))
+			}
+			code, stdout, stderr := runCLI(t, args...)
+			if code != 0 || !strings.Contains(stdout, "through the gateway") {
+				t.Fatalf("exit %d\nstdout: %s\nstderr: %s", code, stdout, stderr)
+			}
+			reqs := srv.ChatRequests()
+			if len(reqs) != 1 || reqs[0].Format() != tc.format {
+				t.Fatalf("requests %+v, want one in the %s format", reqs, tc.format)
+			}
+			mu.Lock()
+			defer mu.Unlock()
+			if len(hits) != 1 || !strings.HasPrefix(hits[0], "/gateway/") {
+				t.Errorf("gateway saw %v, want one request under /gateway/", hits)
+			}
+		})
 	}
 }

@@ -78,6 +78,7 @@ func runTool(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	sess, err := engine.BuildRegistry(engine.BuildOptions{
 		Workspace: *workspace, Mode: mode, Unrestricted: *unrestricted,
 		ExecTimeout: settings.Get().ExecTimeout(),
+		Web:         engine.NewWebTools(settings.Get(), os.Getenv, nil, nil, nil),
 		Middleware:  []tools.Middleware{engine.DirectGate(settings)},
 	})
 	if err != nil {

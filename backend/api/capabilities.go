@@ -17,10 +17,6 @@ import (
 
 func mcpPartition(server string) string { return "mcp:" + server }
 
-// mcpSharedPartition holds TinyElf's own tools over every server (the
-// resource pair).
-const mcpSharedPartition = "mcp:*"
-
 // syncMCP brings the catalog's partition of one server up to date.
 func (s *Service) syncMCP(c mcp.Change) {
 	if s.catalog == nil {
@@ -29,7 +25,7 @@ func (s *Service) syncMCP(c mcp.Change) {
 	if c.Server == "" {
 		// The server list changed: every server is brought up to date, and
 		// the partitions of removed ones dropped.
-		known := map[string]bool{mcpSharedPartition: true}
+		known := map[string]bool{}
 		for _, st := range s.MCP.States() {
 			known[mcpPartition(st.Name)] = true
 			s.syncMCP(mcp.Change{Server: st.Name, State: st, Reason: c.Reason})
@@ -46,13 +42,9 @@ func (s *Service) syncMCP(c mcp.Change) {
 		reason = fmt.Sprintf("MCP server %s is %s", c.Server, c.State.Status)
 	}
 	var entries []capabilities.Entry
-	var shared []capabilities.Entry
 	for _, t := range s.MCP.Tools() {
-		switch capabilities.ServerOf(t.Info()) {
-		case c.Server:
+		if capabilities.ServerOf(t.Info()) == c.Server {
 			entries = append(entries, capabilities.ToolEntry(t))
-		case "":
-			shared = append(shared, capabilities.ToolEntry(t))
 		}
 	}
 	for _, p := range s.MCP.Prompts() {
@@ -64,11 +56,6 @@ func (s *Service) syncMCP(c mcp.Change) {
 		s.catalog.Remove(mcpPartition(c.Server), reason)
 	} else {
 		s.catalog.Replace(mcpPartition(c.Server), entries, capabilities.PartitionOptions{Priority: capabilities.PriorityMCP, Reason: reason})
-	}
-	if len(shared) == 0 {
-		s.catalog.Remove(mcpSharedPartition, "no MCP server offers resources")
-	} else {
-		s.catalog.Replace(mcpSharedPartition, shared, capabilities.PartitionOptions{Priority: capabilities.PriorityMCP, Reason: reason})
 	}
 }
 

@@ -21,10 +21,6 @@ import (
 // (an mcp.Change) to the UI.
 const LiveMCPState = "mcp.state"
 
-// userMCPSource offers the user's MCP servers' tools to every session.
-type userMCPSource struct{ svc *mcp.Service }
-
-func (u userMCPSource) Tools(context.Context, engine.SessionInfo) []tools.Tool { return u.svc.Tools() }
 
 // builtinSource offers the builtin MCP providers each session is eligible
 // for, connected in-process once per session.
@@ -50,14 +46,29 @@ func (b *builtinSource) Tools(ctx context.Context, info engine.SessionInfo) []to
 	return set.Tools()
 }
 
-func (b *builtinSource) close(sessionID string) {
+// Release implements engine.SessionReleaser: an idle session's in-process
+// connections are closed, and made again if it comes back.
+func (b *builtinSource) Release(sessionID string) { b.close(sessionID) }
+
+// set returns the session's builtin set, nil when it has none.
+func (b *builtinSource) set(sessionID string) *mcp.BuiltinSet {
 	b.mu.Lock()
 	defer b.mu.Unlock()
+	return b.sets[sessionID]
+}
+
+func (b *builtinSource) close(sessionID string) {
+	b.mu.Lock()
+	var closing []*mcp.BuiltinSet
 	for id, set := range b.sets {
 		if sessionID == "" || id == sessionID {
-			set.Close()
+			closing = append(closing, set)
 			delete(b.sets, id)
 		}
+	}
+	b.mu.Unlock()
+	for _, set := range closing {
+		set.Close()
 	}
 }
 
@@ -107,15 +118,82 @@ func (d *directSource) Tools(ctx context.Context, info engine.SessionInfo) []too
 	return run.svc.Tools()
 }
 
-func (d *directSource) close(sessionID string) {
+// Release implements engine.SessionReleaser: an idle session's servers
+// are stopped, and started again if it comes back.
+func (d *directSource) Release(sessionID string) { d.close(sessionID) }
+
+// service returns the session's direct servers, nil when it has none.
+func (d *directSource) service(sessionID string) *mcp.Service {
 	d.mu.Lock()
 	defer d.mu.Unlock()
+	if run, ok := d.svcs[sessionID]; ok {
+		return run.svc
+	}
+	return nil
+}
+
+// close stops the session's servers ("" : every session's). The services
+// leave the map at once and stop outside the lock, so other sessions' tool
+// lookups do not wait for processes to exit.
+func (d *directSource) close(sessionID string) {
+	d.mu.Lock()
+	var closing []*mcp.Service
 	for id, run := range d.svcs {
 		if sessionID == "" || id == sessionID {
-			run.svc.Close()
+			closing = append(closing, run.svc)
 			delete(d.svcs, id)
 		}
 	}
+	d.mu.Unlock()
+	for _, svc := range closing {
+		svc.Close()
+	}
+}
+
+// resourceSource offers the one pair of MCP resource tools over every
+// server a session sees: the user's, its builtin providers' and its
+// agent's direct servers (in that order of precedence for a name two of
+// them use). It must come after the sources that make those, which it only
+// looks up.
+type resourceSource struct {
+	user    *mcp.Service
+	builtin *builtinSource
+	direct  *directSource
+
+	mu   sync.Mutex
+	sets map[string]resourceEntry
+}
+
+type resourceEntry struct {
+	builtin *mcp.BuiltinSet
+	direct  *mcp.Service
+	set     *mcp.ResourceSet
+}
+
+func (r *resourceSource) Tools(_ context.Context, info engine.SessionInfo) []tools.Tool {
+	b, d := r.builtin.set(info.ID), r.direct.service(info.ID)
+	r.mu.Lock()
+	e, ok := r.sets[info.ID]
+	if !ok || e.builtin != b || e.direct != d {
+		groups := []mcp.ResourceGroup{r.user}
+		if b != nil {
+			groups = append(groups, b)
+		}
+		if d != nil {
+			groups = append(groups, d)
+		}
+		e = resourceEntry{builtin: b, direct: d, set: mcp.NewResourceSet(groups...)}
+		r.sets[info.ID] = e
+	}
+	r.mu.Unlock()
+	return e.set.Tools()
+}
+
+// Release implements engine.SessionReleaser.
+func (r *resourceSource) Release(sessionID string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	delete(r.sets, sessionID)
 }
 
 // storeReader backs the builtin sessions provider with the session store.
@@ -177,39 +255,18 @@ type MCPServerView struct {
 }
 
 // ListMCPServers returns the user's MCP servers with their live states and
-// tools.
+// tools. Each server lists the names its own tools are offered under, as
+// the MCP service assigned them (shortened or hashed names included), so a
+// server whose name starts another's ("git", "github") shows only its own.
 func (s *Service) ListMCPServers(context.Context, struct{}) ([]MCPServerView, error) {
-	var tools []string
-	for _, t := range s.MCP.Tools() {
-		tools = append(tools, t.Info().Name)
-	}
 	out := []MCPServerView{}
 	for _, c := range s.Settings.Get().MCPServers {
 		st, _ := s.MCP.State(c.Name)
 		v := MCPServerView{Config: c, State: st, Tools: []string{}}
-		prefix := "mcp__" + sanitizedPrefix(c.Name)
-		for _, n := range tools {
-			if strings.HasPrefix(n, prefix) {
-				v.Tools = append(v.Tools, n)
-			}
-		}
+		v.Tools = append(v.Tools, st.Tools...)
 		out = append(out, v)
 	}
 	return out, nil
-}
-
-// sanitizedPrefix approximates the tool-name prefix of a server for
-// grouping its tools in the UI.
-func sanitizedPrefix(name string) string {
-	var sb strings.Builder
-	for _, r := range name {
-		if r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '_' || r == '-' {
-			sb.WriteRune(r)
-		} else {
-			sb.WriteRune('_')
-		}
-	}
-	return sb.String()
 }
 
 // SaveMCPServerArgs adds or replaces a server; Rename is its former name.

@@ -174,3 +174,122 @@ func TestDirectMCPServersFollowTheSession(t *testing.T) {
 		t.Errorf("%d direct services still running after the session was deleted", n)
 	}
 }
+
+// TestMCPToolsGroupedByServer: Settings → MCP lists under each server the
+// tools it offers, and only those, even when one server's name starts
+// another's (git, github).
+func TestMCPToolsGroupedByServer(t *testing.T) {
+	t.Parallel()
+	bin := buildFakeMCP(t)
+	h := newSvc(t)
+	ctx := context.Background()
+	for _, name := range []string{"git", "github"} {
+		if _, err := h.svc.SaveMCPServer(ctx, SaveMCPServerArgs{Server: config.MCPServer{Name: name, Command: bin, Args: []string{"-name", name}}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	wctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+	defer cancel()
+	if err := h.svc.MCP.WaitReady(wctx); err != nil {
+		t.Fatal(err)
+	}
+	list, err := h.svc.ListMCPServers(ctx, struct{}{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, v := range list {
+		if v.State.Status != "connected" || len(v.Tools) == 0 {
+			t.Fatalf("server %s: %+v, tools %v", v.Config.Name, v.State, v.Tools)
+		}
+		for _, n := range v.Tools {
+			if !strings.HasPrefix(n, "mcp__"+v.Config.Name+"__") {
+				t.Errorf("server %s lists %s, a tool of another server", v.Config.Name, n)
+			}
+		}
+	}
+}
+
+// TestIdleSessionsReleaseTheirServers: a session left idle stops its
+// direct MCP servers and closes its builtin connections, and gets them
+// back at its next turn.
+func TestIdleSessionsReleaseTheirServers(t *testing.T) {
+	t.Parallel()
+	bin := buildFakeMCP(t)
+	h := newSvcWith(t, func(o *Options) { o.IdleTimeout = 100 * time.Millisecond },
+		llmtest.Turn{Text: "first"}, llmtest.Turn{Text: "second"})
+	h.addProvider()
+	ctx := context.Background()
+	err := h.svc.Settings.Update(func(s *config.Settings) error {
+		s.Agents = []config.Agent{{Name: "calc", DirectMCPServers: []config.MCPServer{{Name: "mine", Command: bin}}}}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sess, _ := h.svc.CreateSession(ctx, CreateSessionArgs{Workspace: h.workspace, Mode: "auto", Agent: "calc"})
+	held := func() (direct, builtin bool) {
+		return h.svc.direct.service(sess.ID) != nil, h.svc.builtin.set(sess.ID) != nil
+	}
+	h.svc.SendMessage(ctx, SendArgs{SessionID: sess.ID, Text: "one"})
+	h.waitFor(sess.ID, string(sessions.EventTurnEnd))
+	deadline := time.Now().Add(15 * time.Second)
+	for d, b := held(); d || b; d, b = held() {
+		if time.Now().After(deadline) {
+			t.Fatalf("after the idle timeout the session still holds direct servers %v, builtin connections %v", d, b)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	h.svc.SendMessage(ctx, SendArgs{SessionID: sess.ID, Text: "two"})
+	h.waitFor(sess.ID, string(sessions.EventTurnEnd))
+	reqs := h.srv.ChatRequests()
+	if b, _ := json.Marshal(reqs[len(reqs)-1].Body["tools"]); !strings.Contains(string(b), "mcp__mine__add") {
+		t.Errorf("the session's servers did not come back: %s", b)
+	}
+}
+
+// TestOneResourcePairForUserAndDirectServers: a session that sees the
+// user's servers and its agent's direct servers gets one resource tool
+// pair reaching both, not a pair per service of which the last hides the
+// others.
+func TestOneResourcePairForUserAndDirectServers(t *testing.T) {
+	t.Parallel()
+	bin := buildFakeMCP(t)
+	h := newSvc(t,
+		llmtest.Turn{ToolCalls: []llmtest.ToolCall{{ID: "l", Name: "list_mcp_resources", Arguments: `{}`}}},
+		llmtest.Turn{Text: "listed"},
+	)
+	h.addProvider()
+	ctx := context.Background()
+	if _, err := h.svc.SaveMCPServer(ctx, SaveMCPServerArgs{Server: config.MCPServer{Name: "notes", Command: bin, Args: []string{"-name", "notes"}}}); err != nil {
+		t.Fatal(err)
+	}
+	err := h.svc.Settings.Update(func(s *config.Settings) error {
+		s.Agents = []config.Agent{{Name: "calc", DirectMCPServers: []config.MCPServer{{Name: "mine", Command: bin}}}}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	wctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+	defer cancel()
+	if err := h.svc.MCP.WaitReady(wctx); err != nil {
+		t.Fatal(err)
+	}
+	sess, _ := h.svc.CreateSession(ctx, CreateSessionArgs{Workspace: h.workspace, Mode: "auto", Agent: "calc"})
+	h.svc.SendMessage(ctx, SendArgs{SessionID: sess.ID, Text: "what resources are there?"})
+	h.waitFor(sess.ID, string(sessions.EventTurnEnd))
+	b, _ := json.Marshal(h.srv.ChatRequests()[0].Body["tools"])
+	if n := strings.Count(string(b), `"list_mcp_resources"`); n != 1 {
+		t.Errorf("list_mcp_resources offered %d times", n)
+	}
+	view, _ := h.svc.GetSession(ctx, IDArgs{ID: sess.ID})
+	var listing string
+	for _, m := range view.Messages {
+		if m.Tool != nil && m.Tool.Name == "list_mcp_resources" {
+			listing = m.Tool.Result
+		}
+	}
+	if !strings.Contains(listing, "notes:") || !strings.Contains(listing, "mine:") {
+		t.Errorf("the listing does not reach both servers:\n%s", listing)
+	}
+}

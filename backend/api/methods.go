@@ -65,6 +65,9 @@ func (s *Service) Methods() map[string]Method {
 		"ListCapabilities":    method(s.ListCapabilities),
 		"SearchCapabilities":  method(s.SearchCapabilities),
 		"ReplayCapabilities":  method(s.ReplayCapabilities),
+		"GetWebSettings":      method(s.GetWebSettings),
+		"SaveWebSettings":     method(s.SaveWebSettings),
+		"TestWebSearch":       method(s.TestWebSearch),
 	}
 }
 

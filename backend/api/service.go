@@ -42,6 +42,9 @@ type Options struct {
 	// Surface says where the service runs (SurfaceDesktop, SurfaceServe,
 	// SurfaceCLI); the catalog lists the surface's own abilities.
 	Surface string
+	// IdleTimeout is how long an idle session keeps its tools and its
+	// direct MCP servers running (engine.Options.IdleTimeout).
+	IdleTimeout time.Duration
 }
 
 // The surfaces a Service runs in.
@@ -64,8 +67,9 @@ type Service struct {
 	// MCP runs the user's MCP servers.
 	MCP *mcp.Service
 
-	builtin *builtinSource
-	direct  *directSource
+	builtin   *builtinSource
+	direct    *directSource
+	resources *resourceSource
 	// catalog holds every capability; the engine computes visible sets
 	// from it.
 	catalog *capabilities.Catalog
@@ -105,20 +109,23 @@ func New(ctx context.Context, opts Options) (*Service, error) {
 		mcp.NewNotifyProvider(s.Policy),
 	), sets: map[string]*mcp.BuiltinSet{}}
 	s.direct = &directSource{settings: settings, onChange: s.publishMCP, svcs: map[string]*directRun{}}
+	s.resources = &resourceSource{user: s.MCP, builtin: s.builtin, direct: s.direct, sets: map[string]resourceEntry{}}
 	s.Engine = engine.New(engine.Options{
-		Settings:   settings,
-		Log:        engine.StoreLog{Store: store},
-		Providers:  opts.Providers,
-		Notifier:   s.Policy,
-		Notices:    s.Policy,
-		Sink:       s.Bus.Publish,
-		Approver:   opts.Approver,
-		Background: opts.Background,
-		Getenv:     opts.Getenv,
+		Settings:    settings,
+		Log:         engine.StoreLog{Store: store},
+		Providers:   opts.Providers,
+		Notifier:    s.Policy,
+		Notices:     s.Policy,
+		Sink:        s.Bus.Publish,
+		Approver:    opts.Approver,
+		Background:  opts.Background,
+		Getenv:      opts.Getenv,
+		IdleTimeout: opts.IdleTimeout,
 		// Step 10 of the registry builder: the three MCP loading paths. The
 		// user's servers are in the catalog (syncMCP); the builtin and
-		// direct ones belong to single sessions.
-		ToolSources: []engine.ToolSource{s.builtin, s.direct},
+		// direct ones belong to single sessions; the resource tools are one
+		// pair over all three.
+		ToolSources: []engine.ToolSource{s.builtin, s.direct, s.resources},
 		Catalog:     s.catalog,
 	})
 	return s, nil

@@ -29,12 +29,17 @@ type svcHarness struct {
 
 func newSvc(t *testing.T, turns ...llmtest.Turn) *svcHarness {
 	t.Helper()
+	return newSvcWith(t, nil, turns...)
+}
+
+// newSvcWith is newSvc with the service's options edited first.
+func newSvcWith(t *testing.T, edit func(*Options), turns ...llmtest.Turn) *svcHarness {
+	t.Helper()
 	h := &svcHarness{t: t, srv: llmtest.NewServer(t, turns...), notes: &notify.Fake{}}
 	dir := t.TempDir()
 	h.workspace = filepath.Join(dir, "ws")
 	os.MkdirAll(h.workspace, 0o755)
-	var err error
-	h.svc, err = New(context.Background(), Options{
+	opts := Options{
 		DataDir:  dir,
 		Notifier: h.notes,
 		Getenv:   func(string) string { return "" },
@@ -42,7 +47,12 @@ func newSvc(t *testing.T, turns ...llmtest.Turn) *svcHarness {
 			return llm.New(engine.ProviderConfig(p), llm.WithRetryPolicy(llm.RetryPolicy{MaxAttempts: 2, BaseDelay: time.Millisecond, MaxDelay: 5 * time.Millisecond}))
 		},
 		Version: "test",
-	})
+	}
+	if edit != nil {
+		edit(&opts)
+	}
+	var err error
+	h.svc, err = New(context.Background(), opts)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -235,6 +235,7 @@ func (s *Service) DeleteSession(ctx context.Context, a IDArgs) (struct{}, error)
 	}
 	s.direct.close(a.ID)
 	s.builtin.close(a.ID)
+	s.resources.Release(a.ID)
 	return struct{}{}, mapErr(s.Store.Delete(ctx, a.ID))
 }
 

@@ -35,6 +35,7 @@ type SettingsView struct {
 	Language            string             `json:"language"`
 	RestrictToWorkspace bool               `json:"restrictToWorkspace"`
 	ExecTimeoutSeconds  int                `json:"execTimeoutSeconds"`
+	StallTimeoutSeconds int                `json:"stallTimeoutSeconds"`
 	LastWorkspace       string             `json:"lastWorkspace"`
 	MCPServers          []config.MCPServer `json:"mcpServers"`
 	Agents              []config.Agent     `json:"agents"`
@@ -70,7 +71,8 @@ func (s *Service) GetSettings(context.Context, struct{}) (SettingsView, error) {
 		DefaultProvider: eff.DefaultProvider, Mode: stored.Permissions.Mode, Rules: stored.Permissions.Rules,
 		Notifications: stored.NotificationsOn(), Theme: stored.Theme, Language: stored.Language,
 		RestrictToWorkspace: stored.Restricted(), ExecTimeoutSeconds: int(stored.ExecTimeout() / time.Second),
-		LastWorkspace: stored.LastWorkspace, MCPServers: stored.MCPServers, Agents: stored.Agents,
+		StallTimeoutSeconds: int(stored.StallTimeout() / time.Second),
+		LastWorkspace:       stored.LastWorkspace, MCPServers: stored.MCPServers, Agents: stored.Agents,
 	}
 	if v.Mode == "" {
 		v.Mode = string(engine.ModeDefault)
@@ -290,6 +292,7 @@ type PreferencesArgs struct {
 	Language            *string `json:"language,omitempty"`
 	RestrictToWorkspace *bool   `json:"restrictToWorkspace,omitempty"`
 	ExecTimeoutSeconds  *int    `json:"execTimeoutSeconds,omitempty"`
+	StallTimeoutSeconds *int    `json:"stallTimeoutSeconds,omitempty"`
 	Mode                *string `json:"mode,omitempty"`
 	DefaultProvider     *string `json:"defaultProvider,omitempty"`
 }
@@ -320,6 +323,12 @@ func (s *Service) UpdatePreferences(_ context.Context, a PreferencesArgs) (Setti
 				return invalidf("the command timeout must be between 1 and 600 seconds")
 			}
 			st.ExecTimeoutSeconds = *a.ExecTimeoutSeconds
+		}
+		if a.StallTimeoutSeconds != nil {
+			if *a.StallTimeoutSeconds < 5 || *a.StallTimeoutSeconds > 3600 {
+				return invalidf("the model stall timeout must be between 5 and 3600 seconds")
+			}
+			st.StallTimeoutSeconds = *a.StallTimeoutSeconds
 		}
 		if a.Mode != nil {
 			m, err := engine.ParseMode(*a.Mode)

@@ -50,6 +50,9 @@ type Settings struct {
 	// CompactAt is the share of the model's context window past which the
 	// history is compacted (0: 0.8).
 	CompactAt float64 `json:"compactAt,omitempty"`
+	// StallTimeoutSeconds gives up a model's streamed answer that sends
+	// nothing for this long (0: 120); a provider's own setting wins.
+	StallTimeoutSeconds int `json:"stallTimeoutSeconds,omitempty"`
 
 	// Discovery tunes capability discovery (tool deferral) for every agent
 	// that does not set its own.
@@ -57,6 +60,9 @@ type Settings struct {
 
 	// LastWorkspace is the folder the user worked in last.
 	LastWorkspace string `json:"lastWorkspace,omitempty"`
+
+	// Web configures WebFetch and WebSearch (Settings → Web).
+	Web Web `json:"web,omitzero"`
 }
 
 // Discovery tunes when tools are deferred to a one-line index that
@@ -83,6 +89,9 @@ type Provider struct {
 	Model string `json:"model,omitempty"`
 	// ContextWindow overrides the model's known context window (tokens).
 	ContextWindow int `json:"contextWindow,omitempty"`
+	// StallTimeoutSeconds overrides the settings' stallTimeoutSeconds for
+	// this provider (a slow local model may need longer).
+	StallTimeoutSeconds int `json:"stallTimeoutSeconds,omitempty"`
 }
 
 // Agent is an agent profile.
@@ -97,6 +106,12 @@ type Agent struct {
 	// Provider and Model override the defaults for this agent.
 	Provider string `json:"provider,omitempty"`
 	Model    string `json:"model,omitempty"`
+	// BackgroundProvider and BackgroundModel run the agent's background
+	// calls (WebFetch summaries); an empty BackgroundModel means the
+	// session's own model, an empty BackgroundProvider the session's
+	// provider.
+	BackgroundProvider string `json:"backgroundProvider,omitempty"`
+	BackgroundModel    string `json:"backgroundModel,omitempty"`
 	// DirectMCPServers are stdio MCP servers started for this agent's
 	// sessions only.
 	DirectMCPServers []MCPServer `json:"directMcpServers,omitempty"`
@@ -170,6 +185,18 @@ func (s Settings) ExecTimeout() time.Duration {
 	}
 	return time.Duration(s.ExecTimeoutSeconds) * time.Second
 }
+
+// StallTimeout returns how long a streamed model answer may send nothing
+// before it is given up (stallTimeoutSeconds, default 120 s).
+func (s Settings) StallTimeout() time.Duration {
+	if s.StallTimeoutSeconds <= 0 {
+		return DefaultStallTimeout
+	}
+	return time.Duration(s.StallTimeoutSeconds) * time.Second
+}
+
+// DefaultStallTimeout is the stall timeout when the settings set none.
+const DefaultStallTimeout = 120 * time.Second
 
 // CompactThreshold returns the share of the context window that triggers
 // compaction.

@@ -26,6 +26,8 @@ type BuildOptions struct {
 	AllowedTools []string
 	// Notifier backs the Notify tool; without one Notify is absent.
 	Notifier tools.Notifier
+	// Web configures WebSearch and WebFetch; without it both are absent.
+	Web *WebTools
 	// Middleware wraps every call after validation (the permission gate).
 	Middleware []tools.Middleware
 }
@@ -49,6 +51,8 @@ func (s *Session) Close() error { return s.Workspace.Close() }
 //
 //  1. FileSystem: Read, Write, Edit, ListDir, Glob, Grep
 //  2. Shell: Bash
+//  3. Web Search: WebSearch (native search, then the WebSearchService)
+//  4. Web Fetch: WebFetch with its summarizer
 //  12. Control: Notify, SessionsYield
 //     and, from seed 003, ToolSearch (the way to the capabilities the
 //     discovery policy defers).
@@ -72,6 +76,18 @@ func BuildRegistry(opts BuildOptions) (*Session, error) {
 		}},
 		{"shell", func() []tools.Tool {
 			return []tools.Tool{tools.NewBash(ws, tools.BashOptions{Timeout: opts.ExecTimeout})}
+		}},
+		{"web search", func() []tools.Tool {
+			if opts.Web == nil {
+				return nil
+			}
+			return []tools.Tool{tools.NewWebSearch(opts.Web.Search)}
+		}},
+		{"web fetch", func() []tools.Tool {
+			if opts.Web == nil {
+				return nil
+			}
+			return []tools.Tool{tools.NewWebFetch(tools.WebFetchOptions{Net: opts.Web.Net, Summarizer: opts.Web.Summarizer, Cache: opts.Web.Cache})}
 		}},
 		{"control", func() []tools.Tool {
 			ts := []tools.Tool{tools.NewSessionsYield()}

@@ -3,6 +3,7 @@ package engine
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 
 	"tinyelf/backend/llm"
@@ -43,25 +44,142 @@ func (t *turn) contextWindow() int {
 	return llm.ContextWindow(t.provCfg.Model)
 }
 
+// promptCall is what the engine remembers of a session's last model call:
+// the input tokens the provider reported for it, what it answered, and the
+// request's shape, so the next request's size is the reported figure plus
+// an estimate of what was added since.
+type promptCall struct {
+	inputTokens  int // input, cache reads and cache writes: the whole prompt
+	outputTokens int
+	messages     int // messages in that request
+	systemEst    int // EstimateTokens of its system prompt and tools
+}
+
+// noteCall remembers a successful model call's reported usage.
+func (t *turn) noteCall(req llm.Request, u llm.Usage) {
+	in := u.InputTokens + u.CacheReadTokens + u.CacheWriteTokens
+	t.s.mu.Lock()
+	defer t.s.mu.Unlock()
+	if in == 0 {
+		t.s.lastCall = nil // the provider reported nothing usable
+		return
+	}
+	t.s.lastCall = &promptCall{inputTokens: in, outputTokens: u.OutputTokens, messages: len(req.Messages), systemEst: frameTokens(req)}
+}
+
+// frameTokens estimates the system prompt and tool definitions.
+func frameTokens(req llm.Request) int {
+	return EstimateTokens(llm.Request{System: req.System, Tools: req.Tools})
+}
+
+// promptTokens is the size of req in tokens: the input the provider
+// reported for the session's last call, plus its answer, plus an estimate
+// of the messages added since and of any change to the system prompt and
+// tools. Without a report (the first call, after a restart or a
+// compaction) the whole request is estimated.
+func (t *turn) promptTokens(req llm.Request) int {
+	t.s.mu.Lock()
+	last := t.s.lastCall
+	t.s.mu.Unlock()
+	// The previous request's messages, then its answer, then what is new.
+	if last == nil || len(req.Messages) < last.messages+1 {
+		return EstimateTokens(req)
+	}
+	added := EstimateTokens(llm.Request{Messages: req.Messages[last.messages+1:]}) - EstimateTokens(llm.Request{})
+	return max(0, last.inputTokens+last.outputTokens+added+frameTokens(req)-last.systemEst)
+}
+
+// currentMarker precedes the turn's user message, kept verbatim, in a
+// summary that had to fold the turn's own work.
+const currentMarker = "\n\n---\nThe user's message for the current task, verbatim:\n"
+
 // maybeCompact compacts the history when the request would fill more than
 // the configured share of the context window: the model summarises the
 // conversation, the summary is logged as a compaction event (the original
 // events stay), and the request is rebuilt from the compacted history.
+//
+// The turn's own user message is never summarised. First only the history
+// before it is compacted; when that is not enough, the turn's work since
+// (tool calls and results) is folded too, and the message is kept word for
+// word after the summary. A request that still does not fit the window
+// fails with what the user can do.
 func (t *turn) maybeCompact(ctx context.Context, req llm.Request) (llm.Request, error) {
 	window := t.contextWindow()
-	before := EstimateTokens(req)
 	limit := int(float64(window) * t.settings.CompactThreshold())
-	if before <= limit || len(req.Messages) < 3 {
+	before := t.promptTokens(req)
+	if before <= limit {
 		return req, nil
 	}
-	upTo, err := t.e.opts.Log.LastSeq(ctx, t.s.id)
-	if err != nil {
-		return req, err
+	k := t.currentIndex(req.Messages)
+	if k > 0 { // history before the turn's message
+		compacted, err := t.compact(ctx, req, req.Messages[:k], t.userSeq-1, "", before, req.Messages[k:])
+		if err != nil {
+			return req, err
+		}
+		req = compacted
+		if EstimateTokens(req) <= limit {
+			return req, nil
+		}
+		k = t.currentIndex(req.Messages)
+	}
+	if k < len(req.Messages)-1 { // the turn's work too
+		upTo, err := t.e.opts.Log.LastSeq(ctx, t.s.id)
+		if err != nil {
+			return req, err
+		}
+		compacted, err := t.compact(ctx, req, withoutVerbatim(req.Messages), upTo, t.userText, EstimateTokens(req), nil)
+		if err != nil {
+			return req, err
+		}
+		req = compacted
+	}
+	if est, room := EstimateTokens(req), window-outputReserve(window); est > room {
+		return req, fmt.Errorf("the request does not fit the model's context window even after compacting the conversation: about %d tokens for a window of %d (%d kept for the answer). "+
+			"Shorten your message or the files it brings in, start a new session, or pick a model with a larger context window (Settings → Providers)", est, window, window-room)
+	}
+	return req, nil
+}
+
+// outputReserve is the part of the window kept free for the answer.
+func outputReserve(window int) int { return min(llm.DefaultAnthropicMaxTokens, window/4) }
+
+// currentIndex finds the turn's user message in msgs, -1 when a compaction
+// already folded it into a summary.
+func (t *turn) currentIndex(msgs []llm.Message) int {
+	for i := len(msgs) - 1; i >= 0; i-- {
+		if msgs[i].Role == llm.RoleUser && msgs[i].Content == t.userText {
+			return i
+		}
+	}
+	return -1
+}
+
+// withoutVerbatim drops the verbatim copy of the turn's message from an
+// earlier summary, so that a new summary does not paraphrase it.
+func withoutVerbatim(msgs []llm.Message) []llm.Message {
+	out := slices.Clone(msgs)
+	for i, m := range out {
+		if before, _, ok := strings.Cut(m.Content, currentMarker); ok && m.Role == llm.RoleUser {
+			out[i].Content = before
+		}
+	}
+	return out
+}
+
+// compact asks the model to summarise input, logs the summary as replacing
+// the history up to seq upTo, and returns the request rebuilt from the
+// compacted log. A non-empty verbatim is the turn's message: the model
+// reads it as context, and it follows the summary word for word. kept are
+// the messages after upTo, for the logged size estimate.
+func (t *turn) compact(ctx context.Context, req llm.Request, input []llm.Message, upTo int64, verbatim string, before int, kept []llm.Message) (llm.Request, error) {
+	prompt := summaryPrompt
+	if verbatim != "" {
+		prompt += "\n\nThe user's current message is kept word for word after your summary; do not repeat it. Summarise the work done on it so far, so that it can be continued."
 	}
 	sumReq := llm.Request{
 		Model:    req.Model,
 		System:   "You summarise a working session between a user and an AI agent so the agent can continue it.",
-		Messages: append(trimForSummary(req.Messages), llm.Message{Role: llm.RoleUser, Content: summaryPrompt}),
+		Messages: append(trimForSummary(input), llm.Message{Role: llm.RoleUser, Content: prompt}),
 	}
 	resp, err := t.provider.Stream(ctx, sumReq, nil)
 	if resp != nil {
@@ -74,13 +192,22 @@ func (t *turn) maybeCompact(ctx context.Context, req llm.Request) (llm.Request, 
 	if summary == "" {
 		return req, fmt.Errorf("compact the conversation: the model returned an empty summary")
 	}
-	compacted := req
-	compacted.Messages = []llm.Message{{Role: llm.RoleUser, Content: summary}}
-	if err := t.e.record(ctx, t.s.id, sessions.NewEvent(sessions.EventCompaction, sessions.Compaction{
-		Summary: summary, UpToSeq: upTo, TokensBefore: before, TokensAfter: EstimateTokens(compacted),
+	if verbatim != "" {
+		summary += currentMarker + verbatim
+	}
+	after := req
+	after.Messages = append([]llm.Message{{Role: llm.RoleUser, Content: summary}}, kept...)
+	if err := t.record(ctx, sessions.NewEvent(sessions.EventCompaction, sessions.Compaction{
+		Summary: summary, UpToSeq: upTo, TokensBefore: before, TokensAfter: EstimateTokens(after),
 	})); err != nil {
 		return req, err
 	}
+	t.s.mu.Lock()
+	t.s.lastCall = nil // the reported usage was for the history before
+	t.s.mu.Unlock()
+	// The loaded skills' bodies are in the summary now, not in the
+	// history: they go back to the index and can be loaded again.
+	t.s.discoveryState().Forget()
 	msgs, err := t.e.opts.Log.ModelMessages(ctx, t.s.id)
 	if err != nil {
 		return req, err

@@ -33,11 +33,10 @@ type discovery struct {
 	// exec is the registry of every tool in the view with key execKey.
 	exec    *tools.Registry
 	execKey string
+	// clashes are the tool-name clashes last reported.
+	clashes []string
 	// capVersions are the versions the CapabilitySources gave last.
 	capVersions []string
-	// lastInput is the input tokens of the session's last model call, as
-	// reported, for the context budget.
-	lastInput int
 }
 
 func localPartition(id string) string         { return "session/" + id + "/local" }
@@ -142,12 +141,9 @@ func sourceReason(prev, next []tools.Tool) string {
 
 // inputs gathers the policy's inputs for the next model call.
 func (t *turn) inputs() capabilities.Inputs {
-	t.s.mu.Lock()
-	used := t.s.discovery.lastInput
-	t.s.mu.Unlock()
 	in := policyInputs(t.settings, t.agent, t.info.Mode, t.e.rules())
 	in.Task, in.Project, in.Observation = t.task, t.project, t.observation
-	in.ContextWindow, in.ContextUsed = t.contextWindow(), used
+	in.ContextWindow, in.ContextUsed = t.contextWindow(), t.s.contextUsed()
 	return in
 }
 
@@ -183,11 +179,14 @@ func (t *turn) discover(ctx context.Context) error {
 	t.syncCatalog(ctx)
 	t.syncCapabilitySources(ctx)
 	view := t.e.catalog.Snapshot().View(t.s.id)
+	if err := t.reportClashes(ctx, view); err != nil {
+		return err
+	}
 	d := t.s.discoveryState()
 	vs := capabilities.Compute(view, t.inputs(), d)
 	diff := capabilities.DiffSets(d.Last(), vs)
 	if d.Last() == nil || !diff.Empty() {
-		if err := t.e.record(ctx, t.s.id, sessions.NewEvent(sessions.EventCapabilityDiff, diffEvent(diff, vs))); err != nil {
+		if err := t.record(ctx, sessions.NewEvent(sessions.EventCapabilityDiff, diffEvent(diff, vs))); err != nil {
 			return err
 		}
 	}
@@ -195,6 +194,37 @@ func (t *turn) discover(ctx context.Context) error {
 	t.vs = vs
 	t.reg = t.execRegistry(view)
 	return nil
+}
+
+// reportClashes logs the tool-name clashes of the session's view (a tool
+// left out because another source took its name), once for each change of
+// them, so the user learns why a tool is missing.
+func (t *turn) reportClashes(ctx context.Context, view *capabilities.View) error {
+	var clashes []string
+	for _, sh := range view.Shadowed {
+		winner, _ := view.ByID(sh.By)
+		clashes = append(clashes, fmt.Sprintf("Two tools are named %s (from %s and %s); the second is left out. Rename one of the servers (Settings → MCP) so that both can be used.",
+			sh.Name, sourceWords(winner.Source), sourceWords(sh.Source)))
+	}
+	t.s.mu.Lock()
+	same := slices.Equal(clashes, t.s.discovery.clashes)
+	t.s.discovery.clashes = clashes
+	t.s.mu.Unlock()
+	if same || len(clashes) == 0 {
+		return nil
+	}
+	return t.record(ctx, sessions.NewEvent(sessions.EventError, sessions.Error{Message: strings.Join(clashes, "\n"), Kind: "tool_clash"}))
+}
+
+// sourceWords names a descriptor source for the user.
+func sourceWords(source string) string {
+	switch {
+	case source == capabilities.SourceBuiltin:
+		return "TinyElf's own tools"
+	case strings.HasPrefix(source, "mcp:"):
+		return "MCP server " + strings.TrimPrefix(source, "mcp:")
+	}
+	return source
 }
 
 // diffEvent is the log's record of a visible-set change.
@@ -243,8 +273,9 @@ func (t *turn) definitions() []llm.ToolDef {
 }
 
 // logRequest records what a model call was offered, so replay can check
-// the visible set it rebuilds from the diffs.
-func (t *turn) logRequest(ctx context.Context, iter int, req llm.Request) error {
+// the visible set it rebuilds from the diffs. The record is written with the
+// turn's next event.
+func (t *turn) logRequest(iter int, req llm.Request) {
 	// The names are the request's own; the hashes are those of the visible
 	// set it was projected from (computed once per tool), or computed here
 	// for a tool the set does not have in that place.
@@ -262,10 +293,23 @@ func (t *turn) logRequest(ctx context.Context, iter int, req llm.Request) error 
 		hashes[i] = [2]string{d.Name, h}
 	}
 	index := t.vs.DeferredNames()
-	return t.e.record(ctx, t.s.id, sessions.NewEvent(sessions.EventModelRequest, sessions.ModelRequest{
+	ev := sessions.NewEvent(sessions.EventModelRequest, sessions.ModelRequest{
 		Iteration: iter, Tools: sent, Index: index, Digest: capabilities.Digest(hashes, index),
 		ToolTokens: t.vs.ToolTokens, IndexTokens: t.vs.IndexTokens,
-	}))
+	})
+	t.logMu.Lock()
+	t.pendingRequest = &ev
+	t.logMu.Unlock()
+}
+
+// takeRequest returns the pending model.request record, if any, and
+// forgets it.
+func (t *turn) takeRequest() *sessions.Event {
+	t.logMu.Lock()
+	defer t.logMu.Unlock()
+	r := t.pendingRequest
+	t.pendingRequest = nil
+	return r
 }
 
 // visibility is the pipeline's visibility step: a call to a tool the model
@@ -339,7 +383,7 @@ func (t *turn) noteResults(ctx context.Context, results []tools.CallResult, firs
 			d.NoteLoaded(id)
 			kind, _ := loaded["kind"].(string)
 			src, _ := loaded["source"].(string)
-			_ = t.e.record(ctx, t.s.id, sessions.NewEvent(sessions.EventCapabilityLoad, sessions.CapabilityLoaded{
+			_ = t.record(ctx, sessions.NewEvent(sessions.EventCapabilityLoad, sessions.CapabilityLoaded{
 				ID: id, Kind: kind, Name: strings.TrimPrefix(id, kind+"__"), Source: src, CallID: r.CallID,
 			}))
 		}
@@ -417,8 +461,8 @@ func (e *Engine) preview(ctx context.Context, sessionID, mode string) (*capabili
 	if open && sessionID != "" {
 		s.mu.Lock()
 		built := s.discovery.local != nil
-		in.ContextUsed = s.discovery.lastInput
 		s.mu.Unlock()
+		in.ContextUsed = s.contextUsed()
 		if built {
 			// Compute only extends the tool order, which the session's next
 			// call would do the same way.
@@ -456,4 +500,15 @@ func (e *Engine) ensurePreviewTools() error {
 		e.catalog.Replace(localPartition(previewSession), es, capabilities.PartitionOptions{Session: previewSession, Priority: capabilities.PriorityLocal})
 	})
 	return e.previewErr
+}
+
+// contextUsed is what the session's last model call took of the context
+// window, as the provider reported it (0 when unknown).
+func (s *sessionState) contextUsed() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.lastCall == nil {
+		return 0
+	}
+	return s.lastCall.inputTokens + s.lastCall.outputTokens
 }

@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -25,6 +26,10 @@ const (
 	LiveToolProgress  = "tool.progress"   // {"callId", "message"}
 	LiveRetry         = "llm.retry"       // {"delayMs", "error"}
 	LiveTurnState     = "turn.state"      // {"running": bool}
+	// LiveTurnError carries an error that ended a turn but could not be
+	// logged (the session log refused the write): {"kind", "message",
+	// "logError"}. The UI shows it, since no logged error event will.
+	LiveTurnError = "turn.error"
 )
 
 // Event is what the engine tells its listeners: every logged event (Seq >
@@ -87,6 +92,17 @@ type ToolSource interface {
 	Tools(ctx context.Context, info SessionInfo) []tools.Tool
 }
 
+// SessionReleaser is implemented by a ToolSource that holds resources per
+// session (MCP server processes, in-process connections). The engine calls
+// Release when it drops an idle session from memory (IdleTimeout after its
+// last turn, or when more than MaxIdleSessions sessions are idle), never
+// while the session runs a turn, and no turn of that session starts until
+// Release returns; the source builds the resources again if the session
+// comes back. Release must be safe for concurrent use.
+type SessionReleaser interface {
+	Release(sessionID string)
+}
+
 // CapabilitySource offers catalog entries for one session: skills of its
 // workspace, resources of its own servers. The engine asks before every
 // model call and replaces the session's partition when the version the
@@ -120,6 +136,11 @@ type Options struct {
 	// ToolSources add tools to every session (step 10 of the builder); the
 	// engine puts them in the catalog as the session's own partitions.
 	ToolSources []ToolSource
+	// IdleTimeout is how long a session stays in memory after its last
+	// turn (its tool registry, open workspace and the sources' per-session
+	// resources) before it is released; 0 means DefaultIdleTimeout, a
+	// negative value keeps sessions until MaxIdleSessions pushes them out.
+	IdleTimeout time.Duration
 	// CapabilitySources add catalog entries of any kind to one session (a
 	// workspace's project skills), as the session's own partitions.
 	CapabilitySources []CapabilitySource
@@ -129,6 +150,13 @@ type Options struct {
 	// sessions' tools.
 	Catalog *capabilities.Catalog
 }
+
+// DefaultIdleTimeout is Options.IdleTimeout's default.
+const DefaultIdleTimeout = 10 * time.Minute
+
+// MaxIdleSessions bounds the idle sessions the engine keeps in memory; the
+// least recently used ones beyond it are released.
+const MaxIdleSessions = 16
 
 // Engine runs agent turns. It is safe for concurrent use; each session runs
 // at most one turn at a time.
@@ -141,7 +169,10 @@ type Engine struct {
 	previewErr  error
 
 	mu       sync.Mutex
-	sessions map[string]*sessionState
+	sessions map[string]*sessionState // only sessions that ran a turn
+	uses     int64                    // counts turns, for the LRU order
+	// summaries is WebFetch's cache, shared by every session.
+	summaries *tools.SummaryCache
 }
 
 // sessionState is the engine's memory of one open session.
@@ -158,13 +189,22 @@ type sessionState struct {
 	// created on first use, seeded from the log.
 	discovery discovery
 	pending   map[string]chan ApprovalAnswer // call ID → answer
-	lastTurn  TurnResult
-	lastUsed  time.Time
+	// unlogged are events a failed write left out (results of calls that
+	// ran); the session's next turn logs them first.
+	unlogged []sessions.Event
+	lastCall *promptCall // the last model call's reported usage
+	lastTurn TurnResult
+	lastUsed int64       // Engine.uses at the end of its last turn
+	idle     *time.Timer // releases the session after IdleTimeout
+	// releasing is closed once the session's eviction is over; non-nil
+	// marks a state that is being (or has been) dropped: look it up again.
+	releasing chan struct{}
 }
 
-// maxCachedRegistries bounds how many idle sessions keep their tool
-// registry (and its open workspace) between turns.
-const maxCachedRegistries = 16
+// evictable reports whether the state can be dropped; s.mu is held.
+func (s *sessionState) evictable() bool {
+	return !s.running && len(s.pending) == 0 && len(s.unlogged) == 0 && s.releasing == nil
+}
 
 // ErrBusy is returned by Send when the session is already running a turn.
 var ErrBusy = errors.New("the agent is still working on this session; wait for it or stop it first")
@@ -186,7 +226,7 @@ func New(opts Options) *Engine {
 	if opts.Catalog == nil {
 		opts.Catalog = capabilities.NewCatalog()
 	}
-	return &Engine{opts: opts, catalog: opts.Catalog, sessions: map[string]*sessionState{}}
+	return &Engine{opts: opts, catalog: opts.Catalog, sessions: map[string]*sessionState{}, summaries: tools.NewSummaryCache(opts.Now)}
 }
 
 // settings returns the current settings with providers from the
@@ -195,15 +235,13 @@ func (e *Engine) settings() config.Settings {
 	return e.opts.Settings.Get().WithEnvironment(e.opts.Getenv)
 }
 
-func (e *Engine) state(id string) *sessionState {
+// peek returns the session's state, or nil when the engine holds none (it
+// never ran a turn here, or was released): the lookups that only read use
+// it, so listing sessions adds nothing to memory.
+func (e *Engine) peek(id string) *sessionState {
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	s, ok := e.sessions[id]
-	if !ok {
-		s = &sessionState{id: id, pending: map[string]chan ApprovalAnswer{}}
-		e.sessions[id] = s
-	}
-	return s
+	return e.sessions[id]
 }
 
 // NewSession starts a session in a workspace and returns its ID. Empty
@@ -267,57 +305,120 @@ func (e *Engine) Run(ctx context.Context, sessionID, text string) (TurnResult, e
 	return res, nil
 }
 
+// begin marks the session as running a turn, creating its state if the
+// engine holds none. A state being released is waited for, then looked up
+// afresh, so a turn never starts while the sources release the session.
 func (e *Engine) begin(sessionID string) (*sessionState, context.Context, error) {
-	s := e.state(sessionID)
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.running {
-		return nil, nil, ErrBusy
+	for {
+		e.mu.Lock()
+		s, ok := e.sessions[sessionID]
+		if !ok {
+			s = &sessionState{id: sessionID, pending: map[string]chan ApprovalAnswer{}}
+			e.sessions[sessionID] = s
+		}
+		e.mu.Unlock()
+		s.mu.Lock()
+		if wait := s.releasing; wait != nil {
+			s.mu.Unlock()
+			<-wait
+			continue
+		}
+		if s.running {
+			s.mu.Unlock()
+			return nil, nil, ErrBusy
+		}
+		if s.idle != nil {
+			s.idle.Stop()
+		}
+		ctx, cancel := context.WithCancel(context.Background())
+		s.running, s.cancel, s.done = true, cancel, make(chan struct{})
+		s.mu.Unlock()
+		e.live(sessionID, LiveTurnState, map[string]any{"running": true})
+		return s, ctx, nil
 	}
-	ctx, cancel := context.WithCancel(context.Background())
-	s.running, s.cancel, s.done = true, cancel, make(chan struct{})
-	e.live(sessionID, LiveTurnState, map[string]any{"running": true})
-	return s, ctx, nil
 }
 
 func (e *Engine) finish(s *sessionState, res TurnResult) {
+	e.mu.Lock()
+	e.uses++
+	used := e.uses
+	e.mu.Unlock()
 	s.mu.Lock()
 	s.running = false
 	s.cancel()
 	s.lastTurn = res
-	s.lastUsed = e.opts.Now()
+	s.lastUsed = used
+	if d := e.idleTimeout(); d > 0 {
+		s.idle = time.AfterFunc(d, func() { e.evictIf(s, used) })
+	}
 	close(s.done)
 	s.mu.Unlock()
 	e.live(s.id, LiveTurnState, map[string]any{"running": false, "reason": res.Reason})
 	e.evictIdle()
 }
 
-// evictIdle closes the registries of the least recently used idle sessions
-// beyond maxCachedRegistries; they are rebuilt on their next turn.
+func (e *Engine) idleTimeout() time.Duration {
+	if e.opts.IdleTimeout == 0 {
+		return DefaultIdleTimeout
+	}
+	return e.opts.IdleTimeout
+}
+
+// evictIdle releases the least recently used idle sessions beyond
+// MaxIdleSessions; they are rebuilt on their next turn.
 func (e *Engine) evictIdle() {
 	e.mu.Lock()
 	var idle []*sessionState
 	for _, s := range e.sessions {
 		s.mu.Lock()
-		if !s.running && s.reg != nil {
+		if s.evictable() {
 			idle = append(idle, s)
 		}
 		s.mu.Unlock()
 	}
 	e.mu.Unlock()
-	if len(idle) <= maxCachedRegistries {
+	if len(idle) <= MaxIdleSessions {
 		return
 	}
-	slices.SortFunc(idle, func(a, b *sessionState) int { return a.lastUsed.Compare(b.lastUsed) })
-	for _, s := range idle[:len(idle)-maxCachedRegistries] {
-		s.mu.Lock()
-		if !s.running && s.reg != nil {
-			s.reg.Close()
-			s.reg, s.regKey = nil, ""
-			s.discovery.local, s.discovery.exec, s.discovery.execKey = nil, nil, ""
-		}
-		s.mu.Unlock()
+	slices.SortFunc(idle, func(a, b *sessionState) int { return cmp.Compare(a.lastUsed, b.lastUsed) })
+	for _, s := range idle[:len(idle)-MaxIdleSessions] {
+		e.evictIf(s, -1)
 	}
+}
+
+// evictIf drops an idle session from memory, provided no turn ran since
+// the one that ended as turn number used (-1: whatever ran): it closes the
+// session's registry, tells the sources to release it, and removes its
+// state.
+func (e *Engine) evictIf(s *sessionState, used int64) {
+	s.mu.Lock()
+	if !s.evictable() || used >= 0 && s.lastUsed != used {
+		s.mu.Unlock()
+		return
+	}
+	done := make(chan struct{})
+	s.releasing = done
+	reg := s.reg
+	s.reg, s.regKey = nil, ""
+	if s.idle != nil {
+		s.idle.Stop()
+	}
+	s.mu.Unlock()
+	if reg != nil {
+		reg.Close()
+	}
+	for _, src := range e.opts.ToolSources {
+		if r, ok := src.(SessionReleaser); ok {
+			r.Release(s.id)
+		}
+	}
+	e.catalog.RemoveSession(s.id, "the session was released from memory")
+	e.mu.Lock()
+	if e.sessions[s.id] == s {
+		delete(e.sessions, s.id)
+	}
+	e.mu.Unlock()
+	close(done)
 }
 
 // Shutdown cancels every running turn and waits (until ctx ends) for them
@@ -335,6 +436,9 @@ func (e *Engine) Shutdown(ctx context.Context) {
 	for _, s := range all {
 		_ = e.Wait(ctx, s.id)
 		s.mu.Lock()
+		if s.idle != nil {
+			s.idle.Stop()
+		}
 		if !s.running && s.reg != nil {
 			s.reg.Close()
 			s.reg = nil
@@ -346,7 +450,10 @@ func (e *Engine) Shutdown(ctx context.Context) {
 // Cancel stops the session's running turn, if any. Pending approvals are
 // answered with a denial.
 func (e *Engine) Cancel(sessionID string) {
-	s := e.state(sessionID)
+	s := e.peek(sessionID)
+	if s == nil {
+		return
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.running && s.cancel != nil {
@@ -356,7 +463,10 @@ func (e *Engine) Cancel(sessionID string) {
 
 // Wait blocks until the session's running turn (if any) has ended.
 func (e *Engine) Wait(ctx context.Context, sessionID string) error {
-	s := e.state(sessionID)
+	s := e.peek(sessionID)
+	if s == nil {
+		return nil
+	}
 	s.mu.Lock()
 	done, running := s.done, s.running
 	s.mu.Unlock()
@@ -373,7 +483,10 @@ func (e *Engine) Wait(ctx context.Context, sessionID string) error {
 
 // Running reports whether the session has a turn in progress.
 func (e *Engine) Running(sessionID string) bool {
-	s := e.state(sessionID)
+	s := e.peek(sessionID)
+	if s == nil {
+		return false
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.running
@@ -381,13 +494,16 @@ func (e *Engine) Running(sessionID string) bool {
 
 // Answer delivers the user's decision on a pending approval.
 func (e *Engine) Answer(sessionID, callID string, ans ApprovalAnswer) error {
-	s := e.state(sessionID)
-	s.mu.Lock()
-	ch, ok := s.pending[callID]
-	if ok {
-		delete(s.pending, callID)
+	var ch chan ApprovalAnswer
+	ok := false
+	if s := e.peek(sessionID); s != nil {
+		s.mu.Lock()
+		ch, ok = s.pending[callID]
+		if ok {
+			delete(s.pending, callID)
+		}
+		s.mu.Unlock()
 	}
-	s.mu.Unlock()
 	if !ok {
 		return fmt.Errorf("no approval is waiting for call %s in session %s", callID, sessionID)
 	}
@@ -397,7 +513,10 @@ func (e *Engine) Answer(sessionID, callID string, ans ApprovalAnswer) error {
 
 // Pending lists the call IDs waiting for approval in a session.
 func (e *Engine) Pending(sessionID string) []string {
-	s := e.state(sessionID)
+	s := e.peek(sessionID)
+	if s == nil {
+		return []string{}
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	out := make([]string, 0, len(s.pending))
@@ -436,15 +555,21 @@ func (e *Engine) expectAnswer(s *sessionState, req ApprovalRequest) func(ctx con
 
 // record appends events to the log and publishes them.
 func (e *Engine) record(ctx context.Context, sessionID string, evs ...sessions.Event) error {
+	_, err := e.recordLogged(ctx, sessionID, evs...)
+	return err
+}
+
+// recordLogged is record returning the events as logged (with their seqs).
+func (e *Engine) recordLogged(ctx context.Context, sessionID string, evs ...sessions.Event) ([]sessions.Event, error) {
 	// Logging must survive a cancelled turn: the cancel itself is recorded.
 	logged, err := e.opts.Log.Append(context.WithoutCancel(ctx), sessionID, evs...)
 	if err != nil {
-		return fmt.Errorf("log session %s: %w", sessionID, err)
+		return nil, fmt.Errorf("log session %s: %w", sessionID, err)
 	}
 	for _, ev := range logged {
 		e.opts.Sink(Event{SessionID: sessionID, Seq: ev.Seq, Type: string(ev.Type), Time: ev.Time, Data: ev.Data})
 	}
-	return nil
+	return logged, nil
 }
 
 // live publishes an event that is not logged.

@@ -360,9 +360,9 @@ func TestCompaction(t *testing.T) {
 			{Text: "SUMMARY: the user asked about big.txt; it was read."},
 			{Text: "Here is the answer."},
 		})
-		h.writeFile("big.txt", strings.Repeat("lorem ipsum dolor sit amet\n", 400))
+		h.writeFile("big.txt", strings.Repeat("lorem ipsum dolor sit amet\n", 800))
 		if err := h.settings.Update(func(s *config.Settings) error {
-			s.Providers[0].ContextWindow = 4000
+			s.Providers[0].ContextWindow = 6000
 			return nil
 		}); err != nil {
 			t.Fatal(err)
@@ -382,7 +382,7 @@ func TestCompaction(t *testing.T) {
 		}
 		mustContain(t, "the summary request", requestText(reqs[1]), "lorem ipsum", "summary")
 		last := requestText(reqs[2])
-		mustContain(t, "the request after compaction", last, "SUMMARY")
+		mustContain(t, "the request after compaction", last, "SUMMARY", "summarise big.txt")
 		if strings.Contains(last, "lorem ipsum") {
 			t.Error("the compacted history still carries the original tool output")
 		}
@@ -442,27 +442,85 @@ func TestProviderMissingIsAClearError(t *testing.T) {
 	}
 }
 
-func TestIdleRegistriesAreReleased(t *testing.T) {
-	turns := make([]llmtest.Turn, maxCachedRegistries+4)
-	for i := range turns {
-		turns[i] = llmtest.Turn{Text: "ok"}
-	}
-	h := newHarness(t, "openai", turns)
-	for range len(turns) {
-		h.run(h.session(ModeDefault), "hi")
-	}
-	cached := 0
-	h.engine.mu.Lock()
-	for _, s := range h.engine.sessions {
-		s.mu.Lock()
-		if s.reg != nil {
-			cached++
+// TestCompactionKeepsTheCurrentMessage: compaction is triggered by the
+// input size the provider reported (not by counting bytes), summarises the
+// history before the turn's message without showing it that message, and
+// sends the message word for word after the summary.
+func TestCompactionKeepsTheCurrentMessage(t *testing.T) {
+	forEachFormat(t, func(t *testing.T, kind string) {
+		h := newHarness(t, kind, []llmtest.Turn{
+			// A small exchange that the provider says filled most of the window.
+			{Text: "first answer", Usage: &llmtest.Usage{Input: 5000, Output: 10}},
+			{Text: "SUMMARY of the first exchange"},
+			{Text: "second answer"},
+		})
+		if err := h.settings.Update(func(s *config.Settings) error { s.Providers[0].ContextWindow = 6000; return nil }); err != nil {
+			t.Fatal(err)
 		}
-		s.mu.Unlock()
+		id := h.session(ModeDefault)
+		h.run(id, "first question")
+		const current = "CURRENT-REQUEST: now do the second part exactly like this"
+		if res := h.run(id, current); res.Reason != EndDone || res.Text != "second answer" {
+			t.Fatalf("result %+v", res)
+		}
+		reqs := h.srv.ChatRequests()
+		if len(reqs) != 3 {
+			t.Fatalf("%d requests, want answer, summary, answer", len(reqs))
+		}
+		summaryReq, after := requestText(reqs[1]), requestText(reqs[2])
+		mustContain(t, "the summary request", summaryReq, "first question", "first answer")
+		if strings.Contains(summaryReq, "CURRENT-REQUEST") {
+			t.Error("the turn's own message was given to the summary")
+		}
+		mustContain(t, "the request after compaction", after, "SUMMARY of the first exchange", current)
+		if strings.Contains(after, "first answer") {
+			t.Error("the compacted history still carries the old exchange")
+		}
+		if comps := logged[sessions.Compaction](h, id, sessions.EventCompaction); len(comps) != 1 || comps[0].TokensBefore < 5000 {
+			t.Errorf("compaction %+v: TokensBefore should start from the reported 5000", comps)
+		}
+	})
+}
+
+// TestCompactionThatCannotFit: a message too large for the window even
+// with nothing else fails before any model call, saying what to do.
+func TestCompactionThatCannotFit(t *testing.T) {
+	h := newHarness(t, "openai", []llmtest.Turn{{Text: "never sent"}})
+	if err := h.settings.Update(func(s *config.Settings) error { s.Providers[0].ContextWindow = 6000; return nil }); err != nil {
+		t.Fatal(err)
 	}
-	h.engine.mu.Unlock()
-	if cached != maxCachedRegistries {
-		t.Errorf("%d sessions keep a registry, want %d", cached, maxCachedRegistries)
+	id := h.session(ModeDefault)
+	res := h.run(id, strings.Repeat("a pasted log line that is far too long ", 1500))
+	if res.Reason != EndError || !strings.Contains(res.Err, "does not fit the model's context window") || !strings.Contains(res.Err, "Shorten your message") {
+		t.Fatalf("result %+v", res)
 	}
-	h.engine.Shutdown(context.Background())
+	if n := len(h.srv.ChatRequests()); n != 0 {
+		t.Errorf("%d requests sent that could not fit", n)
+	}
+}
+
+// TestStalledStreamIsARetryableError: a model that stops sending ends the
+// turn after the settings' stall timeout with the "stalled" kind, which
+// the UI shows as something to send again, and keeps what arrived.
+func TestStalledStreamIsARetryableError(t *testing.T) {
+	forEachFormat(t, func(t *testing.T, kind string) {
+		// Spare copies: a stall before the first word (a loaded machine) is
+		// retried, and the retry must stall the same way.
+		hang := llmtest.Turn{Text: "thinking about it", Hang: true}
+		h := newHarness(t, kind, []llmtest.Turn{hang, hang, hang})
+		if err := h.settings.Update(func(s *config.Settings) error { s.StallTimeoutSeconds = 1; return nil }); err != nil {
+			t.Fatal(err)
+		}
+		id := h.session(ModeDefault)
+		res := h.run(id, "answer slowly")
+		if res.Reason != EndError || !strings.Contains(res.Err, "sent nothing for 1s") {
+			t.Fatalf("result %+v", res)
+		}
+		if errs := logged[sessions.Error](h, id, sessions.EventError); len(errs) != 1 || errs[0].Kind != "stalled" {
+			t.Errorf("error events %+v", errs)
+		}
+		if msgs := logged[sessions.AssistantMessage](h, id, sessions.EventAssistantMessage); len(msgs) != 1 || !msgs[0].Partial {
+			t.Errorf("the partial answer was not kept: %+v", msgs)
+		}
+	})
 }

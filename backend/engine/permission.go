@@ -207,7 +207,7 @@ func DirectGate(rules RuleStore) tools.Middleware {
 			if r, ok := matchRule(rules.Rules(), config.RuleDeny, call.Name, call.Params); ok {
 				return tools.Errorf("Permission denied for %s: a deny rule (%s) forbids it. Remove the rule in Settings → Permissions to allow it.", call.Name, describeRule(r)), nil
 			}
-			return next(ctx, call)
+			return next(tools.WithApproval(ctx), call)
 		}
 	}
 }

@@ -19,7 +19,17 @@ import (
 // runs alone, in order, so writes never race each other or the reads around
 // them. The log records intents and results in the model's order too, so
 // the history the model sees next is the order it asked in.
+//
+// A log write that fails stops the calls (see turn.record): no call runs
+// whose intent is not logged, waiting approvals are withdrawn, and results
+// that could not be logged are kept for fail to try once more. The caller
+// checks t.logFailure before going on.
 func (t *turn) runCalls(ctx context.Context, calls []llm.ToolCall) []tools.CallResult {
+	callCtx, stop := context.WithCancel(ctx)
+	defer stop()
+	t.logMu.Lock()
+	t.stopCalls = stop
+	t.logMu.Unlock()
 	results := make([]tools.CallResult, len(calls))
 	for i := 0; i < len(calls); {
 		j := i + 1
@@ -29,20 +39,25 @@ func (t *turn) runCalls(ctx context.Context, calls []llm.ToolCall) []tools.CallR
 			}
 		}
 		for k := i; k < j; k++ {
-			t.logIntent(ctx, calls[k])
+			if t.logIntent(ctx, calls[k]) != nil {
+				return results[:k]
+			}
 		}
 		var wg sync.WaitGroup
 		for k := i; k < j; k++ {
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
-				results[k] = t.execute(ctx, calls[k])
+				results[k] = t.execute(callCtx, calls[k])
 			}()
 		}
 		wg.Wait()
 		t.noteResults(ctx, results[i:j], i == 0)
 		for k := i; k < j; k++ {
 			t.logResult(ctx, results[k])
+		}
+		if t.logFailure() != nil {
+			return results[:j]
 		}
 		i = j
 	}
@@ -54,8 +69,8 @@ func (t *turn) readOnly(name string) bool {
 	return ok && info.ReadOnly
 }
 
-func (t *turn) logIntent(ctx context.Context, c llm.ToolCall) {
-	_ = t.e.record(ctx, t.s.id, sessions.NewEvent(sessions.EventToolIntent, sessions.ToolIntent{
+func (t *turn) logIntent(ctx context.Context, c llm.ToolCall) error {
+	return t.record(ctx, sessions.NewEvent(sessions.EventToolIntent, sessions.ToolIntent{
 		CallID: c.ID, Name: c.Name, Arguments: c.Arguments,
 	}))
 }
@@ -79,11 +94,21 @@ func (t *turn) execute(ctx context.Context, c llm.ToolCall) tools.CallResult {
 	return t.reg.Execute(withTurn(callCtx, t), c.ID, c.Name, json.RawMessage(c.Arguments))
 }
 
+// logResult logs a call's result. One that cannot be logged (or comes
+// after a failed write) is kept in t.unlogged: the call ran, and the next
+// write that works must say so, or the model would later read
+// "interrupted" for it.
 func (t *turn) logResult(ctx context.Context, res tools.CallResult) {
-	_ = t.e.record(ctx, t.s.id, sessions.NewEvent(sessions.EventToolResult, sessions.ToolResult{
+	ev := sessions.NewEvent(sessions.EventToolResult, sessions.ToolResult{
 		CallID: res.CallID, Name: res.Name, Content: res.Content, IsError: res.IsError, Truncated: res.Truncated,
 		Meta: res.Meta, DurationMs: res.Duration.Milliseconds(),
-	}))
+	})
+	if t.logFailure() == nil && t.record(ctx, ev) == nil {
+		return
+	}
+	t.logMu.Lock()
+	t.unlogged = append(t.unlogged, ev)
+	t.logMu.Unlock()
 }
 
 type turnKey struct{}
@@ -109,13 +134,29 @@ func (e *Engine) permissionMiddleware(s *sessionState) tools.Middleware {
 				mode = t.info.Mode
 			}
 			v := decide(mode, call.Info, call.Params, e.rules())
+			if v.allow && v.by == "safe" && mustAsk(ctx, t, call) != "" {
+				// A Safe tool says this call needs approval (WebFetch of a
+				// local address): an allow rule or the user decides.
+				v = verdict{}
+				if r, ok := matchRule(e.rules(), config.RuleAllow, call.Name, call.Params); ok {
+					v = verdict{allow: true, by: "rule", rule: describeRule(r)}
+				}
+			}
 			switch {
 			case v.deny:
-				e.answered(ctx, s.id, call.ID, Deny, v.reason, v.rule, v.by)
+				if err := e.answered(ctx, s.id, call.ID, Deny, v.reason, v.rule, v.by); err != nil {
+					return tools.Result{}, err
+				}
 				return tools.Errorf("Permission denied for %s: %s. Do not retry this call; choose another approach or ask the user.", call.Name, v.reason), nil
 			case v.allow:
 				if v.by == "rule" {
-					e.answered(ctx, s.id, call.ID, AllowOnce, "", v.rule, "rule")
+					// A call the audit trail does not show must not run.
+					if err := e.answered(ctx, s.id, call.ID, AllowOnce, "", v.rule, "rule"); err != nil {
+						return tools.Result{}, err
+					}
+				}
+				if v.by != "safe" {
+					ctx = tools.WithApproval(ctx)
 				}
 				return next(ctx, call)
 			}
@@ -125,9 +166,9 @@ func (e *Engine) permissionMiddleware(s *sessionState) tools.Middleware {
 			}
 			switch ans.Decision {
 			case AllowOnce:
-				return next(ctx, call)
+				return next(tools.WithApproval(ctx), call)
 			case AllowAlways:
-				return next(ctx, call)
+				return next(tools.WithApproval(ctx), call)
 			default:
 				msg := fmt.Sprintf("The user denied this call to %s.", call.Name)
 				if r := strings.TrimSpace(ans.Reason); r != "" {
@@ -165,12 +206,18 @@ func (e *Engine) ask(ctx context.Context, s *sessionState, call *tools.Call) (Ap
 	if e.opts.Approver == nil {
 		wait = e.expectAnswer(s, req)
 	}
-	_ = e.record(ctx, s.id, sessions.NewEvent(sessions.EventApprovalAsked, sessions.ApprovalAsked{
+	if err := e.recordFor(ctx, s.id, sessions.NewEvent(sessions.EventApprovalAsked, sessions.ApprovalAsked{
 		CallID: req.CallID, Name: req.Tool, Arguments: req.Arguments, Warnings: warnings, Suggestion: req.Suggestion,
-	}))
+	})); err != nil {
+		// The UI never saw the question: nobody may wait for its answer.
+		s.mu.Lock()
+		delete(s.pending, req.CallID)
+		s.mu.Unlock()
+		return ApprovalAnswer{}, fmt.Errorf("ask for approval: %w", err)
+	}
 	ans, err := wait(ctx)
 	if err != nil {
-		e.answered(ctx, s.id, call.ID, Deny, "the turn was stopped before an answer", "", "cancel")
+		_ = e.answered(ctx, s.id, call.ID, Deny, "the turn was stopped before an answer", "", "cancel")
 		return ApprovalAnswer{}, err
 	}
 	rule := ""
@@ -186,12 +233,23 @@ func (e *Engine) ask(ctx context.Context, s *sessionState, call *tools.Call) (Ap
 	if e.opts.Approver != nil {
 		by = "cli"
 	}
-	e.answered(ctx, s.id, call.ID, ans.Decision, ans.Reason, rule, by)
+	if err := e.answered(ctx, s.id, call.ID, ans.Decision, ans.Reason, rule, by); err != nil {
+		return ApprovalAnswer{}, err
+	}
 	return ans, nil
 }
 
-func (e *Engine) answered(ctx context.Context, sessionID, callID string, d Decision, reason, rule, by string) {
-	_ = e.record(ctx, sessionID, sessions.NewEvent(sessions.EventApprovalAnswered, sessions.ApprovalAnswered{
+func (e *Engine) answered(ctx context.Context, sessionID, callID string, d Decision, reason, rule, by string) error {
+	return e.recordFor(ctx, sessionID, sessions.NewEvent(sessions.EventApprovalAnswered, sessions.ApprovalAnswered{
 		CallID: callID, Decision: string(d), Reason: reason, Rule: rule, By: by,
 	}))
+}
+
+// recordFor logs events for a call in progress: through its turn, when ctx
+// carries one, so that a failed write stops the turn.
+func (e *Engine) recordFor(ctx context.Context, sessionID string, evs ...sessions.Event) error {
+	if t := turnFrom(ctx); t != nil && t.s.id == sessionID {
+		return t.record(ctx, evs...)
+	}
+	return e.record(ctx, sessionID, evs...)
 }

@@ -122,3 +122,45 @@ func TestUncomparableSourceTools(t *testing.T) {
 		t.Error("the source's tool was not offered")
 	}
 }
+
+// originTool is an MCP-like tool of a named server.
+type originTool struct{ name, origin string }
+
+func (o originTool) Info() tools.Info {
+	return tools.Info{Name: o.name, Description: "from " + o.origin, Source: tools.SourceMCP, Origin: o.origin,
+		Parameters: json.RawMessage(`{"type":"object"}`)}
+}
+
+func (o originTool) Execute(context.Context, map[string]any) (tools.Result, error) {
+	return tools.Text("ran the one from " + o.origin), nil
+}
+
+// TestToolNameClashesAreReported: when two sources offer a tool of the same
+// name, the first keeps it, and the user is told once which one was left
+// out and what to do, instead of the last one silently winning.
+func TestToolNameClashesAreReported(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t, "openai", []llmtest.Turn{
+		{ToolCalls: []llmtest.ToolCall{call("c", "mcp__fs__read", `{}`)}}, {Text: "a"}, {Text: "b"},
+	}, func(h *harness, o *Options) {
+		o.ToolSources = []ToolSource{
+			staticSource{originTool{"mcp__fs__read", "fs"}},
+			staticSource{originTool{"mcp__fs__read", "fs (agent)"}, originTool{"mcp__wiki__page", "wiki"}},
+		}
+	})
+	id := h.session(ModeAuto)
+	h.run(id, "one")
+	h.run(id, "two")
+	errs := logged[sessions.Error](h, id, sessions.EventError)
+	if len(errs) != 1 || errs[0].Kind != "tool_clash" {
+		t.Fatalf("error events %+v, want one tool_clash", errs)
+	}
+	mustContain(t, "the clash report", errs[0].Message, "mcp__fs__read", "MCP server fs and MCP server fs (agent)", "Rename")
+	results := logged[sessions.ToolResult](h, id, sessions.EventToolResult)
+	if len(results) != 1 || results[0].Content != "ran the one from fs" {
+		t.Errorf("results %+v: the first source's tool should keep the name", results)
+	}
+	if names := toolNames(h.srv.ChatRequests()[0]); !contains(names, "mcp__wiki__page") {
+		t.Errorf("the second source's other tools were lost: %v", names)
+	}
+}

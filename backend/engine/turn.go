@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"reflect"
 	"strings"
+	"sync"
+	"time"
 
 	"tinyelf/backend/capabilities"
 	"tinyelf/backend/config"
@@ -54,22 +56,84 @@ type turn struct {
 	task        string
 	project     []capabilities.ProjectType
 	observation string
+
+	logMu     sync.Mutex
+	logErr    error              // the turn's first failed log write
+	stopCalls context.CancelFunc // cancels the running tool calls
+	unlogged  []sessions.Event   // tool results a failed write left out
+
+	// pendingRequest is the model.request record of the call under way, written
+	// with the next event.
+	pendingRequest *sessions.Event
+
+	userText string // the message that started the turn
+	userSeq  int64  // its seq in the log (0 until logged)
+}
+
+// record logs events for this turn. A write that fails stops the turn: the
+// running tool calls are cancelled (waiting approvals withdrawn) and the
+// loop ends with the error, because going on would show the model and the
+// UI a history the log does not hold.
+func (t *turn) record(ctx context.Context, evs ...sessions.Event) error {
+	_, err := t.recordLogged(ctx, evs...)
+	return err
+}
+
+// recordLogged is record returning the events as logged (with their seqs).
+func (t *turn) recordLogged(ctx context.Context, evs ...sessions.Event) ([]sessions.Event, error) {
+	if req := t.takeRequest(); req != nil {
+		// The model.request record goes out with the next write (the answer
+		// or the error), saving a transaction per model call.
+		logged, err := t.recordLogged(ctx, append([]sessions.Event{*req}, evs...)...)
+		if len(logged) > 0 {
+			logged = logged[1:]
+		}
+		return logged, err
+	}
+	logged, err := t.e.recordLogged(ctx, t.s.id, evs...)
+	if err != nil {
+		t.logMu.Lock()
+		if t.logErr == nil {
+			t.logErr = err
+			if t.stopCalls != nil {
+				t.stopCalls()
+			}
+		}
+		t.logMu.Unlock()
+	}
+	return logged, err
+}
+
+// logFailure returns the turn's first failed log write, if any.
+func (t *turn) logFailure() error {
+	t.logMu.Lock()
+	defer t.logMu.Unlock()
+	return t.logErr
 }
 
 func (e *Engine) runTurn(ctx context.Context, s *sessionState, text string) TurnResult {
+	// Results an earlier turn could not log come first: those calls ran.
+	s.mu.Lock()
+	first := s.unlogged
+	s.unlogged = nil
+	s.mu.Unlock()
+	first = append(first, sessions.NewEvent(sessions.EventUserMessage, sessions.UserMessage{Text: text}))
 	t, err := e.prepare(ctx, s)
 	t.task = text
 	if err != nil {
 		// The user message is still logged so nothing they typed is lost.
-		_ = e.record(ctx, s.id, sessions.NewEvent(sessions.EventUserMessage, sessions.UserMessage{Text: text}))
+		if t.record(ctx, first...) != nil {
+			t.unlogged = first[:len(first)-1]
+		}
 		return t.fail(ctx, "config", "", 0, err)
 	}
-	if err := e.record(ctx, s.id,
-		sessions.NewEvent(sessions.EventUserMessage, sessions.UserMessage{Text: text}),
-		sessions.NewEvent(sessions.EventTurnStart, sessions.TurnStart{Mode: string(t.info.Mode)}),
-	); err != nil {
-		return t.fail(ctx, "internal", "", 0, err)
+	t.userText = text
+	logged, err := t.recordLogged(ctx, append(first, sessions.NewEvent(sessions.EventTurnStart, sessions.TurnStart{Mode: string(t.info.Mode)}))...)
+	if err != nil {
+		t.unlogged = first[:len(first)-1]
+		return t.fail(ctx, "internal", "", 0, logFailed(err))
 	}
+	t.userSeq = logged[len(first)-1].Seq
 	maxIter := t.agent.MaxIterations
 	if maxIter <= 0 {
 		maxIter = DefaultMaxIterations
@@ -97,17 +161,13 @@ func (e *Engine) runTurn(ctx context.Context, s *sessionState, text string) Turn
 			}
 			return t.fail(ctx, "internal", lastText, iter, err)
 		}
-		if err := t.logRequest(ctx, iter, req); err != nil {
-			return t.fail(ctx, "internal", lastText, iter, err)
-		}
+		t.logRequest(iter, req)
 		resp, err := t.provider.Stream(ctx, req, t.onStream)
 		if resp != nil {
 			t.usage = t.usage.Add(resp.Usage)
-			if in := resp.Usage.InputTokens + resp.Usage.CacheReadTokens + resp.Usage.CacheWriteTokens; in > 0 {
-				s.mu.Lock()
-				s.discovery.lastInput = in
-				s.mu.Unlock()
-			}
+		}
+		if err == nil {
+			t.noteCall(req, resp.Usage)
 		}
 		if err != nil {
 			if resp != nil && (resp.Text != "" || len(resp.ToolCalls) > 0) {
@@ -117,7 +177,11 @@ func (e *Engine) runTurn(ctx context.Context, s *sessionState, text string) Turn
 				return t.end(ctx, EndCancelled, lastText, iter, nil)
 			}
 			kind := "provider"
-			if errors.Is(err, llm.ErrStreamCut) {
+			var stall *llm.StallError
+			switch {
+			case errors.As(err, &stall):
+				kind = "stalled" // the UI offers to send again
+			case errors.Is(err, llm.ErrStreamCut):
 				kind = "stream_cut"
 			}
 			return t.fail(ctx, kind, lastText, iter, err)
@@ -130,6 +194,9 @@ func (e *Engine) runTurn(ctx context.Context, s *sessionState, text string) Turn
 			return t.end(ctx, EndDone, lastText, iter, nil)
 		}
 		results := t.runCalls(ctx, resp.ToolCalls)
+		if err := t.logFailure(); err != nil {
+			return t.fail(ctx, "internal", lastText, iter, logFailed(err))
+		}
 		for _, r := range results {
 			if r.Name == "SessionsYield" && !r.IsError {
 				msg, _ := r.Meta[tools.YieldMetaKey].(string)
@@ -162,6 +229,9 @@ func (e *Engine) prepare(ctx context.Context, s *sessionState) (*turn, error) {
 	if pc.Model == "" {
 		return t, fmt.Errorf("provider %s has no model selected: pick one in Settings → Providers", pc.Name)
 	}
+	if pc.StallTimeoutSeconds <= 0 {
+		pc.StallTimeoutSeconds = int(t.settings.StallTimeout() / time.Second)
+	}
 	t.provCfg = pc
 	if t.provider, err = e.opts.Providers(pc); err != nil {
 		return t, fmt.Errorf("set up provider %s: %w", pc.Name, err)
@@ -191,7 +261,8 @@ func (e *Engine) prepare(ctx context.Context, s *sessionState) (*turn, error) {
 // registry returns the session's tool registry, building it when the
 // session is new or its workspace, mode or agent changed.
 func (t *turn) registry() (*Session, error) {
-	key := strings.Join([]string{t.info.Workspace, fmt.Sprint(t.settings.Restricted(), t.settings.ExecTimeout())}, "\x00")
+	web := t.e.webTools(t.settings)
+	key := strings.Join([]string{t.info.Workspace, fmt.Sprint(t.settings.Restricted(), t.settings.ExecTimeout()), web.fingerprint()}, "\x00")
 	s := t.s
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -208,6 +279,7 @@ func (t *turn) registry() (*Session, error) {
 		Unrestricted: !t.settings.Restricted(),
 		ExecTimeout:  t.settings.ExecTimeout(),
 		Notifier:     t.e.opts.Notifier,
+		Web:          web,
 	})
 	if err != nil {
 		return nil, err
@@ -274,7 +346,7 @@ func (t *turn) logAssistant(ctx context.Context, resp *llm.Response, partial boo
 	// A response cut off before the provider reported usage has none; a
 	// zero would read as an empty context.
 	if resp.Usage == (llm.Usage{}) {
-		return t.e.record(ctx, t.s.id, sessions.NewEvent(sessions.EventAssistantMessage, msg))
+		return t.record(ctx, sessions.NewEvent(sessions.EventAssistantMessage, msg))
 	}
 	usage := sessions.Usage{
 		Model: model, InputTokens: resp.Usage.InputTokens, OutputTokens: resp.Usage.OutputTokens,
@@ -282,19 +354,44 @@ func (t *turn) logAssistant(ctx context.Context, resp *llm.Response, partial boo
 		CostUSD: Cost(model, resp.Usage),
 	}
 	msg.Usage = &usage
-	return t.e.record(ctx, t.s.id,
+	return t.record(ctx,
 		sessions.NewEvent(sessions.EventAssistantMessage, msg),
 		sessions.NewEvent(sessions.EventUsage, usage),
 	)
 }
 
-// fail logs an error event and ends the turn with it.
+// logFailed explains a failed log write to the user.
+func logFailed(err error) error {
+	return fmt.Errorf("the turn was stopped because the session history could not be saved (is the disk full or the data folder read-only?): %w", err)
+}
+
+// fail logs an error event (after any tool results a failed write left
+// out, which get one more try) and ends the turn with it. When even that
+// write fails, the error goes out as a live LiveTurnError event, the
+// results are kept for the session's next turn, and the TurnResult says it.
 func (t *turn) fail(ctx context.Context, kind, text string, iterations int, err error) TurnResult {
-	_ = t.e.record(ctx, t.s.id, sessions.NewEvent(sessions.EventError, sessions.Error{Message: err.Error(), Kind: kind}))
+	t.logMu.Lock()
+	evs := append(t.unlogged, sessions.NewEvent(sessions.EventError, sessions.Error{Message: err.Error(), Kind: kind}))
+	t.unlogged = nil
+	t.logMu.Unlock()
+	if req := t.takeRequest(); req != nil {
+		evs = append([]sessions.Event{*req}, evs...)
+	}
+	if lerr := t.e.record(ctx, t.s.id, evs...); lerr != nil {
+		t.s.mu.Lock()
+		t.s.unlogged = append(evs[:len(evs)-1:len(evs)-1], t.s.unlogged...)
+		t.s.mu.Unlock()
+		t.e.live(t.s.id, LiveTurnError, map[string]any{"kind": kind, "message": err.Error(), "logError": lerr.Error()})
+		if t.logFailure() == nil {
+			err = fmt.Errorf("%w (and the error could not be saved either: %v)", err, lerr)
+		}
+	}
 	return t.end(ctx, EndError, text, iterations, err)
 }
 
-// end logs the end of the turn, tells the user and returns the result.
+// end logs the end of the turn, tells the user and returns the result. A
+// turn.end that cannot be logged turns the result into an error, sent live
+// as well.
 func (t *turn) end(ctx context.Context, reason, text string, iterations int, err error) TurnResult {
 	res := TurnResult{Reason: reason, Text: text, Iterations: iterations, Usage: t.usage}
 	msg := ""
@@ -305,7 +402,13 @@ func (t *turn) end(ctx context.Context, reason, text string, iterations int, err
 	if reason == EndYield {
 		msg = text
 	}
-	_ = t.e.record(ctx, t.s.id, sessions.NewEvent(sessions.EventTurnEnd, sessions.TurnEnd{Reason: reason, Iterations: iterations, Message: msg}))
+	if lerr := t.e.record(ctx, t.s.id, sessions.NewEvent(sessions.EventTurnEnd, sessions.TurnEnd{Reason: reason, Iterations: iterations, Message: msg})); lerr != nil {
+		lerr = logFailed(lerr)
+		if reason != EndError {
+			t.e.live(t.s.id, LiveTurnError, map[string]any{"kind": "internal", "message": lerr.Error(), "logError": lerr.Error()})
+			res.Reason, res.Err, reason, msg = EndError, lerr.Error(), EndError, lerr.Error()
+		}
+	}
 	if n := t.e.opts.Notices; n != nil {
 		nctx := context.WithoutCancel(ctx)
 		switch reason {

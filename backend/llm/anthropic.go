@@ -56,7 +56,9 @@ func (p *anthropicProvider) Stream(ctx context.Context, req Request, onEvent fun
 // try makes one streaming call.
 func (p *anthropicProvider) try(ctx context.Context, params anthropic.MessageNewParams, onEvent func(StreamEvent)) attempt {
 	x := &exchange{}
-	stream := p.client.Messages.NewStreaming(ctx, params, option.WithMiddleware(x.observe))
+	sctx, watch, stop := watchStalls(ctx, p.ep.stall)
+	defer stop()
+	stream := p.client.Messages.NewStreaming(sctx, params, option.WithMiddleware(x.observe), option.WithMiddleware(watch.observe))
 	defer stream.Close()
 
 	var (
@@ -126,6 +128,9 @@ func (p *anthropicProvider) try(ctx context.Context, params anthropic.MessageNew
 		err = fmt.Errorf("error event: %s", cmp.Or(sdkErr.Message, string(sdkErr.Type()), "unknown"))
 	}
 	resp := anthropicResponse(&msg, finished, closed, rawArgs)
+	if watch.stalled(sctx) && ctx.Err() == nil && !finished {
+		return p.ep.stallAttempt(resp, streamed)
+	}
 
 	switch {
 	case ctx.Err() != nil:

@@ -11,6 +11,7 @@ import (
 	"github.com/openai/openai-go/v3"
 	"github.com/openai/openai-go/v3/option"
 	"github.com/openai/openai-go/v3/packages/ssestream"
+	"github.com/openai/openai-go/v3/responses"
 )
 
 // openAIProvider speaks the OpenAI-compatible chat completions API through
@@ -21,6 +22,8 @@ type openAIProvider struct {
 	retry  RetryPolicy
 	chat   openai.ChatCompletionService
 	models openai.ModelService
+	// responses serves native web search (openai_websearch.go).
+	responses responses.ResponseService
 }
 
 func newOpenAI(ep endpoint, o options) *openAIProvider {
@@ -43,6 +46,8 @@ func newOpenAI(ep endpoint, o options) *openAIProvider {
 		retry:  o.retry,
 		chat:   openai.NewChatCompletionService(opts...),
 		models: openai.NewModelService(opts...),
+
+		responses: responses.NewResponseService(opts...),
 	}
 }
 
@@ -64,7 +69,9 @@ func (p *openAIProvider) Stream(ctx context.Context, req Request, onEvent func(S
 // try makes one streaming call.
 func (p *openAIProvider) try(ctx context.Context, params openai.ChatCompletionNewParams, onEvent func(StreamEvent)) attempt {
 	x := &exchange{}
-	stream := p.chat.NewStreaming(ctx, params, option.WithMiddleware(x.observe))
+	sctx, watch, stop := watchStalls(ctx, p.ep.stall)
+	defer stop()
+	stream := p.chat.NewStreaming(sctx, params, option.WithMiddleware(x.observe), option.WithMiddleware(watch.observe))
 	defer stream.Close()
 
 	var (
@@ -113,6 +120,9 @@ func (p *openAIProvider) try(ctx context.Context, params openai.ChatCompletionNe
 		err = fmt.Errorf("error event: %s", errorMessage(eventErr.Event.Data, 0))
 	}
 	resp := openAIResponse(&acc.ChatCompletion, finished, lastTool)
+	if watch.stalled(sctx) && ctx.Err() == nil && !finished {
+		return p.ep.stallAttempt(resp, streamed)
+	}
 
 	switch {
 	case ctx.Err() != nil:

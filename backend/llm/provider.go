@@ -34,6 +34,11 @@ type Config struct {
 	Model string `json:"model,omitempty"`
 	// Headers are added to every request.
 	Headers map[string]string `json:"headers,omitempty"`
+	// StallTimeout gives up a streamed answer that sends nothing for this
+	// long after its headers (default DefaultStallTimeout; negative: never).
+	// The call is then retried like a dropped connection while nothing has
+	// been streamed, and fails with a *StallError otherwise.
+	StallTimeout time.Duration `json:"stallTimeout,omitempty"`
 	// MaxTokens caps the output when Request.MaxTokens is 0. Anthropic
 	// requires a cap and gets DefaultAnthropicMaxTokens when this is 0;
 	// OpenAI-compatible APIs get none.
@@ -95,7 +100,8 @@ type endpoint struct {
 	model     string
 	headers   map[string]string
 	maxTokens int
-	preset    Preset // zero when none
+	stall     time.Duration // <= 0: no stall watch
+	preset    Preset        // zero when none
 }
 
 func (c Config) resolve() (endpoint, error) {
@@ -147,6 +153,10 @@ func (c Config) resolve() (endpoint, error) {
 	ep := endpoint{
 		name: c.Name, kind: kind, display: p.DisplayName, baseURL: base,
 		apiKey: c.APIKey, model: c.Model, headers: c.Headers, maxTokens: c.MaxTokens, preset: p,
+		stall: c.StallTimeout,
+	}
+	if ep.stall == 0 {
+		ep.stall = DefaultStallTimeout
 	}
 	if ep.name == "" {
 		ep.name = p.Name

@@ -105,6 +105,10 @@ func retryable(err error) bool {
 	if errors.As(err, &connErr) {
 		return connErr.Retryable()
 	}
+	var stallErr *StallError
+	if errors.As(err, &stallErr) {
+		return true
+	}
 	// A stream that broke before any delta went out is safe to repeat.
 	return errors.Is(err, ErrStreamCut)
 }

@@ -17,6 +17,7 @@ import (
 // tools.SourceMCP). It is safe for concurrent use; Close ends the clients.
 type BuiltinSet struct {
 	conns []*conn
+	cats  []catalog // as listed at connect, per conn
 	tools []tools.Tool
 }
 
@@ -61,6 +62,7 @@ func (r *ProviderRegistry) Connect(ctx context.Context) (*BuiltinSet, error) {
 			return nil, err
 		}
 		set.conns = append(set.conns, c)
+		set.cats = append(set.cats, cat)
 		for _, t := range cat.tools {
 			keys = append(keys, nameKey{name, t.Name})
 			owners = append(owners, struct {

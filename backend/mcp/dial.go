@@ -73,7 +73,7 @@ func (d *dialer) dialStdio(ctx, life context.Context, cfg config.MCPServer, log 
 		return nil, catalog{}, err
 	}
 	tap := &stdoutTap{r: proc.stdout, garbage: log}
-	cl := client.NewClient(transport.NewIO(tap, proc.stdin, nil), client.WithDiscoverTimeout(discoverTimeout(start)))
+	cl := client.NewClient(guardedStdio{transport.NewIO(tap, proc.stdin, nil)}, client.WithDiscoverTimeout(discoverTimeout(start)))
 	lctx, cancel := context.WithCancel(life)
 	c := newConn(cfg.Name, TypeStdio, cl, lctx, cancel)
 	c.proc, c.tap, c.stopGrace = proc, tap, d.stopGrace
@@ -123,15 +123,19 @@ func (d *dialer) dialHTTP(ctx, life context.Context, cfg config.MCPServer, start
 	var tr transport.Interface
 	var err error
 	if cfg.Type == TypeSSE {
-		tr, err = transport.NewSSE(cfg.URL, transport.WithHeaders(cfg.Headers), transport.WithHTTPClient(hc),
+		var sse *transport.SSE
+		sse, err = transport.NewSSE(cfg.URL, transport.WithHeaders(cfg.Headers), transport.WithHTTPClient(hc),
 			transport.WithSSELogger(quiet), transport.WithEndpointTimeout(start))
+		tr = guardedSSE{sse}
 	} else {
 		opts := []transport.StreamableHTTPCOption{transport.WithHTTPHeaders(cfg.Headers),
 			transport.WithHTTPBasicClient(hc), transport.WithHTTPLogger(quiet)}
 		if listen {
 			opts = append(opts, transport.WithContinuousListening())
 		}
-		tr, err = transport.NewStreamableHTTP(cfg.URL, opts...)
+		var sh *transport.StreamableHTTP
+		sh, err = transport.NewStreamableHTTP(cfg.URL, opts...)
+		tr = guardedHTTP{sh}
 	}
 	if err != nil {
 		return nil, catalog{}, fmt.Errorf("url %s: %w", cfg.URL, err)

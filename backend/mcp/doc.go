@@ -4,8 +4,7 @@
 //   - user MCP: Service connects to the stdio, streamable HTTP and SSE
 //     servers configured in the settings (config.MCPServer), keeps each one's
 //     state visible (ServerState), restarts crashed ones, and maps their tools
-//     to tools.Tool values named mcp__<server>__<tool>; their resources become
-//     the list_mcp_resources and read_mcp_resource tools and their prompts
+//     to tools.Tool values named mcp__<server>__<tool>; their prompts become
 //     slash commands (PromptCommand);
 //   - builtin MCP: ProviderRegistry holds TinyElf's own providers (sessions,
 //     notify, workspace), runs them in-process as mcp-go servers and hands
@@ -15,6 +14,10 @@
 //   - direct MCP: an agent's own stdio servers
 //     (config.Agent.DirectMCPServers) run in a Service of their own, created
 //     for a session and closed with it.
+//
+// The resources of every server a session sees, whatever its path, are read
+// through one pair of tools, list_mcp_resources and read_mcp_resource, that
+// take the server's name (ResourceSet over the session's ResourceGroups).
 //
 // Every tool this package produces is an ordinary tools.Tool with Source
 // tools.SourceMCP and Safe false: the engine registers it in the registry

@@ -157,7 +157,7 @@ func call(t testing.TB, svc *Service, name string, args any) (tools.CallResult, 
 		progress = append(progress, m)
 		mu.Unlock()
 	})
-	res := registryOf(t, svc.Tools()).Execute(ctx, "call-1", name, raw)
+	res := registryOf(t, allTools(svc)).Execute(ctx, "call-1", name, raw)
 	mu.Lock()
 	defer mu.Unlock()
 	return res, slices.Clone(progress)
@@ -178,4 +178,10 @@ func mustContain(t testing.TB, got string, wants ...string) {
 			t.Errorf("missing %q in:\n%s", w, got)
 		}
 	}
+}
+
+// allTools is what a session sees of one service: its tools and the
+// resource tools over it.
+func allTools(svc *Service) []tools.Tool {
+	return append(svc.Tools(), ResourceTools(svc)...)
 }

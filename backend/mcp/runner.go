@@ -3,6 +3,7 @@ package mcp
 import (
 	"context"
 	"fmt"
+	"reflect"
 	"sync"
 	"time"
 
@@ -207,7 +208,17 @@ func (r *runner) connectedState(c *conn, cat catalog, attempt int) ServerState {
 // serve waits while the connection stands, refreshing the catalog on list
 // changes. It returns why the connection was lost, or nil when a restart
 // was asked for or ctx ended.
+//
+// List changes are debounced: the catalog is fetched once the server has
+// been quiet for listChangedQuiet, and at the latest listChangedMaxWait
+// after the first change of a burst, so a server that announces changes in
+// a loop costs one listing per listChangedMaxWait, and the list it settles
+// on is still fetched.
 func (r *runner) serve(ctx context.Context, c *conn) error {
+	timer := time.NewTimer(time.Hour)
+	timer.Stop()
+	defer timer.Stop()
+	var burst time.Time // when the pending burst of changes began; zero: none
 	for {
 		select {
 		case <-ctx.Done():
@@ -217,17 +228,42 @@ func (r *runner) serve(ctx context.Context, c *conn) error {
 		case <-c.done:
 			return c.lostErr
 		case <-c.changed:
-			fctx, cancel := context.WithTimeout(ctx, r.startTimeout())
-			cat, err := c.fetch(fctx)
-			cancel()
-			if err != nil {
-				continue // a lost connection shows on c.done next
+			now := time.Now()
+			if burst.IsZero() {
+				burst = now
 			}
-			st := r.snapshot()
-			st.Prompts, st.Resources = len(cat.prompts), len(cat.resources)+len(cat.templates)
-			r.set(st, c, cat, "list_changed")
+			timer.Reset(max(0, min(listChangedQuiet, listChangedMaxWait-now.Sub(burst))))
+		case <-timer.C:
+			burst = time.Time{}
+			r.refresh(ctx, c)
 		}
 	}
+}
+
+// The debounce of list changes (see serve).
+const (
+	listChangedQuiet   = 200 * time.Millisecond
+	listChangedMaxWait = time.Second
+)
+
+// refresh lists the server's catalog again after a change and reports it
+// when it differs from what the runner has.
+func (r *runner) refresh(ctx context.Context, c *conn) {
+	fctx, cancel := context.WithTimeout(ctx, r.startTimeout())
+	cat, err := c.fetch(fctx)
+	cancel()
+	if err != nil {
+		return // a lost connection shows on c.done next
+	}
+	r.mu.Lock()
+	same := r.conn == c && reflect.DeepEqual(r.cat, cat)
+	r.mu.Unlock()
+	if same {
+		return
+	}
+	st := r.snapshot()
+	st.Prompts, st.Resources = len(cat.prompts), len(cat.resources)+len(cat.templates)
+	r.set(st, c, cat, "list_changed")
 }
 
 // backoff waits before attempt number *attempt, showing when it will

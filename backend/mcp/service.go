@@ -94,18 +94,17 @@ type Service struct {
 	opts   Options
 	dialer *dialer
 
-	mu       sync.Mutex
-	runners  []*runner
-	tools    []tools.Tool
-	names    []string // sorted names of tools
-	prompts  []PromptCommand
-	subs     map[int]func(Change)
-	nextSub  int
-	ctx      context.Context
-	cancel   context.CancelFunc
-	started  bool
-	closed   bool
-	resTools []tools.Tool
+	mu      sync.Mutex
+	runners []*runner
+	tools   []tools.Tool
+	names   []string // sorted names of tools
+	prompts []PromptCommand
+	subs    map[int]func(Change)
+	nextSub int
+	ctx     context.Context
+	cancel  context.CancelFunc
+	started bool
+	closed  bool
 
 	// notifyMu keeps deliveries in the order they were computed.
 	notifyMu sync.Mutex
@@ -123,7 +122,6 @@ func NewService(servers []config.MCPServer, opts Options) *Service {
 		dialer: &dialer{self: mcp.Implementation{Name: o.ClientName, Version: o.ClientVersion}, stopGrace: o.StopGrace, http: o.HTTPClient},
 		subs:   map[int]func(Change){},
 	}
-	s.resTools = []tools.Tool{&listResourcesTool{svc: s}, &readResourceTool{svc: s}}
 	if o.OnChange != nil {
 		s.Subscribe(o.OnChange)
 	}
@@ -222,9 +220,10 @@ func (s *Service) Subscribe(fn func(Change)) (unsubscribe func()) {
 }
 
 // Tools returns the tools of every connected server, in configuration
-// order then the server's own order, plus list_mcp_resources and
-// read_mcp_resource while any connected server offers resources. The slice
-// is a snapshot; each tool calls its server's current connection.
+// order then the server's own order. The slice is a snapshot; each tool
+// calls its server's current connection. The resource tools are not among
+// them: ResourceTools makes the one pair for this and any other groups of
+// servers a session sees.
 func (s *Service) Tools() []tools.Tool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -359,7 +358,6 @@ func (s *Service) rebuildLocked() {
 	var owners []owned
 	var pkeys []nameKey
 	var powners []promptOwner
-	hasResources := false
 	for _, r := range s.runners {
 		r.mu.Lock()
 		if r.conn != nil && r.state.Status == StatusConnected {
@@ -371,7 +369,6 @@ func (s *Service) rebuildLocked() {
 				pkeys = append(pkeys, nameKey{r.cfg.Name, p.Name})
 				powners = append(powners, promptOwner{r, p})
 			}
-			hasResources = hasResources || r.conn.caps.Resources != nil
 		}
 		r.mu.Unlock()
 	}
@@ -381,9 +378,6 @@ func (s *Service) rebuildLocked() {
 	for i, o := range owners {
 		s.tools = append(s.tools, newRemoteTool(names[i], o.r, o.r.cfg.Name, o.tool, s.opts.CallTimeout))
 		perRunner[o.r] = append(perRunner[o.r], names[i])
-	}
-	if hasResources {
-		s.tools = append(s.tools, s.resTools...)
 	}
 	for _, r := range s.runners {
 		r.mu.Lock()

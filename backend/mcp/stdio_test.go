@@ -24,7 +24,7 @@ func TestFakeServerOverStdio(t *testing.T) {
 	if st.Prompts != 1 || st.Resources != 3 {
 		t.Errorf("prompts, resources = %d, %d; want 1, 3", st.Prompts, st.Resources)
 	}
-	names := toolNames(svc.Tools())
+	names := toolNames(allTools(svc))
 	for _, want := range []string{"mcp__fake__echo", "mcp__fake__add", "mcp__fake__slow", ListResourcesToolName, ReadResourceToolName} {
 		if !slices.Contains(names, want) {
 			t.Errorf("tools %v lack %s", names, want)

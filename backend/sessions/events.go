@@ -233,7 +233,9 @@ type Compaction struct {
 // Error records a failure that ended or disturbed a turn.
 type Error struct {
 	Message string `json:"message"`
-	// Kind classifies it: "provider", "stream_cut", "tool", "internal".
+	// Kind classifies it: "provider", "stream_cut", "stalled" (the model
+	// stopped sending; sending again retries), "tool", "tool_clash" (a tool
+	// left out because another has its name), "internal", "config".
 	Kind string `json:"kind,omitempty"`
 }
 

@@ -3,6 +3,7 @@ package tools
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"regexp"
 	"runtime/debug"
@@ -117,8 +118,14 @@ func NewRegistry(opts ...RegistryOption) *Registry {
 	return r
 }
 
-// Register adds a tool, replacing any tool of the same name. It fails when the
-// name is not a valid function name or the parameter schema does not parse.
+// ErrDuplicateTool is wrapped by Register's error when a tool of that name
+// is already registered: two tools of one name would leave the model
+// calling whichever came last, so the caller must resolve the clash (rename,
+// report, or Unregister first).
+var ErrDuplicateTool = errors.New("a tool of that name is already registered")
+
+// Register adds a tool. It fails when the name is taken (ErrDuplicateTool),
+// is not a valid function name, or the parameter schema does not parse.
 func (r *Registry) Register(t Tool) error {
 	info := t.Info()
 	if !toolNamePattern.MatchString(info.Name) {
@@ -136,9 +143,10 @@ func (r *Registry) Register(t Tool) error {
 	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	if _, ok := r.entries[info.Name]; !ok {
-		r.order = append(r.order, info.Name)
+	if _, ok := r.entries[info.Name]; ok {
+		return fmt.Errorf("register tool %q: %w", info.Name, ErrDuplicateTool)
 	}
+	r.order = append(r.order, info.Name)
 	r.entries[info.Name] = &entry{tool: t, info: info, schema: schema}
 	return nil
 }

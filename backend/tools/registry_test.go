@@ -290,12 +290,12 @@ func TestRegistryManagement(t *testing.T) {
 	if got := strings.Join(r.Names(), ","); got != "a,c" {
 		t.Errorf("after Unregister: %s", got)
 	}
-	// Re-registering replaces in place without duplicating the name.
-	if err := r.Register(newFake("a", `{"type":"object"}`)); err != nil {
-		t.Fatal(err)
+	// A second tool of a taken name is refused, not swapped in silently.
+	if err := r.Register(newFake("a", `{"type":"object"}`)); !errors.Is(err, ErrDuplicateTool) {
+		t.Fatalf("registering a taken name: %v, want ErrDuplicateTool", err)
 	}
 	if got := strings.Join(r.Names(), ","); got != "a,c" {
-		t.Errorf("after replace: %s", got)
+		t.Errorf("after the refused duplicate: %s", got)
 	}
 	info, _ := r.Info("c")
 	if info.Source != SourceLocal {

@@ -97,3 +97,13 @@ func Errorf(format string, args ...any) Result {
 
 // Text returns a successful result.
 func Text(s string) Result { return Result{Content: s} }
+
+// Escalator is implemented by Safe tools some of whose calls need the
+// user's approval all the same (WebFetch of a local address when the
+// Settings allow local addresses). The permission gate asks for such a call
+// in every mode but auto and shows the reason; a call it lets through
+// carries WithApproval in its context.
+type Escalator interface {
+	// NeedsApproval returns why this call needs approval, or "".
+	NeedsApproval(ctx context.Context, params map[string]any) string
+}

@@ -37,6 +37,16 @@ func o(kv ...any) obj {
 	return out
 }
 
+// get returns the value of key, or nil.
+func (m obj) get(key string) any {
+	for _, f := range m {
+		if f.key == key {
+			return f.value
+		}
+	}
+	return nil
+}
+
 func (m obj) MarshalJSON() ([]byte, error) {
 	var b bytes.Buffer
 	b.WriteByte('{')
@@ -99,6 +109,29 @@ func writeAnthropic(s *sseWriter, turn Turn, req Request, id string) error {
 		err := s.event("content_block_stop", o("type", "content_block_stop", "index", index))
 		index++
 		return err
+	}
+
+	// Server-side web searches come first, each block whole, as the API
+	// streams them after the query's input_json_delta.
+	for _, block := range anthropicSearchBlocks(turn) {
+		toolUse := block.get("type") == "server_tool_use"
+		startBlock := block
+		if toolUse {
+			startBlock = o("type", "server_tool_use", "id", block.get("id"), "name", "web_search", "input", o(), "caller", block.get("caller"))
+		}
+		if err := open(startBlock); err != nil {
+			return err
+		}
+		if toolUse {
+			in, _ := json.Marshal(block.get("input"))
+			d := o("type", "content_block_delta", "index", index, "delta", o("type", "input_json_delta", "partial_json", string(in)))
+			if err := s.event("content_block_delta", d); err != nil {
+				return err
+			}
+		}
+		if err := stop(); err != nil {
+			return err
+		}
 	}
 
 	text := turn.textChunks()

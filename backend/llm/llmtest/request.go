@@ -19,13 +19,16 @@ type Request struct {
 }
 
 // Format returns the wire format the request used: "openai" for chat
-// completions, "anthropic" for messages, "" for anything else.
+// completions, "anthropic" for messages, "responses" for OpenAI's
+// Responses API, "" for anything else.
 func (r Request) Format() string {
 	switch strings.TrimPrefix(r.Path, "/v1") {
 	case "/chat/completions":
 		return "openai"
 	case "/messages":
 		return "anthropic"
+	case "/responses":
+		return "responses"
 	}
 	return ""
 }

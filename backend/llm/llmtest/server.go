@@ -25,7 +25,8 @@ import (
 const NoTurnLeft = "llmtest: no scripted turn left"
 
 // Server is a fake model server on loopback. It serves, with or without a
-// /v1 prefix: POST /chat/completions (OpenAI), POST /messages (Anthropic),
+// /v1 prefix: POST /chat/completions (OpenAI), POST /messages (Anthropic,
+// streamed or not), POST /responses (OpenAI's Responses API, not streamed),
 // and GET /models (in the Anthropic shape when the request carries an
 // anthropic-version header, the OpenAI shape otherwise). Each chat request
 // plays the next scripted turn. A Server is safe for concurrent use.
@@ -225,8 +226,19 @@ func (s *Server) play(w http.ResponseWriter, r *http.Request, req Request, turn 
 		writeError(w, req.Format(), turn.Status, msg)
 		return
 	}
-	if stream, _ := req.Body["stream"].(bool); !stream {
-		writeError(w, req.Format(), http.StatusBadRequest, "llmtest: only streaming requests are scripted (stream must be true)")
+	stream, _ := req.Body["stream"].(bool)
+	switch {
+	case req.Format() == "responses" && stream:
+		writeError(w, req.Format(), http.StatusBadRequest, "llmtest: streamed Responses API requests are not scripted")
+		return
+	case req.Format() == "responses":
+		writeResponses(w, turn, req, fmt.Sprintf("resp_llmtest%d", s.seq.Add(1)))
+		return
+	case req.Format() == "anthropic" && !stream:
+		writeAnthropicMessage(w, turn, req, fmt.Sprintf("msg_llmtest%d", s.seq.Add(1)))
+		return
+	case !stream:
+		writeError(w, req.Format(), http.StatusBadRequest, "llmtest: only streaming chat completions are scripted (stream must be true)")
 		return
 	}
 

@@ -29,6 +29,10 @@ type Turn struct {
 	Stop string `json:"stop,omitempty"`
 	// Model overrides the model the response names (default: the request's).
 	Model string `json:"model,omitempty"`
+	// WebSearches are server-side web searches reported before the text
+	// (see WebSearch), for Anthropic's web_search tool and OpenAI's
+	// Responses API.
+	WebSearches []WebSearch `json:"webSearches,omitempty"`
 
 	// Status, when not 0, answers with this HTTP status instead of a
 	// stream. Body is sent as is when set; otherwise an error body in the

@@ -25,6 +25,9 @@ import type {
   SessionView,
   SettingsView,
   TestResult,
+  SaveWebArgs,
+  WebSearchTestResult,
+  WebSettingsView,
 } from './types';
 import { errorMessage } from './util';
 
@@ -347,3 +350,8 @@ export const importMCPConfig = (content: string) =>
 export const testMCPServer = (args: { name?: string; server?: MCPServerConfig }) =>
   call<MCPTestReport>('TestMCPServer', args);
 export const listMCPPrompts = () => call<PromptCommand[]>('ListMCPPrompts');
+
+export const getWebSettings = () => call<WebSettingsView>('GetWebSettings');
+export const saveWebSettings = (args: SaveWebArgs) => call<WebSettingsView>('SaveWebSettings', args);
+export const testWebSearch = (provider?: string) =>
+  call<WebSearchTestResult>('TestWebSearch', { provider: provider || undefined });

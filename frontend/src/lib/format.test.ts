@@ -35,6 +35,8 @@ describe('toolSummary', () => {
     ['Bash', '{"command":"go test ./...\\n  -run X"}', 'go test ./... -run X'],
     ['Grep', '{"pattern":"TODO","path":"src"}', 'TODO · src'],
     ['mcp__files__read', '{"uri":"file:///etc/hosts"}', 'file:///etc/hosts'],
+    ['WebFetch', '{"prompt":"the API","url":"https://example.com/docs"}', 'https://example.com/docs · the API'],
+    ['WebSearch', '{"count":3,"query":"go readability"}', 'go readability'],
     ['Other', 'not json', ''],
   ])('%s %s → %s', (name, args, want) => {
     expect(toolSummary(name, args)).toBe(want);

@@ -143,6 +143,10 @@ export function toolSummary(name: string, argsJSON: string | undefined): string 
       return oneLine(str('pattern'));
     case 'Notify':
       return oneLine(str('title') || str('message'));
+    case 'WebFetch':
+      return oneLine(str('prompt') ? `${str('url')} · ${str('prompt')}` : str('url'));
+    case 'WebSearch':
+      return oneLine(str('query'));
   }
   for (const v of Object.values(a)) {
     if (typeof v === 'string' && v.trim()) {

@@ -339,3 +339,68 @@ export interface BackendEvent {
   time: string;
   data: unknown;
 }
+
+/** WebProviderView is a search provider in Settings → Web (never its key). */
+export interface WebProviderView {
+  name: 'tavily' | 'brave' | 'jina' | 'searxng' | 'duckduckgo';
+  needsKey: boolean;
+  needsUrl: boolean;
+  keyEnv?: string;
+  keySet: boolean;
+  keyHint?: string;
+  keyFromEnv?: boolean;
+  url: string;
+  urlFromEnv?: boolean;
+  disabled: boolean;
+  ready: boolean;
+}
+
+/** WebSettingsView is Settings → Web; providers are in search order. */
+export interface WebSettingsView {
+  allowLocal: boolean;
+  allowLocalFromEnv: boolean;
+  nativeSearch: boolean;
+  providers: WebProviderView[];
+}
+
+/** WebProviderEdit changes one provider; an empty apiKey keeps the saved one. */
+export interface WebProviderEdit {
+  apiKey?: string;
+  clearKey?: boolean;
+  url?: string;
+  disabled?: boolean;
+}
+
+/** SaveWebArgs changes Settings → Web; absent fields stay as they are. */
+export interface SaveWebArgs {
+  allowLocal?: boolean;
+  nativeSearch?: boolean;
+  order?: string[];
+  providers?: Record<string, WebProviderEdit>;
+}
+
+/** SearchAttempt is one thing a web search tried. */
+export interface SearchAttempt {
+  stage: string;
+  provider: string;
+  outcome: 'ineligible' | 'failed' | 'empty' | 'success';
+  reason?: string;
+  results?: number;
+  durationMs?: number;
+}
+
+/** SearchResult is one web search hit. */
+export interface SearchResult {
+  title: string;
+  url: string;
+  snippet?: string;
+  date?: string;
+}
+
+/** WebSearchTestResult is the outcome of Settings → Web's Test button. */
+export interface WebSearchTestResult {
+  ok: boolean;
+  message: string;
+  attempts: SearchAttempt[];
+  results: SearchResult[];
+}

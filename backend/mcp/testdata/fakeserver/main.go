@@ -21,6 +21,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/mark3labs/mcp-go/mcp"
@@ -70,7 +71,11 @@ func main() {
 }
 
 func newServer(name string) *server.MCPServer {
+	var listings atomic.Int64 // tools/list requests answered
+	hooks := &server.Hooks{}
+	hooks.AddBeforeListTools(func(context.Context, any, *mcp.ListToolsRequest) { listings.Add(1) })
 	s := server.NewMCPServer(name, "1.0.0",
+		server.WithHooks(hooks),
 		server.WithToolCapabilities(true),
 		server.WithResourceCapabilities(false, true),
 		server.WithPromptCapabilities(true),
@@ -156,6 +161,35 @@ func newServer(name string) *server.MCPServer {
 	), func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		s.DeleteTools("extra")
 		return mcp.NewToolResultText("removed"), nil
+	})
+
+	s.AddTool(mcp.NewTool("flood",
+		mcp.WithDescription("Changes the tool list count times, one every everyMs (a tools/list_changed each), then adds the tool 'final'."),
+		mcp.WithNumber("count", mcp.Required()),
+		mcp.WithNumber("everyMs"),
+	), func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		n := int(req.GetFloat("count", 1))
+		every := time.Duration(req.GetFloat("everyMs", 0) * float64(time.Millisecond))
+		tmp := mcp.NewTool("tmp", mcp.WithDescription("Here for a moment."))
+		noop := func(context.Context, mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			return mcp.NewToolResultText(""), nil
+		}
+		for i := 0; i < n; i++ {
+			time.Sleep(every)
+			if i%2 == 0 {
+				s.AddTool(tmp, noop)
+			} else {
+				s.DeleteTools("tmp")
+			}
+		}
+		s.DeleteTools("tmp")
+		s.AddTool(mcp.NewTool("final", mcp.WithDescription("Added after the flood.")), noop)
+		return mcp.NewToolResultText(fmt.Sprintf("changed the list %d times", n)), nil
+	})
+	s.AddTool(mcp.NewTool("listings",
+		mcp.WithDescription("Says how many tools/list requests the server answered."),
+	), func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		return mcp.NewToolResultText(fmt.Sprint(listings.Load())), nil
 	})
 
 	s.AddResource(mcp.NewResource("fake://hello", "hello",

@@ -77,6 +77,11 @@ describe('streaming', () => {
     expect(get(live).retry).toMatchObject({ delayMs: 2000, error: '429' });
   });
 
+  it('shows an error that could not be saved to the history', () => {
+    onSessionEvent(ev('turn.error', { kind: 'internal', message: 'the session history could not be saved' }));
+    expect(get(toasts).at(-1)).toMatchObject({ kind: 'error', text: 'the session history could not be saved' });
+  });
+
   it('stops showing a turn as running when it ends', async () => {
     onSessionEvent(ev('message.delta', { text: 'partial' }));
     onSessionEvent(ev('turn.state', { running: false, reason: 'cancelled' }));

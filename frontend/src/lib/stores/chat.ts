@@ -346,6 +346,11 @@ export function onSessionEvent(ev: BackendEvent): void {
         retry: { delayMs: Number(data.delayMs ?? 0), error: String(data.error ?? ''), at: Date.now() },
       }));
       return;
+    case 'turn.error':
+      // An error that ended the turn but could not be saved: no logged
+      // error event will show it.
+      toast(String(data.message ?? ''), { kind: 'error' });
+      return;
     case 'turn.state':
       view.update((v) => (v ? { ...v, running: Boolean(data.running) } : v));
       if (!data.running) {

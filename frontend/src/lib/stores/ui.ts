@@ -36,6 +36,7 @@ export type SettingsSection =
   | 'mcp'
   | 'appearance'
   | 'notifications'
+  | 'web'
   | 'skills'
   | 'agents'
   | 'capabilities';
