@@ -27,6 +27,7 @@ func localTools(t testing.TB) []tools.Tool {
 	return []tools.Tool{
 		tools.NewRead(ws), tools.NewWrite(ws), tools.NewEdit(ws), tools.NewListDir(ws),
 		tools.NewGlob(ws), tools.NewGrep(ws, tools.GrepOptions{}), tools.NewBash(ws, tools.BashOptions{}),
+		tools.NewWebSearch(tools.WebSearchOptions{}), tools.NewWebFetch(tools.WebFetchOptions{}),
 		tools.NewNotify(nopNotifier{}), tools.NewSessionsYield(), NewToolSearch(),
 	}
 }
@@ -39,8 +40,8 @@ func entriesOf(ts []tools.Tool) []Entry {
 	return out
 }
 
-// fixtureCatalog is the 191-tool catalog: the local tools, and the
-// everything, filesystem and GitHub-shaped servers.
+// fixtureCatalog is the 191-tool catalog: the local tools (12), and the
+// everything (13), filesystem (14) and GitHub-shaped (152) servers.
 func fixtureCatalog(t testing.TB) *Catalog {
 	t.Helper()
 	c := NewCatalog()

@@ -43,7 +43,7 @@ func TestPolicyDefersMCPToolsOverTheThreshold(t *testing.T) {
 		}
 	}
 	idx := vs.IndexText()
-	if !strings.Contains(idx, "ToolSearch") || !strings.Contains(idx, "MCP server github (154 tools") || !strings.Contains(idx, "list_directory_with_sizes") {
+	if !strings.Contains(idx, "ToolSearch") || !strings.Contains(idx, "MCP server github (152 tools") || !strings.Contains(idx, "list_directory_with_sizes") {
 		t.Errorf("index text lacks the deferred tools:\n%s", idx)
 	}
 	for _, def := range vs.Definitions() {

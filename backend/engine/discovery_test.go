@@ -212,7 +212,7 @@ func TestDiscoveryMCPDisconnectRemovesTools(t *testing.T) {
 		if contains(toolNames(reqs[0]), "mcp__github__get_job_logs") {
 			t.Error("the GitHub tool was visible before it was found")
 		}
-		if !strings.Contains(systemText(reqs[0]), "MCP server github (154 tools") {
+		if !strings.Contains(systemText(reqs[0]), "MCP server github (152 tools") {
 			t.Errorf("no index of the deferred server:\n%s", systemText(reqs[0]))
 		}
 		if !contains(toolNames(reqs[1]), "mcp__github__get_job_logs") || !contains(toolNames(reqs[2]), "mcp__github__get_job_logs") {

@@ -1,7 +1,7 @@
 // Package captest holds a realistic catalog for capability-discovery tests
 // and benchmarks: the tool lists of the pinned server-everything and
 // server-filesystem (as their tools/list answered), a server shaped like a
-// GitHub MCP server (154 tools with realistic names, descriptions and
+// GitHub MCP server (152 tools with realistic names, descriptions and
 // schemas, written for TinyElf), and MCP servers that serve them.
 package captest
 
