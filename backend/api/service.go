@@ -13,6 +13,7 @@ import (
 	"tinyelf/backend/mcp"
 	"tinyelf/backend/notify"
 	"tinyelf/backend/sessions"
+	"tinyelf/backend/tools"
 )
 
 // SessionsFile is the session database's name inside the data folder.
@@ -59,6 +60,9 @@ type Service struct {
 	builtin   *builtinSource
 	direct    *directSource
 	resources *resourceSource
+	// children are the Bash commands and MCP servers this process started;
+	// they are killed on Close, and recorded for the start-up cleanup.
+	children *tools.Children
 }
 
 // New opens the data folder's stores and starts the service.
@@ -81,19 +85,24 @@ func New(ctx context.Context, opts Options) (*Service, error) {
 		store.Close()
 		return nil, fmt.Errorf("empty the session trash: %w", err)
 	}
-	s := &Service{opts: opts, Settings: settings, Store: store, Bus: NewBus()}
+	// What a TinyElf that crashed or was killed left running dies first.
+	childRoot := filepath.Join(opts.DataDir, tools.ChildrenFolder)
+	_, _ = tools.ReapOrphans(childRoot) // a failed cleanup must not keep TinyElf from starting
+	s := &Service{opts: opts, Settings: settings, Store: store, Bus: NewBus(), children: tools.NewChildren(childRoot)}
 	s.Policy = notify.NewPolicy(opts.Notifier, settings.Get().NotificationsOn())
 	s.MCP = mcp.NewService(settings.Get().MCPServers, mcp.Options{
 		OnChange:      func(c mcp.Change) { s.publishMCP("", c) },
 		LookupEnv:     s.lookupEnv,
 		ClientVersion: opts.Version,
+		Environ:       s.childEnviron,
+		Children:      s.children,
 	})
 	s.MCP.Start(context.WithoutCancel(ctx)) // returns at once; servers come up in the background
 	s.builtin = &builtinSource{reg: mcp.NewProviderRegistry(
 		mcp.NewSessionsProvider(storeReader{store}),
 		mcp.NewNotifyProvider(s.Policy),
 	), sets: map[string]*mcp.BuiltinSet{}}
-	s.direct = &directSource{settings: settings, onChange: s.publishMCP, svcs: map[string]*directRun{}}
+	s.direct = &directSource{settings: settings, onChange: s.publishMCP, svcs: map[string]*directRun{}, environ: s.childEnviron, children: s.children}
 	s.resources = &resourceSource{user: s.MCP, builtin: s.builtin, direct: s.direct, sets: map[string]resourceEntry{}}
 	s.Engine = engine.New(engine.Options{
 		Settings:    settings,
@@ -109,6 +118,7 @@ func New(ctx context.Context, opts Options) (*Service, error) {
 		// Step 10 of the registry builder: the three MCP loading paths.
 		// The resource tools come last: one pair over all three.
 		ToolSources: []engine.ToolSource{userMCPSource{s.MCP}, s.builtin, s.direct, s.resources},
+		Children:    s.children,
 	})
 	return s, nil
 }
@@ -121,7 +131,15 @@ func (s *Service) Close() error {
 	s.direct.close("")
 	s.builtin.close("")
 	_ = s.MCP.Close()
+	s.children.KillAll()
 	return s.Store.Close()
+}
+
+// childEnviron is the environment Bash commands, MCP servers and hooks
+// start from: the user's, without TinyElf's secrets as the current
+// settings name them.
+func (s *Service) childEnviron() []string {
+	return engine.ChildEnviron(s.Settings.Get().WithEnvironment(s.opts.Getenv))
 }
 
 // mapErr turns store and engine errors into service errors.

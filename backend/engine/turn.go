@@ -264,6 +264,9 @@ func (t *turn) registry() (*Session, error) {
 		Notifier:     t.e.opts.Notifier,
 		Web:          web,
 		Middleware:   []tools.Middleware{t.e.permissionMiddleware(s)},
+		Environ:      func() []string { return ChildEnviron(t.e.settings()) },
+		Children:     t.e.opts.Children,
+		Reads:        s.reads,
 	})
 	if err != nil {
 		return nil, err
