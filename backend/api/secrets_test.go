@@ -117,7 +117,7 @@ func TestMCPSecretsAreMasked(t *testing.T) {
 	h := newSvc(t)
 	ctx := context.Background()
 	stored := config.MCPServer{Name: "remote", Type: "http", URL: "http://127.0.0.1:1/mcp",
-		Headers: map[string]string{"Authorization": "Bearer sk-live-0123456789abcdefWXYZ", "X-Trace": "on", "X-Ref": "Bearer ${REMOTE_TOKEN}"},
+		Headers:  map[string]string{"Authorization": "Bearer sk-live-0123456789abcdefWXYZ", "X-Trace": "on", "X-Ref": "Bearer ${REMOTE_TOKEN}"},
 		Disabled: true}
 	direct := config.MCPServer{Name: "gh", Command: "gh-mcp", Env: map[string]string{"GITHUB_TOKEN": "ghp_0123456789abcdefghij", "LOG_LEVEL": "debug"}}
 	if err := h.svc.Settings.Update(func(s *config.Settings) error {
