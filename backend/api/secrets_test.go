@@ -23,6 +23,7 @@ const (
 	envAnthropicKey = "sk-ant-env-0123456789abcdef"
 	settingsKey     = "sk-test-123456789" // newSvc's addProvider
 	serveToken      = "serve-token-0123456789abcdef"
+	tavilyKey       = "tvly-env-0123456789abcdef"
 )
 
 func setSecretEnv(t *testing.T) {
@@ -30,6 +31,7 @@ func setSecretEnv(t *testing.T) {
 	t.Setenv("ANTHROPIC_API_KEY", envAnthropicKey)
 	t.Setenv("MY_COPY_OF_THE_KEY", settingsKey)
 	t.Setenv("TINYELF_SERVE_TOKEN", serveToken)
+	t.Setenv("TAVILY_API_KEY", tavilyKey)
 	t.Setenv("TINYELF_TEST_HARMLESS", "visible-to-children")
 }
 
@@ -37,7 +39,7 @@ func setSecretEnv(t *testing.T) {
 // lacks the harmless variable (proving it is the real environment).
 func checkNoSecrets(t *testing.T, what, env string) {
 	t.Helper()
-	for _, s := range []string{envOpenAIKey, envAnthropicKey, settingsKey, serveToken, "OPENAI_API_KEY=", "ANTHROPIC_API_KEY=", "TINYELF_SERVE_TOKEN=", "MY_COPY_OF_THE_KEY="} {
+	for _, s := range []string{envOpenAIKey, envAnthropicKey, settingsKey, serveToken, tavilyKey, "OPENAI_API_KEY=", "ANTHROPIC_API_KEY=", "TINYELF_SERVE_TOKEN=", "MY_COPY_OF_THE_KEY="} {
 		if strings.Contains(env, s) {
 			t.Errorf("%s shows %q:\n%s", what, s, env)
 		}

@@ -20,7 +20,7 @@ func SecretEnvNames() []string {
 }
 
 // SecretValues returns the secret values stored in the settings: the
-// providers' API keys, and the literal values of MCP servers' env entries and
+// providers' and web search providers' API keys, and the literal values of MCP servers' env entries and
 // headers that look like secrets (a ${VAR} reference is not a secret; the
 // variable it names is the user's). A child process never gets a variable
 // holding one of them, whatever its name, unless its own config names it.
@@ -32,6 +32,9 @@ func (s Settings) SecretValues() []string {
 		}
 	}
 	for _, p := range s.Providers {
+		add(p.APIKey)
+	}
+	for _, p := range s.Web.Search {
 		add(p.APIKey)
 	}
 	servers := append([]MCPServer(nil), s.MCPServers...)
