@@ -135,6 +135,12 @@ func (c *Children) Start(cmd *exec.Cmd) (*Child, error) {
 		}
 		cmd.Env = append(CleanEnv(env, Secrets{}), ChildOfEnv+"="+c.tag)
 		c.sweep()
+		if c.dir != "" {
+			// The owner's folder exists before the child does: should
+			// TinyElf be killed before the group's record is written, the
+			// next start still finds the owner and kills by its tag.
+			_ = os.MkdirAll(c.dir, 0o700)
+		}
 	}
 	if err := c.startCmd(cmd); err != nil {
 		return nil, err
@@ -160,11 +166,9 @@ func (c *Children) Start(cmd *exec.Cmd) (*Child, error) {
 	c.started = true
 	c.live[ch] = struct{}{}
 	if c.dir != "" {
-		if err := os.MkdirAll(c.dir, 0o700); err == nil {
-			ch.file = filepath.Join(c.dir, strconv.Itoa(ch.pid))
-			if os.WriteFile(ch.file, []byte(strconv.FormatUint(ch.start, 10)+"\n"), 0o600) != nil {
-				ch.file = ""
-			}
+		ch.file = filepath.Join(c.dir, strconv.Itoa(ch.pid))
+		if os.WriteFile(ch.file, []byte(strconv.FormatUint(ch.start, 10)+"\n"), 0o600) != nil {
+			ch.file = ""
 		}
 	}
 	return ch, nil
