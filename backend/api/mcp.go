@@ -77,6 +77,8 @@ func (b *builtinSource) close(sessionID string) {
 type directSource struct {
 	settings *config.Store
 	onChange func(sessionID string, c mcp.Change)
+	environ  func() []string
+	children *tools.Children
 
 	mu   sync.Mutex
 	svcs map[string]*directRun
@@ -103,6 +105,8 @@ func (d *directSource) Tools(ctx context.Context, info engine.SessionInfo) []too
 	if !ok {
 		run = &directRun{key: string(b), svc: mcp.NewService(agent.DirectMCPServers, mcp.Options{
 			OnChange: func(c mcp.Change) { d.onChange(info.ID, c) },
+			Environ:  d.environ,
+			Children: d.children,
 		})}
 		d.svcs[info.ID] = run
 		run.svc.Start(context.WithoutCancel(ctx))
@@ -247,7 +251,9 @@ func (s *Service) publishMCP(sessionID string, c mcp.Change) {
 	s.Bus.Publish(engine.Event{SessionID: sessionID, Type: LiveMCPState, Time: time.Now(), Data: b})
 }
 
-// MCPServerView is a configured server with its live state.
+// MCPServerView is a configured server with its live state. Env and header
+// values that look like secrets are masked in Config (config.MaskMCPServer);
+// SaveMCPServer keeps the stored value for a masked value sent back as is.
 type MCPServerView struct {
 	Config config.MCPServer `json:"config"`
 	State  mcp.ServerState  `json:"state"`
@@ -262,7 +268,7 @@ func (s *Service) ListMCPServers(context.Context, struct{}) ([]MCPServerView, er
 	out := []MCPServerView{}
 	for _, c := range s.Settings.Get().MCPServers {
 		st, _ := s.MCP.State(c.Name)
-		v := MCPServerView{Config: c, State: st, Tools: []string{}}
+		v := MCPServerView{Config: config.MaskMCPServer(c), State: st, Tools: []string{}}
 		v.Tools = append(v.Tools, st.Tools...)
 		out = append(out, v)
 	}
@@ -275,7 +281,8 @@ type SaveMCPServerArgs struct {
 	Rename string           `json:"rename,omitempty"`
 }
 
-// SaveMCPServer adds or updates a server and (re)starts it.
+// SaveMCPServer adds or updates a server and (re)starts it. Values still
+// masked as ListMCPServers showed them keep what is stored.
 func (s *Service) SaveMCPServer(_ context.Context, a SaveMCPServerArgs) ([]MCPServerView, error) {
 	if err := mcp.ValidateServer(a.Server); err != nil {
 		return nil, invalidf("%v", err)
@@ -284,6 +291,12 @@ func (s *Service) SaveMCPServer(_ context.Context, a SaveMCPServerArgs) ([]MCPSe
 		old := a.Rename
 		if old == "" {
 			old = a.Server.Name
+		}
+		if i := slices.IndexFunc(st.MCPServers, func(m config.MCPServer) bool { return m.Name == old }); i >= 0 {
+			a.Server = config.UnmaskMCPServer(a.Server, st.MCPServers[i])
+		}
+		if config.HasMasked(a.Server) {
+			return invalidf("a value of %s is still masked (%s…); type the secret again", a.Server.Name, config.MaskPrefix)
 		}
 		if old != a.Server.Name && slices.ContainsFunc(st.MCPServers, func(m config.MCPServer) bool { return m.Name == a.Server.Name }) {
 			return invalidf("an MCP server named %q already exists", a.Server.Name)
@@ -372,7 +385,9 @@ func (s *Service) lookupEnv(k string) (string, bool) {
 	return v, v != ""
 }
 
-// TestMCPArgs names a stored server or carries an unsaved one.
+// TestMCPArgs names a stored server or carries an unsaved one; with both,
+// Server is an edit of the stored server Name (its masked values stand for
+// the stored ones).
 type TestMCPArgs struct {
 	Name   string            `json:"name,omitempty"`
 	Server *config.MCPServer `json:"server,omitempty"`
@@ -385,6 +400,17 @@ func (s *Service) TestMCPServer(ctx context.Context, a TestMCPArgs) (mcp.TestRep
 	switch {
 	case a.Server != nil:
 		srv = *a.Server
+		name := a.Name
+		if name == "" {
+			name = srv.Name
+		}
+		stored := s.Settings.Get().MCPServers
+		if i := slices.IndexFunc(stored, func(m config.MCPServer) bool { return m.Name == name }); i >= 0 {
+			srv = config.UnmaskMCPServer(srv, stored[i])
+		}
+		if config.HasMasked(srv) {
+			return mcp.TestReport{}, invalidf("a value of %s is still masked (%s…); type the secret again", srv.Name, config.MaskPrefix)
+		}
 	default:
 		i := slices.IndexFunc(s.Settings.Get().MCPServers, func(m config.MCPServer) bool { return m.Name == a.Name })
 		if i < 0 {
@@ -396,7 +422,7 @@ func (s *Service) TestMCPServer(ctx context.Context, a TestMCPArgs) (mcp.TestRep
 	if err := mcp.ValidateServer(srv); err != nil {
 		return mcp.TestReport{}, invalidf("%v", err)
 	}
-	rep, err := mcp.TestServer(ctx, srv, mcp.Options{})
+	rep, err := mcp.TestServer(ctx, srv, mcp.Options{Environ: s.childEnviron, Children: s.children})
 	if err != nil && rep.State.Status == "" {
 		return rep, invalidf("%v", err)
 	}

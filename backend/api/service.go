@@ -14,6 +14,7 @@ import (
 	"tinyelf/backend/mcp"
 	"tinyelf/backend/notify"
 	"tinyelf/backend/sessions"
+	"tinyelf/backend/tools"
 )
 
 // SessionsFile is the session database's name inside the data folder.
@@ -70,6 +71,9 @@ type Service struct {
 	builtin   *builtinSource
 	direct    *directSource
 	resources *resourceSource
+	// children are the Bash commands and MCP servers this process started;
+	// they are killed on Close, and recorded for the start-up cleanup.
+	children *tools.Children
 	// catalog holds every capability; the engine computes visible sets
 	// from it.
 	catalog *capabilities.Catalog
@@ -95,20 +99,25 @@ func New(ctx context.Context, opts Options) (*Service, error) {
 		store.Close()
 		return nil, fmt.Errorf("empty the session trash: %w", err)
 	}
-	s := &Service{opts: opts, Settings: settings, Store: store, Bus: NewBus(), catalog: capabilities.NewCatalog()}
+	// What a TinyElf that crashed or was killed left running dies first.
+	childRoot := filepath.Join(opts.DataDir, tools.ChildrenFolder)
+	_, _ = tools.ReapOrphans(childRoot) // a failed cleanup must not keep TinyElf from starting
+	s := &Service{opts: opts, Settings: settings, Store: store, Bus: NewBus(), children: tools.NewChildren(childRoot), catalog: capabilities.NewCatalog()}
 	s.catalog.Replace("surface", channelEntries(opts), capabilities.PartitionOptions{Priority: capabilities.PriorityOther, Reason: "the surface's abilities"})
 	s.Policy = notify.NewPolicy(opts.Notifier, settings.Get().NotificationsOn())
 	s.MCP = mcp.NewService(settings.Get().MCPServers, mcp.Options{
 		OnChange:      func(c mcp.Change) { s.syncMCP(c); s.publishMCP("", c) },
 		LookupEnv:     s.lookupEnv,
 		ClientVersion: opts.Version,
+		Environ:       s.childEnviron,
+		Children:      s.children,
 	})
 	s.MCP.Start(context.WithoutCancel(ctx)) // returns at once; servers come up in the background
 	s.builtin = &builtinSource{reg: mcp.NewProviderRegistry(
 		mcp.NewSessionsProvider(storeReader{store}),
 		mcp.NewNotifyProvider(s.Policy),
 	), sets: map[string]*mcp.BuiltinSet{}}
-	s.direct = &directSource{settings: settings, onChange: s.publishMCP, svcs: map[string]*directRun{}}
+	s.direct = &directSource{settings: settings, onChange: s.publishMCP, svcs: map[string]*directRun{}, environ: s.childEnviron, children: s.children}
 	s.resources = &resourceSource{user: s.MCP, builtin: s.builtin, direct: s.direct, sets: map[string]resourceEntry{}}
 	s.Engine = engine.New(engine.Options{
 		Settings:    settings,
@@ -127,6 +136,7 @@ func New(ctx context.Context, opts Options) (*Service, error) {
 		// pair over all three.
 		ToolSources: []engine.ToolSource{s.builtin, s.direct, s.resources},
 		Catalog:     s.catalog,
+		Children:    s.children,
 	})
 	return s, nil
 }
@@ -139,7 +149,15 @@ func (s *Service) Close() error {
 	s.direct.close("")
 	s.builtin.close("")
 	_ = s.MCP.Close()
+	s.children.KillAll()
 	return s.Store.Close()
+}
+
+// childEnviron is the environment Bash commands, MCP servers and hooks
+// start from: the user's, without TinyElf's secrets as the current
+// settings name them.
+func (s *Service) childEnviron() []string {
+	return engine.ChildEnviron(s.Settings.Get().WithEnvironment(s.opts.Getenv))
 }
 
 // mapErr turns store and engine errors into service errors.

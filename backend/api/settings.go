@@ -100,8 +100,16 @@ func (s *Service) GetSettings(context.Context, struct{}) (SettingsView, error) {
 	if v.MCPServers == nil {
 		v.MCPServers = []config.MCPServer{}
 	}
+	for i := range v.MCPServers {
+		v.MCPServers[i] = config.MaskMCPServer(v.MCPServers[i])
+	}
 	if v.Agents == nil {
 		v.Agents = []config.Agent{}
+	}
+	for i := range v.Agents {
+		for j := range v.Agents[i].DirectMCPServers {
+			v.Agents[i].DirectMCPServers[j] = config.MaskMCPServer(v.Agents[i].DirectMCPServers[j])
+		}
 	}
 	return v, nil
 }

@@ -30,6 +30,19 @@ type BuildOptions struct {
 	Web *WebTools
 	// Middleware wraps every call after validation (the permission gate).
 	Middleware []tools.Middleware
+	// Environ returns the environment Bash commands start from (see
+	// ChildEnviron); nil leaves out at least config.SecretEnvNames.
+	Environ func() []string
+	// Children starts Bash commands and keeps them from outliving TinyElf;
+	// may be nil.
+	Children *tools.Children
+	// Reads, when set, makes Write and Edit refuse files the agent has not
+	// read in this session, or that changed since (the engine passes the
+	// session's tracker). Nil checks nothing: a single `tinyelf tool` call
+	// is the user's own.
+	Reads *tools.ReadTracker
+	// CallTimeout bounds one tool call (tools.DefaultCallTimeout when 0).
+	CallTimeout time.Duration
 }
 
 // Session is a built tool registry and the workspace it works in. Close it
@@ -63,7 +76,11 @@ func BuildRegistry(opts BuildOptions) (*Session, error) {
 	if err != nil {
 		return nil, err
 	}
-	reg := tools.NewRegistry(tools.WithMiddleware(opts.Middleware...))
+	ws.TrackReads(opts.Reads)
+	if opts.Environ == nil {
+		opts.Environ = defaultChildEnviron
+	}
+	reg := tools.NewRegistry(tools.WithMiddleware(opts.Middleware...), tools.WithCallTimeout(opts.CallTimeout))
 	steps := []struct {
 		name  string
 		tools func() []tools.Tool
@@ -75,7 +92,7 @@ func BuildRegistry(opts BuildOptions) (*Session, error) {
 			}
 		}},
 		{"shell", func() []tools.Tool {
-			return []tools.Tool{tools.NewBash(ws, tools.BashOptions{Timeout: opts.ExecTimeout})}
+			return []tools.Tool{tools.NewBash(ws, tools.BashOptions{Timeout: opts.ExecTimeout, Environ: opts.Environ, Children: opts.Children})}
 		}},
 		{"web search", func() []tools.Tool {
 			if opts.Web == nil {

@@ -9,6 +9,7 @@ import (
 	"os"
 	"slices"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"tinyelf/backend/capabilities"
@@ -141,6 +142,10 @@ type Options struct {
 	// resources) before it is released; 0 means DefaultIdleTimeout, a
 	// negative value keeps sessions until MaxIdleSessions pushes them out.
 	IdleTimeout time.Duration
+	// Children starts the sessions' Bash commands and keeps them from
+	// outliving TinyElf; nil runs each in a process group of its own
+	// without recording it.
+	Children *tools.Children
 	// CapabilitySources add catalog entries of any kind to one session (a
 	// workspace's project skills), as the session's own partitions.
 	CapabilitySources []CapabilitySource
@@ -183,6 +188,11 @@ type sessionState struct {
 	running bool
 	cancel  context.CancelFunc
 	done    chan struct{}
+	cur     *turnRun // the running turn, nil when idle
+	// reads is what the agent has read in this session, so that Write and
+	// Edit refuse files it has not seen; it outlives registry rebuilds
+	// (not the session's release from memory: the agent then reads again).
+	reads   *tools.ReadTracker
 	reg     *Session
 	regKey  string
 	// discovery is the session's capability-discovery state; disc is
@@ -205,6 +215,32 @@ type sessionState struct {
 func (s *sessionState) evictable() bool {
 	return !s.running && len(s.pending) == 0 && len(s.unlogged) == 0 && s.releasing == nil
 }
+
+// turnRun is one turn's handle, shared by the goroutine running it and
+// whoever waits for it.
+type turnRun struct {
+	done   chan struct{} // closed once the turn has ended or was abandoned
+	result TurnResult    // set before done closes
+	// abandoned is set when Cancel gave up waiting for the turn: whatever
+	// it still tries to log after that is dropped, so it cannot write into
+	// the next turn.
+	abandoned atomic.Bool
+}
+
+type turnRunKey struct{}
+
+func runFrom(ctx context.Context) *turnRun {
+	r, _ := ctx.Value(turnRunKey{}).(*turnRun)
+	return r
+}
+
+// cancelGrace is how long Cancel lets a turn wind down on its own (a tool
+// returning its partial output, the cancel being logged) before it frees
+// the session anyway.
+const cancelGrace = 500 * time.Millisecond
+
+// errAbandoned is what a write of an abandoned turn gets.
+var errAbandoned = errors.New("the turn was stopped and left behind; nothing more is logged for it")
 
 // ErrBusy is returned by Send when the session is already running a turn.
 var ErrBusy = errors.New("the agent is still working on this session; wait for it or stop it first")
@@ -284,36 +320,38 @@ func (e *Engine) NewSession(ctx context.Context, workspace string, mode Mode, ag
 // once; the turn's events reach the Sink. It fails with ErrBusy while a
 // turn runs.
 func (e *Engine) Send(sessionID, text string) error {
-	s, ctx, err := e.begin(sessionID)
+	s, run, ctx, err := e.begin(sessionID)
 	if err != nil {
 		return err
 	}
-	go func() { e.finish(s, e.runTurn(ctx, s, text)) }()
+	go func() { e.finish(s, run, e.runTurn(ctx, s, text)) }()
 	return nil
 }
 
-// Run runs a turn and waits for it to end.
+// Run runs a turn and waits for it to end. When ctx ends, the turn is
+// cancelled, and Run returns within cancelGrace (and a little) whatever a
+// tool is doing.
 func (e *Engine) Run(ctx context.Context, sessionID, text string) (TurnResult, error) {
-	s, runCtx, err := e.begin(sessionID)
+	s, run, runCtx, err := e.begin(sessionID)
 	if err != nil {
 		return TurnResult{}, err
 	}
 	stop := context.AfterFunc(ctx, func() { e.Cancel(sessionID) })
 	defer stop()
-	res := e.runTurn(runCtx, s, text)
-	e.finish(s, res)
-	return res, nil
+	go func() { e.finish(s, run, e.runTurn(runCtx, s, text)) }()
+	<-run.done
+	return run.result, nil
 }
 
 // begin marks the session as running a turn, creating its state if the
 // engine holds none. A state being released is waited for, then looked up
 // afresh, so a turn never starts while the sources release the session.
-func (e *Engine) begin(sessionID string) (*sessionState, context.Context, error) {
+func (e *Engine) begin(sessionID string) (*sessionState, *turnRun, context.Context, error) {
 	for {
 		e.mu.Lock()
 		s, ok := e.sessions[sessionID]
 		if !ok {
-			s = &sessionState{id: sessionID, pending: map[string]chan ApprovalAnswer{}}
+			s = &sessionState{id: sessionID, pending: map[string]chan ApprovalAnswer{}, reads: tools.NewReadTracker()}
 			e.sessions[sessionID] = s
 		}
 		e.mu.Unlock()
@@ -325,36 +363,75 @@ func (e *Engine) begin(sessionID string) (*sessionState, context.Context, error)
 		}
 		if s.running {
 			s.mu.Unlock()
-			return nil, nil, ErrBusy
+			return nil, nil, nil, ErrBusy
 		}
 		if s.idle != nil {
 			s.idle.Stop()
 		}
-		ctx, cancel := context.WithCancel(context.Background())
-		s.running, s.cancel, s.done = true, cancel, make(chan struct{})
+		run := &turnRun{done: make(chan struct{})}
+		ctx, cancel := context.WithCancel(context.WithValue(context.Background(), turnRunKey{}, run))
+		s.running, s.cancel, s.done, s.cur = true, cancel, run.done, run
 		s.mu.Unlock()
 		e.live(sessionID, LiveTurnState, map[string]any{"running": true})
-		return s, ctx, nil
+		return s, run, ctx, nil
 	}
 }
 
-func (e *Engine) finish(s *sessionState, res TurnResult) {
+// finish ends run with res, unless Cancel already abandoned it (the session
+// has moved on, and nothing of the old turn may touch it).
+func (e *Engine) finish(s *sessionState, run *turnRun, res TurnResult) {
+	s.mu.Lock()
+	if s.cur != run {
+		s.mu.Unlock()
+		return
+	}
+	s.cur = nil // claimed: abandon leaves it alone now
+	s.mu.Unlock()
+	e.settle(s, run, res)
+	e.live(s.id, LiveTurnState, map[string]any{"running": false, "reason": res.Reason})
+	e.evictIdle()
+	close(run.done) // last: whoever waits sees the turn fully wound up
+}
+
+// settle marks the session idle after run, with res as its last turn; the
+// caller has claimed run (cleared s.cur).
+func (e *Engine) settle(s *sessionState, run *turnRun, res TurnResult) {
 	e.mu.Lock()
 	e.uses++
 	used := e.uses
 	e.mu.Unlock()
 	s.mu.Lock()
+	defer s.mu.Unlock()
 	s.running = false
 	s.cancel()
 	s.lastTurn = res
 	s.lastUsed = used
+	run.result = res
 	if d := e.idleTimeout(); d > 0 {
 		s.idle = time.AfterFunc(d, func() { e.evictIf(s, used) })
 	}
-	close(s.done)
+}
+
+// abandon frees the session from a cancelled turn that did not end within
+// cancelGrace (a tool or a hook stuck where cancellation does not reach):
+// the turn's end is logged for it, the session is idle again, and the old
+// goroutine's late writes are dropped when it gets round to them.
+func (e *Engine) abandon(s *sessionState, run *turnRun) {
+	s.mu.Lock()
+	if s.cur != run {
+		s.mu.Unlock()
+		return
+	}
+	run.abandoned.Store(true)
+	s.cur = nil // claimed: the old goroutine's finish leaves it alone now
+	s.pending = map[string]chan ApprovalAnswer{}
 	s.mu.Unlock()
-	e.live(s.id, LiveTurnState, map[string]any{"running": false, "reason": res.Reason})
-	e.evictIdle()
+	e.settle(s, run, TurnResult{Reason: EndCancelled})
+	_ = e.record(context.Background(), s.id, sessions.NewEvent(sessions.EventTurnEnd, sessions.TurnEnd{
+		Reason: EndCancelled, Message: "stopped by the user; a step that did not stop in time was left behind",
+	}))
+	e.live(s.id, LiveTurnState, map[string]any{"running": false, "reason": EndCancelled})
+	close(run.done)
 }
 
 func (e *Engine) idleTimeout() time.Duration {
@@ -448,16 +525,22 @@ func (e *Engine) Shutdown(ctx context.Context) {
 }
 
 // Cancel stops the session's running turn, if any. Pending approvals are
-// answered with a denial.
+// answered with a denial. Cancel returns at once; the turn ends promptly
+// (tool calls are abandoned by the pipeline when they do not stop), and if
+// it has still not ended after cancelGrace the session is freed anyway.
 func (e *Engine) Cancel(sessionID string) {
 	s := e.peek(sessionID)
 	if s == nil {
 		return
 	}
 	s.mu.Lock()
-	defer s.mu.Unlock()
+	run := s.cur
 	if s.running && s.cancel != nil {
 		s.cancel()
+	}
+	s.mu.Unlock()
+	if run != nil {
+		time.AfterFunc(cancelGrace, func() { e.abandon(s, run) })
 	}
 }
 
@@ -561,6 +644,9 @@ func (e *Engine) record(ctx context.Context, sessionID string, evs ...sessions.E
 
 // recordLogged is record returning the events as logged (with their seqs).
 func (e *Engine) recordLogged(ctx context.Context, sessionID string, evs ...sessions.Event) ([]sessions.Event, error) {
+	if r := runFrom(ctx); r != nil && r.abandoned.Load() {
+		return nil, errAbandoned
+	}
 	// Logging must survive a cancelled turn: the cancel itself is recorded.
 	logged, err := e.opts.Log.Append(context.WithoutCancel(ctx), sessionID, evs...)
 	if err != nil {

@@ -202,7 +202,7 @@ func (e *Engine) ask(ctx context.Context, s *sessionState, call *tools.Call) (Ap
 		SessionID: s.id, CallID: call.ID, Tool: call.Name, Arguments: argsJSON(call.Params),
 		Warnings: warnings, Suggestion: suggestRule(call.Name, call.Params),
 	}
-	wait := func(ctx context.Context) (ApprovalAnswer, error) { return e.opts.Approver.Ask(ctx, req) }
+	wait := func(ctx context.Context) (ApprovalAnswer, error) { return askUntilDone(ctx, e.opts.Approver, req) }
 	if e.opts.Approver == nil {
 		wait = e.expectAnswer(s, req)
 	}
@@ -237,6 +237,27 @@ func (e *Engine) ask(ctx context.Context, s *sessionState, call *tools.Call) (Ap
 		return ApprovalAnswer{}, err
 	}
 	return ans, nil
+}
+
+// askUntilDone asks approver and returns its answer, or ctx's error as soon
+// as ctx ends even if the approver does not return (a prompt waiting on a
+// terminal), so a cancel never waits for the user.
+func askUntilDone(ctx context.Context, approver Approver, req ApprovalRequest) (ApprovalAnswer, error) {
+	type answer struct {
+		ans ApprovalAnswer
+		err error
+	}
+	ch := make(chan answer, 1)
+	go func() {
+		a, err := approver.Ask(ctx, req)
+		ch <- answer{a, err}
+	}()
+	select {
+	case a := <-ch:
+		return a.ans, a.err
+	case <-ctx.Done():
+		return ApprovalAnswer{}, ctx.Err()
+	}
 }
 
 func (e *Engine) answered(ctx context.Context, sessionID, callID string, d Decision, reason, rule, by string) error {

@@ -280,6 +280,9 @@ func (t *turn) registry() (*Session, error) {
 		ExecTimeout:  t.settings.ExecTimeout(),
 		Notifier:     t.e.opts.Notifier,
 		Web:          web,
+		Environ:      func() []string { return ChildEnviron(t.e.settings()) },
+		Children:     t.e.opts.Children,
+		Reads:        s.reads,
 	})
 	if err != nil {
 		return nil, err
@@ -370,6 +373,11 @@ func logFailed(err error) error {
 // write fails, the error goes out as a live LiveTurnError event, the
 // results are kept for the session's next turn, and the TurnResult says it.
 func (t *turn) fail(ctx context.Context, kind, text string, iterations int, err error) TurnResult {
+	if r := runFrom(ctx); r != nil && r.abandoned.Load() {
+		// Cancel gave up on this turn and logged its end: what it left
+		// unsaved stays out of the next turn.
+		return t.end(ctx, EndCancelled, text, iterations, nil)
+	}
 	t.logMu.Lock()
 	evs := append(t.unlogged, sessions.NewEvent(sessions.EventError, sessions.Error{Message: err.Error(), Kind: kind}))
 	t.unlogged = nil
@@ -401,6 +409,9 @@ func (t *turn) end(ctx context.Context, reason, text string, iterations int, err
 	}
 	if reason == EndYield {
 		msg = text
+	}
+	if r := runFrom(ctx); r != nil && r.abandoned.Load() {
+		return res // the user stopped it long ago; Cancel logged its end
 	}
 	if lerr := t.e.record(ctx, t.s.id, sessions.NewEvent(sessions.EventTurnEnd, sessions.TurnEnd{Reason: reason, Iterations: iterations, Message: msg})); lerr != nil {
 		lerr = logFailed(lerr)

@@ -17,6 +17,7 @@ import (
 	"github.com/mark3labs/mcp-go/server"
 
 	"tinyelf/backend/config"
+	"tinyelf/backend/tools"
 )
 
 // dialer holds what every connection attempt of one service shares.
@@ -24,6 +25,8 @@ type dialer struct {
 	self      mcp.Implementation // how TinyElf introduces itself
 	stopGrace time.Duration      // how long a stdio server gets to exit
 	http      *http.Client
+	environ   func() []string // a stdio server's base environment
+	children  *tools.Children // starts stdio servers
 }
 
 // quiet is the logger handed to mcp-go: its transports log every broken
@@ -68,7 +71,7 @@ func announcesChanges(caps mcp.ServerCapabilities) bool {
 }
 
 func (d *dialer) dialStdio(ctx, life context.Context, cfg config.MCPServer, log *lineLog, start time.Duration) (*conn, catalog, error) {
-	proc, err := startProcess(cfg, log)
+	proc, err := startProcess(cfg, log, d.environ, d.children)
 	if err != nil {
 		return nil, catalog{}, err
 	}

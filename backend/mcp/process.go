@@ -22,6 +22,7 @@ import (
 // grandchildren included, when the connection ends.
 type process struct {
 	cmd    *exec.Cmd
+	child  *tools.Child
 	stdin  io.WriteCloser // the child's stdin (our end)
 	stdout *os.File       // the child's stdout (our end)
 	done   chan struct{}  // closed once the child has exited and been reaped
@@ -33,8 +34,9 @@ type process struct {
 }
 
 // startProcess starts cfg's command with its args, environment (added to
-// TinyElf's own) and working folder. Its stderr goes to log line by line.
-func startProcess(cfg config.MCPServer, log io.Writer) (*process, error) {
+// environ's, TinyElf's own without its secrets; os.Environ() when nil) and
+// working folder, through children. Its stderr goes to log line by line.
+func startProcess(cfg config.MCPServer, log io.Writer, environ func() []string, children *tools.Children) (*process, error) {
 	if cfg.Command == "" {
 		return nil, errors.New("no command is configured")
 	}
@@ -49,16 +51,21 @@ func startProcess(cfg config.MCPServer, log io.Writer) (*process, error) {
 	}
 	cmd := exec.Command(cfg.Command, cfg.Args...)
 	cmd.Dir = cfg.Cwd
-	cmd.Env = os.Environ()
+	if environ == nil {
+		environ = os.Environ
+	}
 	keys := make([]string, 0, len(cfg.Env))
 	for k := range cfg.Env {
 		keys = append(keys, k)
 	}
 	sort.Strings(keys)
+	named := make([]string, 0, len(keys))
 	for _, k := range keys {
-		cmd.Env = append(cmd.Env, k+"="+cfg.Env[k])
+		named = append(named, k+"="+cfg.Env[k])
 	}
-	tools.StartInOwnGroup(cmd)
+	// What the server's config names explicitly is passed even when it
+	// looks like a secret: the user gave it to this server.
+	cmd.Env = tools.CleanEnv(environ(), tools.Secrets{}, named...)
 
 	stdin, err := cmd.StdinPipe()
 	if err != nil {
@@ -78,7 +85,8 @@ func startProcess(cfg config.MCPServer, log io.Writer) (*process, error) {
 		return nil, fmt.Errorf("stderr pipe: %w", err)
 	}
 	cmd.Stdout, cmd.Stderr = outW, errW
-	if err := cmd.Start(); err != nil {
+	child, err := children.Start(cmd)
+	if err != nil {
 		for _, f := range []*os.File{outR, outW, errR, errW} {
 			f.Close()
 		}
@@ -93,7 +101,7 @@ func startProcess(cfg config.MCPServer, log io.Writer) (*process, error) {
 	outW.Close()
 	errW.Close()
 
-	p := &process{cmd: cmd, stdin: stdin, stdout: outR, done: make(chan struct{}), logged: make(chan struct{})}
+	p := &process{cmd: cmd, child: child, stdin: stdin, stdout: outR, done: make(chan struct{}), logged: make(chan struct{})}
 	go func() {
 		defer close(p.logged)
 		_, _ = io.Copy(log, errR)
@@ -105,7 +113,8 @@ func startProcess(cfg config.MCPServer, log io.Writer) (*process, error) {
 	go func() {
 		p.err = cmd.Wait()
 		// The server is gone; whatever it left running in its group goes too.
-		tools.SignalGroup(cmd.Process, true)
+		child.Signal(true)
+		child.Exited()
 		close(p.done)
 	}()
 	return p, nil
@@ -146,9 +155,9 @@ func (p *process) stop(grace time.Duration) {
 	p.stopOnce.Do(func() {
 		_ = p.stdin.Close()
 		if !p.waitFor(grace) {
-			tools.SignalGroup(p.cmd.Process, false)
+			p.child.Signal(false)
 			if !p.waitFor(grace * 2) {
-				tools.SignalGroup(p.cmd.Process, true)
+				p.child.Signal(true)
 				p.waitFor(grace)
 			}
 		}

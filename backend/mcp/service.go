@@ -50,6 +50,20 @@ type Options struct {
 	MaxResourceBytes int
 	// OnChange, when set, is subscribed before any server starts.
 	OnChange func(Change)
+	// Environ returns the environment a stdio server starts from, before
+	// its configured env is added: the user's environment without
+	// TinyElf's secrets. Nil means os.Environ() without the variables of
+	// config.SecretEnvNames.
+	Environ func() []string
+	// Children starts stdio servers and keeps them from outliving TinyElf;
+	// nil still runs each in a process group of its own.
+	Children *tools.Children
+}
+
+// defaultEnviron is the environment of a stdio server when Options.Environ
+// is not set.
+func defaultEnviron() []string {
+	return tools.CleanEnv(os.Environ(), tools.Secrets{Names: config.SecretEnvNames()})
 }
 
 func (o Options) withDefaults() Options {
@@ -75,6 +89,9 @@ func (o Options) withDefaults() Options {
 	}
 	if o.LookupEnv == nil {
 		o.LookupEnv = os.LookupEnv
+	}
+	if o.Environ == nil {
+		o.Environ = defaultEnviron
 	}
 	if o.MaxResourceBytes <= 0 {
 		o.MaxResourceBytes = 40000
@@ -117,9 +134,11 @@ type Service struct {
 // that the settings panel shows them.
 func NewService(servers []config.MCPServer, opts Options) *Service {
 	o := opts.withDefaults()
+	d := &dialer{self: mcp.Implementation{Name: o.ClientName, Version: o.ClientVersion}, stopGrace: o.StopGrace, http: o.HTTPClient}
+	d.environ, d.children = o.Environ, o.Children
 	s := &Service{
 		opts:   o,
-		dialer: &dialer{self: mcp.Implementation{Name: o.ClientName, Version: o.ClientVersion}, stopGrace: o.StopGrace, http: o.HTTPClient},
+		dialer: d,
 		subs:   map[int]func(Change){},
 	}
 	if o.OnChange != nil {

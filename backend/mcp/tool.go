@@ -31,6 +31,15 @@ type remoteTool struct {
 
 var _ tools.Tool = (*remoteTool)(nil)
 
+// CallTimeout implements tools.Timeouter: the pipeline waits as long as
+// the call itself does (the service's call timeout).
+func (t *remoteTool) CallTimeout(map[string]any) time.Duration {
+	if t.timeout <= 0 {
+		return DefaultCallTimeout
+	}
+	return t.timeout
+}
+
 func newRemoteTool(name string, src connSource, server string, t mcp.Tool, timeout time.Duration) *remoteTool {
 	desc := strings.TrimSpace(t.Description)
 	if desc == "" {

@@ -48,6 +48,14 @@ type BashOptions struct {
 	// Env holds extra NAME=value entries added to the environment after the
 	// agent's own (they win over it).
 	Env []string
+	// Environ returns the environment commands start from, at each call:
+	// the user's environment without TinyElf's secrets (CleanEnv). Nil means
+	// os.Environ() as it is; engine.BuildRegistry always passes a cleaned
+	// one.
+	Environ func() []string
+	// Children starts the commands and keeps them from outliving TinyElf;
+	// nil still runs each in a process group of its own.
+	Children *Children
 }
 
 // bashTool is the seed's ShellTool.
@@ -112,6 +120,20 @@ func (t *bashTool) Info() Info {
 	}
 }
 
+// CallTimeout implements Timeouter: the call's own timeout, and the time
+// the process group gets to die and its output to drain after it.
+func (t *bashTool) CallTimeout(params map[string]any) time.Duration {
+	return t.timeoutFor(params) + t.killGrace + t.pipeGrace
+}
+
+// timeoutFor is the timeout a call asks for, within the tool's bounds.
+func (t *bashTool) timeoutFor(params map[string]any) time.Duration {
+	if ms := Int(params, "timeout", 0); ms > 0 {
+		return min(time.Duration(ms)*time.Millisecond, t.opts.MaxTimeout)
+	}
+	return t.opts.Timeout
+}
+
 // Warnings implements Inspector: what CheckCommand found, the refusal first.
 func (t *bashTool) Warnings(params map[string]any) []string {
 	v := CheckCommand(String(params, "command", ""), t.ws)
@@ -130,10 +152,7 @@ func (t *bashTool) Execute(ctx context.Context, params map[string]any) (Result, 
 	if verdict.Denied {
 		return Result{Content: verdict.Reason, IsError: true, Meta: map[string]any{"denied": true}}, nil
 	}
-	timeout := t.opts.Timeout
-	if ms := Int(params, "timeout", 0); ms > 0 {
-		timeout = min(time.Duration(ms)*time.Millisecond, t.opts.MaxTimeout)
-	}
+	timeout := t.timeoutFor(params)
 	run, err := t.run(ctx, command, timeout)
 	if err != nil {
 		return Result{}, err
@@ -212,13 +231,16 @@ func (t *bashTool) run(ctx context.Context, command string, timeout time.Duratio
 	if t.ws != nil {
 		cmd.Dir = t.ws.Dir()
 	}
+	base := os.Environ()
+	if t.opts.Environ != nil {
+		base = t.opts.Environ()
+	}
 	env := []string{"GIT_TERMINAL_PROMPT=0", "GIT_PAGER=cat", "PAGER=cat"}
-	cmd.Env = append(append(env, os.Environ()...), t.opts.Env...)
+	cmd.Env = dedupEnv(append(append(env, base...), t.opts.Env...))
 	cmd.Stdout, cmd.Stderr = pw, pw // one pipe keeps stdout and stderr in order
-	StartInOwnGroup(cmd)
 
 	start := time.Now()
-	err = cmd.Start()
+	child, err := t.opts.Children.Start(cmd)
 	pw.Close()
 	if err != nil {
 		pr.Close()
@@ -257,7 +279,7 @@ func (t *bashTool) run(ctx context.Context, command string, timeout time.Duratio
 	if !exited {
 		// SIGTERM the group, give it a moment to exit and close the pipe,
 		// then SIGKILL whatever is left (grandchildren that ignore TERM).
-		SignalGroup(cmd.Process, false)
+		child.Signal(false)
 		grace := time.NewTimer(t.killGrace)
 	wait:
 		for !exited || readDoneCh != nil {
@@ -271,11 +293,12 @@ func (t *bashTool) run(ctx context.Context, command string, timeout time.Duratio
 			}
 		}
 		grace.Stop()
-		SignalGroup(cmd.Process, true)
+		child.Signal(true)
 		if !exited {
 			<-waitDone
 		}
 	}
+	child.Exited()
 	if readDoneCh != nil {
 		var ctxDone <-chan struct{}
 		if !run.cancelled {

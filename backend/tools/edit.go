@@ -60,9 +60,12 @@ func (t *editTool) Execute(ctx context.Context, params map[string]any) (Result, 
 		return Errorf("old_string and new_string are identical; the edit would change nothing."), nil
 	}
 
-	content, errRes := t.load(name, shown)
+	content, cur, errRes := t.load(name, shown)
 	if errRes != nil {
 		return *errRes, nil
+	}
+	if r := t.ws.checkFresh(name, shown, cur); r != nil {
+		return *r, nil
 	}
 	// Models copy text from Read output, which shows CRLF files without \r.
 	if strings.Contains(content, "\r\n") && !strings.Contains(oldStr, "\r\n") && !strings.Contains(content, oldStr) {
@@ -93,6 +96,7 @@ func (t *editTool) Execute(ctx context.Context, params map[string]any) (Result, 
 	if err := writeFileAtomic(t.ws, name, []byte(updated)); err != nil {
 		return writeError(shown, err), nil
 	}
+	t.ws.noteWritten(name)
 	meta := map[string]any{"path": shown, "replacements": n, "firstLine": firstLine}
 	if len(content) <= maxDiffBytes && len(updated) <= maxDiffBytes {
 		meta["diff"] = UnifiedDiff(shown, content, updated)
@@ -107,10 +111,10 @@ func (t *editTool) Execute(ctx context.Context, params map[string]any) (Result, 
 	}, nil
 }
 
-// load reads the file to edit, or returns the error result explaining why it
-// cannot be edited.
-func (t *editTool) load(name, shown string) (string, *Result) {
-	fail := func(r Result) (string, *Result) { return "", &r }
+// load reads the file to edit, with its FileInfo, or returns the error
+// result explaining why it cannot be edited.
+func (t *editTool) load(name, shown string) (string, fs.FileInfo, *Result) {
+	fail := func(r Result) (string, fs.FileInfo, *Result) { return "", nil, &r }
 	st, err := t.ws.Stat(name)
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
@@ -118,25 +122,28 @@ func (t *editTool) load(name, shown string) (string, *Result) {
 		}
 		return fail(statError(shown, err))
 	}
-	if st.IsDir() {
-		return fail(Errorf("Path is a directory, not a file: %s", shown))
+	if err := checkRegular(st); err != nil {
+		return fail(openError(shown, "edit", err))
 	}
 	if st.Size() > editMaxBytes {
 		return fail(Errorf("%s is %s, too large for Edit (limit %s). Use Bash with a stream editor instead.", shown, humanBytes(st.Size()), humanBytes(editMaxBytes)))
 	}
-	f, err := t.ws.Open(name)
+	f, st, err := t.ws.OpenRegular(name)
 	if err != nil {
-		return fail(statError(shown, err))
+		return fail(openError(shown, "edit", err))
 	}
 	defer f.Close()
-	b, err := io.ReadAll(f)
+	b, err := io.ReadAll(io.LimitReader(f, editMaxBytes+1))
 	if err != nil {
 		return fail(Errorf("Cannot read %s: %v", shown, err))
+	}
+	if int64(len(b)) > editMaxBytes {
+		return fail(Errorf("%s is over %s, too large for Edit. Use Bash with a stream editor instead.", shown, humanBytes(editMaxBytes)))
 	}
 	if isBinary(b[:min(len(b), binarySniffBytes)]) {
 		return fail(Errorf("%s is a binary file; Edit only changes text files.", shown))
 	}
-	return string(b), nil
+	return string(b), st, nil
 }
 
 // nearMiss points at a line that matches old_string apart from surrounding

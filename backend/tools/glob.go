@@ -276,7 +276,7 @@ func (w *walker) expand(n *walkNode, parent *ignoreLevel) error {
 			if e.Name() != name {
 				continue
 			}
-			if data, err := n.root.ReadFile(name); err == nil {
+			if data, err := readRegularIn(n.root, name, ignoreFileMax); err == nil {
 				base := n.rel
 				if base == "." {
 					base = ""

@@ -117,6 +117,9 @@ func (t *grepTool) Execute(ctx context.Context, params map[string]any) (Result, 
 		}
 	}
 	engine := "go"
+	// A FIFO swapped in after the check above would stall ripgrep (which
+	// opens what it is given); the pipeline's call deadline and ctx bound
+	// that, and the Go engine opens without blocking.
 	if t.rg != "" {
 		engine = "rg"
 		err = t.searchRg(ctx, req)

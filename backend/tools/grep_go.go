@@ -31,6 +31,39 @@ type searchRoot struct {
 	isDir   bool
 	// confined is set when fsys is the restricted workspace's os.Root.
 	confined bool
+	// root is that os.Root when confined.
+	root *os.Root
+}
+
+// ignoreFileMax bounds how much of one ignore file is read.
+const ignoreFileMax = 4 << 20
+
+// openFile opens a file below ref (rel is slash-separated) for reading with
+// OpenRegular's care: never blocking on a FIFO, refusing special files even
+// when one was swapped in after the walk saw a regular file.
+func (r searchRoot) openFile(rel string) (*os.File, error) {
+	if r.root != nil {
+		return openRegularIn(r.root, filepath.FromSlash(rel))
+	}
+	f, err := os.OpenFile(filepath.Join(r.ref, filepath.FromSlash(rel)), os.O_RDONLY|openNonblock, 0)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := regularOpened(f); err != nil {
+		return nil, err
+	}
+	return f, nil
+}
+
+// readSmall reads a small file below ref (an ignore file) as openFile opens
+// it, at most ignoreFileMax bytes.
+func (r searchRoot) readSmall(rel string) ([]byte, error) {
+	f, err := r.openFile(rel)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return io.ReadAll(io.LimitReader(f, ignoreFileMax))
 }
 
 // resolveSearchRoot resolves a path argument (empty for the workspace) to a
@@ -69,6 +102,7 @@ func resolveSearchRoot(ws *Workspace, p string) (searchRoot, error) {
 			return searchRoot{}, err
 		}
 		r.confined = true
+		r.root = ws.root
 	} else {
 		if real, err = filepath.EvalSymlinks(name); err != nil {
 			return searchRoot{}, notFound(err)
@@ -97,6 +131,9 @@ func resolveSearchRoot(ws *Workspace, p string) (searchRoot, error) {
 		return searchRoot{}, notFound(ws.mapErr(name, err))
 	}
 	r.isDir = st.IsDir()
+	if !r.isDir && !st.Mode().IsRegular() {
+		return searchRoot{}, fmt.Errorf("Cannot search %s: %v. Only regular files and folders can be searched; a named pipe, socket or device could block forever.", shown, &notRegularError{mode: st.Mode()})
+	}
 	return r, nil
 }
 
@@ -137,7 +174,7 @@ func (r searchRoot) ancestorIgnores() *ignoreList {
 	// deep: with "last match wins" this reproduces ripgrep's precedence.
 	for _, name := range ignoreFileNames {
 		for i := len(dirs) - 1; i >= 0; i-- {
-			data, err := fs.ReadFile(r.fsys, joinRel(dirs[i], name))
+			data, err := r.readSmall(joinRel(dirs[i], name))
 			if err != nil {
 				continue
 			}
@@ -218,7 +255,7 @@ func (s *ignoreStack) skip(rel, name string, isDir bool) bool {
 // over whole chunks, prefiltered by a literal every match contains.
 func searchGo(ctx context.Context, req *grepRequest) error {
 	if !req.root.isDir {
-		f, err := req.root.fsys.Open(req.root.rel)
+		f, err := req.root.openFile(req.root.rel)
 		if err == nil {
 			err = newGoSearcher(req).searchFile(f, req.root.rel)
 			f.Close()
@@ -234,7 +271,7 @@ func searchGo(ctx context.Context, req *grepRequest) error {
 		searchers[i] = newGoSearcher(req)
 	}
 	return walkTree(ctx, req.root, req.ignores, -1, workers, func(worker int, dir *os.Root, name, rel string) error {
-		f, err := dir.Open(name)
+		f, err := openRegularIn(dir, name)
 		if err != nil {
 			return err
 		}

@@ -125,7 +125,7 @@ func verifyRg(req *grepRequest) {
 	if !req.root.confined {
 		return
 	}
-	req.out.verify(func(path string) (io.ReadCloser, error) { return req.root.fsys.Open(path) })
+	req.out.verify(func(path string) (io.ReadCloser, error) { return req.root.openFile(path) })
 }
 
 // parseRg reads "path NUL line:text" records. ripgrep writes each file's

@@ -1,4 +1,4 @@
-//go:build !unix
+//go:build !unix && !windows
 
 package tools
 
@@ -20,3 +20,17 @@ func SignalGroup(p *os.Process, kill bool) {
 
 // ExitSignal names the signal that ended a process; never known here.
 func ExitSignal(ps *os.ProcessState) string { return "" }
+
+func processStart(int) (uint64, bool) { return 0, false }
+
+func taggedProcesses(string) []int { return nil }
+
+func killGroup(int) {}
+
+func killProcess(pid int) {
+	if p, err := os.FindProcess(pid); err == nil {
+		_ = p.Kill()
+	}
+}
+
+func processAlive(int) bool { return true }

@@ -8,12 +8,16 @@ import (
 	"syscall"
 )
 
-// StartInOwnGroup (for any child process TinyElf runs) makes cmd the leader of a new session, and so of a new
-// process group: the whole group can then be signalled at once, and, with no
-// controlling terminal, a program that tries to prompt on /dev/tty fails at
-// once instead of stopping until the timeout.
+// StartInOwnGroup (for any child process TinyElf runs) makes cmd the leader
+// of a new session, and so of a new process group: the whole group can then
+// be signalled at once, and, with no controlling terminal, a program that
+// tries to prompt on /dev/tty fails at once instead of stopping until the
+// timeout. On Linux the child also gets SIGKILL when TinyElf dies, however it
+// dies (Pdeathsig); what the child started in turn is left to Children.
 func StartInOwnGroup(cmd *exec.Cmd) {
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+	attr := &syscall.SysProcAttr{Setsid: true}
+	setParentDeathSignal(attr)
+	cmd.SysProcAttr = attr
 }
 
 // SignalGroup sends SIGTERM (or SIGKILL when kill is set) to every process
@@ -35,4 +39,22 @@ func ExitSignal(ps *os.ProcessState) string {
 		return ws.Signal().String()
 	}
 	return ""
+}
+
+// groupAlive reports whether any process is left in the process group pgid.
+func groupAlive(pgid int) bool {
+	err := syscall.Kill(-pgid, 0)
+	return err == nil || err == syscall.EPERM
+}
+
+// killGroup sends SIGKILL to the process group pgid.
+func killGroup(pgid int) { _ = syscall.Kill(-pgid, syscall.SIGKILL) }
+
+// killProcess sends SIGKILL to one process.
+func killProcess(pid int) { _ = syscall.Kill(pid, syscall.SIGKILL) }
+
+// processAlive reports whether pid names a process (a zombie counts).
+func processAlive(pid int) bool {
+	err := syscall.Kill(pid, 0)
+	return err == nil || err == syscall.EPERM
 }

@@ -67,8 +67,8 @@ func (t *readTool) Execute(ctx context.Context, params map[string]any) (Result, 
 	if st.IsDir() {
 		return Errorf("Path is a directory, not a file: %s. Use ListDir to list it.", shown), nil
 	}
-	if !st.Mode().IsRegular() {
-		return Errorf("%s is not a regular file (%s); it cannot be read.", shown, st.Mode().Type()), nil
+	if err := checkRegular(st); err != nil {
+		return specialFileError(shown, "read", err), nil
 	}
 	_, hasOffset := params["offset"]
 	_, hasLimit := params["limit"]
@@ -76,22 +76,30 @@ func (t *readTool) Execute(ctx context.Context, params map[string]any) (Result, 
 		return Errorf("%s is %s, over the %s limit for reading a whole file. Read it in parts with offset and limit (for example offset=1, limit=2000).",
 			shown, humanBytes(st.Size()), humanBytes(readWholeLimit)), nil
 	}
-	f, err := t.ws.Open(name)
+	// Stat above gives the friendly messages; the open checks again, since
+	// the file may have been swapped for a FIFO in between.
+	f, st, err := t.ws.OpenRegular(name)
 	if err != nil {
-		return statError(shown, err), nil
+		return openError(shown, "read", err), nil
 	}
 	defer f.Close()
 
 	br := bufio.NewReaderSize(f, 64*1024)
 	head, _ := br.Peek(binarySniffBytes)
 	if isBinary(head) {
+		t.ws.noteSeen(name, st)
 		return Text(fmt.Sprintf("%s is a binary file (%s, %s); its contents are not shown.",
 			shown, http.DetectContentType(head), humanBytes(st.Size()))), nil
 	}
 	if st.Size() == 0 {
+		t.ws.noteSeen(name, st)
 		return Text(fmt.Sprintf("%s is empty (0 bytes).", shown)), nil
 	}
-	return readLines(ctx, br, shown, Int(params, "offset", 1), Int(params, "limit", 0), st.Size() <= readWholeLimit)
+	res, err := readLines(ctx, br, shown, Int(params, "offset", 1), Int(params, "limit", 0), st.Size() <= readWholeLimit)
+	if err == nil && !res.IsError {
+		t.ws.noteSeen(name, st)
+	}
+	return res, err
 }
 
 // readLines writes cat -n style output from line offset, at most limit lines
@@ -180,6 +188,18 @@ func ofTotal(total int, known bool) string {
 // file. Invalid UTF-8 alone is not enough (Latin-1 text is still text).
 func isBinary(head []byte) bool {
 	return bytes.IndexByte(head, 0) >= 0
+}
+
+// openError is statError for an open that may also meet a directory or a
+// special file.
+func openError(shown, doing string, err error) Result {
+	switch {
+	case errors.Is(err, errIsDir):
+		return Errorf("Path is a directory, not a file: %s", shown)
+	case errors.Is(err, ErrNotRegular):
+		return specialFileError(shown, doing, err)
+	}
+	return statError(shown, err)
 }
 
 // statError turns a file-system error into a result the model can act on.

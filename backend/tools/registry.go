@@ -23,6 +23,29 @@ const ErrorHint = "[Analyze the error above and try a different approach.]"
 // TruncatedMark is the mark a truncated result carries.
 const TruncatedMark = "(truncated)"
 
+// DefaultCallTimeout bounds one tool call whose tool declares no longer
+// timeout (Timeouter), unless WithCallTimeout says otherwise.
+const DefaultCallTimeout = 10 * time.Minute
+
+const (
+	// callTimeoutMargin is added to a Timeouter's own timeout, so that a
+	// tool that honours its deadline reports the timeout itself.
+	callTimeoutMargin = 5 * time.Second
+	// abandonGrace is how long a call whose context ended gets to return
+	// its own result (partial output, a clear message) before the pipeline
+	// stops waiting for it.
+	abandonGrace = 300 * time.Millisecond
+)
+
+// Timeouter is implemented by tools whose calls may legitimately run longer
+// than the registry's call timeout, or for a time the call chooses (Bash
+// and its timeout parameter, MCP tools and their server's call timeout).
+// The pipeline then waits that long plus a margin before it abandons the
+// call.
+type Timeouter interface {
+	CallTimeout(params map[string]any) time.Duration
+}
+
 // toolNamePattern is the function-name rule shared by OpenAI and Anthropic.
 var toolNamePattern = regexp.MustCompile(`^[a-zA-Z0-9_-]{1,64}$`)
 
@@ -89,6 +112,7 @@ type Registry struct {
 	order      []string
 	maxOutput  int
 	middleware []Middleware
+	timeout    time.Duration
 }
 
 // RegistryOption configures a Registry.
@@ -103,6 +127,17 @@ func WithMaxOutputBytes(n int) RegistryOption {
 	}
 }
 
+// WithCallTimeout sets how long a call may run (DefaultCallTimeout when
+// not set) before the pipeline abandons it, whether or not the tool honours
+// its context. Tools that implement Timeouter may take longer.
+func WithCallTimeout(d time.Duration) RegistryOption {
+	return func(r *Registry) {
+		if d > 0 {
+			r.timeout = d
+		}
+	}
+}
+
 // WithMiddleware adds middleware around tool execution; the first one given is
 // the outermost.
 func WithMiddleware(mw ...Middleware) RegistryOption {
@@ -111,7 +146,7 @@ func WithMiddleware(mw ...Middleware) RegistryOption {
 
 // NewRegistry returns an empty registry.
 func NewRegistry(opts ...RegistryOption) *Registry {
-	r := &Registry{entries: map[string]*entry{}, maxOutput: DefaultMaxOutputBytes}
+	r := &Registry{entries: map[string]*entry{}, maxOutput: DefaultMaxOutputBytes, timeout: DefaultCallTimeout}
 	for _, o := range opts {
 		o(r)
 	}
@@ -264,7 +299,7 @@ func (r *Registry) Filtered(allowed []string) *Registry {
 func (r *Registry) FilteredFunc(keep func(Info) bool) *Registry {
 	r.mu.RLock()
 	defer r.mu.RUnlock()
-	f := &Registry{entries: map[string]*entry{}, maxOutput: r.maxOutput, middleware: slices.Clone(r.middleware)}
+	f := &Registry{entries: map[string]*entry{}, maxOutput: r.maxOutput, middleware: slices.Clone(r.middleware), timeout: r.timeout}
 	for _, n := range r.order {
 		e := r.entries[n]
 		if keep(e.info) {
@@ -281,7 +316,10 @@ func (r *Registry) FilteredFunc(keep func(Info) bool) *Registry {
 //  2. argument JSON is parsed and the type errors models commonly make are
 //     coerced towards the schema;
 //  3. required parameters and the schema are validated;
-//  4. the tool runs (inside the middleware; a panic becomes an error result);
+//  4. the tool runs (inside the middleware; a panic becomes an error
+//     result) under a deadline the pipeline enforces: a call that outlives
+//     it, or whose context ends, and does not return within a moment is
+//     abandoned with an error result, so a stuck tool never holds the turn;
 //  5. output over the limit is truncated with a "(truncated)" mark;
 //  6. error results end with ErrorHint.
 func (r *Registry) Execute(ctx context.Context, callID, name string, args json.RawMessage) CallResult {
@@ -297,6 +335,7 @@ func (r *Registry) execute(ctx context.Context, callID, name string, args json.R
 	e, ok := r.entries[name]
 	mws := r.middleware
 	maxOut := r.maxOutput
+	timeout := r.timeout
 	r.mu.RUnlock()
 	if !ok {
 		return r.finish(out, Errorf("Unknown tool %q. Available tools: %s.", name, r.availableList()), maxOut)
@@ -318,7 +357,12 @@ func (r *Registry) execute(ctx context.Context, callID, name string, args json.R
 	}
 
 	call := &Call{ID: callID, Name: name, Info: e.info, Params: params}
-	h := Handler(func(ctx context.Context, c *Call) (Result, error) { return e.tool.Execute(ctx, c.Params) })
+	if tt, ok := e.tool.(Timeouter); ok {
+		if d := tt.CallTimeout(params); d > 0 {
+			timeout = d + callTimeoutMargin
+		}
+	}
+	h := Handler(func(ctx context.Context, c *Call) (Result, error) { return runBounded(ctx, e.tool, c, timeout) })
 	for i := len(mws) - 1; i >= 0; i-- {
 		h = mws[i](h)
 	}
@@ -327,15 +371,68 @@ func (r *Registry) execute(ctx context.Context, callID, name string, args json.R
 	return r.finish(out, res, maxOut)
 }
 
+// runBounded runs the tool in a goroutine of its own under timeout and
+// returns what it returns, or, once ctx has ended (the deadline, or the turn
+// being cancelled) and the tool has had abandonGrace to return anyway, an
+// error result saying the call was abandoned. An abandoned tool's goroutine
+// is left to finish on its own (a Go call blocked in the kernel cannot be
+// interrupted); its context is cancelled, so a tool that checks it stops.
+func runBounded(parent context.Context, tool Tool, call *Call, timeout time.Duration) (Result, error) {
+	ctx, cancel := context.WithTimeout(parent, timeout)
+	defer cancel()
+	type outcome struct {
+		res Result
+		err error
+	}
+	done := make(chan outcome, 1) // buffered: an abandoned tool never blocks on it
+	go func() {
+		var o outcome
+		defer func() {
+			if p := recover(); p != nil {
+				o = outcome{res: panicResult(call, p)}
+			}
+			done <- o
+		}()
+		o.res, o.err = tool.Execute(ctx, call.Params)
+	}()
+	select {
+	case o := <-done:
+		return o.res, o.err
+	case <-ctx.Done():
+	}
+	grace := time.NewTimer(abandonGrace)
+	defer grace.Stop()
+	select {
+	case o := <-done:
+		return o.res, o.err
+	case <-grace.C:
+	}
+	meta := map[string]any{"abandoned": true}
+	if parent.Err() == nil {
+		meta["timedOut"] = true
+		return Result{IsError: true, Meta: meta, Content: fmt.Sprintf(
+			"%s did not finish within %s and was abandoned; it may have done part of its work. Try a smaller request, or another way.",
+			call.Name, timeout.Round(time.Second))}, nil
+	}
+	meta["cancelled"] = true
+	return Result{IsError: true, Meta: meta, Content: fmt.Sprintf(
+		"%s was stopped before it finished (the turn was cancelled); it may have done part of its work.", call.Name)}, nil
+}
+
+// panicResult is the error result of a tool that panicked.
+func panicResult(call *Call, p any) Result {
+	return Result{
+		Content: fmt.Sprintf("Tool %s crashed: %v. This is a bug in the tool, not in your arguments.", call.Name, p),
+		IsError: true,
+		Meta:    map[string]any{"panic": fmt.Sprint(p), "stack": string(debug.Stack())},
+	}
+}
+
 // runRecovered runs h and turns a panic or a Go error into an error result.
 func runRecovered(ctx context.Context, h Handler, call *Call) (res Result) {
 	defer func() {
 		if p := recover(); p != nil {
-			res = Result{
-				Content: fmt.Sprintf("Tool %s crashed: %v. This is a bug in the tool, not in your arguments.", call.Name, p),
-				IsError: true,
-				Meta:    map[string]any{"panic": fmt.Sprint(p), "stack": string(debug.Stack())},
-			}
+			res = panicResult(call, p)
 		}
 	}()
 	r, err := h(ctx, call)

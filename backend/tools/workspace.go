@@ -21,7 +21,8 @@ type Workspace struct {
 	dir      string // absolute, cleaned
 	realDir  string // dir with symlinks evaluated
 	restrict bool
-	root     *os.Root // nil when not restricted
+	root     *os.Root     // nil when not restricted
+	reads    *ReadTracker // nil: Write and Edit do not check for a prior Read
 }
 
 // ErrOutsideWorkspace matches (with errors.Is) every error for a path that
@@ -236,13 +237,22 @@ func (w *Workspace) Readlink(name string) (string, error) {
 	return os.Readlink(name)
 }
 
-// ReadDir lists a directory.
+// ReadDir lists a directory. The open does not block and the opened file
+// must be a directory, so a folder swapped for a FIFO after a Stat is
+// refused rather than waited on.
 func (w *Workspace) ReadDir(name string) ([]os.DirEntry, error) {
-	f, err := w.Open(name)
+	f, err := w.OpenFile(name, os.O_RDONLY|openNonblock, 0)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	if !fi.IsDir() {
+		return nil, fmt.Errorf("%s is not a folder (it is %s)", w.Display(name), describeMode(fi.Mode()))
+	}
 	return f.ReadDir(-1)
 }
 

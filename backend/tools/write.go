@@ -54,9 +54,15 @@ func (t *writeTool) Execute(ctx context.Context, params map[string]any) (Result,
 	}
 	content := String(params, "content", "")
 	shown := t.ws.Display(name)
-	old, existed, err := readForDiff(t.ws, name)
+	old, cur, err := readForDiff(t.ws, name)
 	if err != nil {
 		return writeError(shown, err), nil
+	}
+	existed := cur != nil
+	if existed {
+		if r := t.ws.checkFresh(name, shown, cur); r != nil {
+			return *r, nil
+		}
 	}
 	if err := ctx.Err(); err != nil {
 		return Result{}, err
@@ -64,6 +70,7 @@ func (t *writeTool) Execute(ctx context.Context, params map[string]any) (Result,
 	if err := writeFileAtomic(t.ws, name, []byte(content)); err != nil {
 		return writeError(shown, err), nil
 	}
+	t.ws.noteWritten(name)
 	verb := "Created"
 	if existed {
 		verb = "Overwrote"
@@ -79,44 +86,41 @@ func (t *writeTool) Execute(ctx context.Context, params map[string]any) (Result,
 }
 
 // readForDiff returns a file's current text for diffing ("" for a binary or
-// very large file) and whether it exists.
-func readForDiff(ws *Workspace, name string) (string, bool, error) {
+// very large file) and, when it exists, its FileInfo (nil when it does not).
+// It opens the file as OpenRegular does, so a FIFO, socket or device is an
+// ErrNotRegular error, never a hang.
+func readForDiff(ws *Workspace, name string) (string, fs.FileInfo, error) {
 	st, err := ws.Stat(name)
 	if errors.Is(err, fs.ErrNotExist) {
-		return "", false, nil
+		return "", nil, nil
 	}
 	if err != nil {
-		return "", false, err
+		return "", nil, err
 	}
-	if st.IsDir() {
-		return "", true, fmt.Errorf("%w", errIsDir)
+	if err := checkRegular(st); err != nil {
+		return "", nil, err
 	}
-	if st.Size() > maxDiffBytes {
-		return "", true, nil
-	}
-	f, err := ws.Open(name)
+	f, st, err := ws.OpenRegular(name)
 	if err != nil {
-		return "", true, err
+		return "", nil, err
 	}
 	defer f.Close()
+	if st.Size() > maxDiffBytes {
+		return "", st, nil
+	}
 	b, err := io.ReadAll(io.LimitReader(f, maxDiffBytes+1))
 	if err != nil {
-		return "", true, err
+		return "", nil, err
 	}
 	if isBinary(b[:min(len(b), binarySniffBytes)]) {
-		return "", true, nil
+		return "", st, nil
 	}
-	return string(b), true, nil
+	return string(b), st, nil
 }
 
 var errIsDir = errors.New("is a directory")
 
-func writeError(shown string, err error) Result {
-	if errors.Is(err, errIsDir) {
-		return Errorf("Path is a directory, not a file: %s", shown)
-	}
-	return statError(shown, err)
-}
+func writeError(shown string, err error) Result { return openError(shown, "write", err) }
 
 // writeFileAtomic replaces name with data so that a crash leaves either the
 // old or the new content: it writes a temporary file in the same folder,
@@ -130,8 +134,8 @@ func writeFileAtomic(ws *Workspace, name string, data []byte) error {
 	}
 	perm := os.FileMode(0o644)
 	if st, err := ws.Stat(target); err == nil {
-		if st.IsDir() {
-			return errIsDir
+		if err := checkRegular(st); err != nil {
+			return err
 		}
 		perm = st.Mode().Perm()
 	} else if !errors.Is(err, fs.ErrNotExist) {

@@ -82,3 +82,15 @@ export async function copyText(text: string): Promise<boolean> {
     return ok;
   }
 }
+
+/**
+ * MASK_PREFIX starts a secret value the backend masked (an MCP server's
+ * token shown as "••••••••abcd"); sent back unchanged, the backend keeps the
+ * stored value.
+ */
+export const MASK_PREFIX = '\u2022\u2022\u2022\u2022\u2022\u2022\u2022\u2022';
+
+/** hasMasked reports whether any value of the maps is still masked. */
+export function hasMasked(...maps: (Record<string, string> | undefined)[]): boolean {
+  return maps.some((m) => Object.values(m ?? {}).some((v) => v.includes(MASK_PREFIX)));
+}

@@ -7,6 +7,7 @@ vi.mock('../../lib/api', async (importOriginal) => {
   return {
     ...actual,
     setMCPServerEnabled: vi.fn(async () => []),
+    saveMCPServer: vi.fn(async () => []),
     restartMCPServer: vi.fn(async () => []),
     listMCPServers: vi.fn(async () => []),
     listMCPPrompts: vi.fn(async () => []),
@@ -47,5 +48,23 @@ describe('McpServerCard', () => {
     const sw = screen.getByRole('switch', { name: 'Enable files' });
     await fireEvent.click(sw);
     expect(api.setMCPServerEnabled).toHaveBeenCalledWith('files', false);
+  });
+});
+
+describe('McpServerCard secrets', () => {
+  it('shows the masked values the backend sends, and the form keeps them masked on save', async () => {
+    const masked = '\u2022'.repeat(8) + 'WXYZ';
+    render(McpServerCard, {
+      server: mcpServer({ config: { name: 'files', type: 'stdio', command: 'fake-mcp', env: { GITHUB_TOKEN: masked, LEVEL: 'debug' } } }),
+    });
+    expect(screen.getByText(`GITHUB_TOKEN=${masked}`)).toBeTruthy();
+    expect(screen.getByText('LEVEL=debug')).toBeTruthy();
+    await fireEvent.click(screen.getByRole('button', { name: 'Edit' }));
+    expect(screen.getByTestId('masked-hint').textContent).toContain('stored secrets');
+    await fireEvent.click(screen.getByRole('button', { name: 'Save' }));
+    expect(api.saveMCPServer).toHaveBeenCalledWith(
+      expect.objectContaining({ env: { GITHUB_TOKEN: masked, LEVEL: 'debug' } }),
+      undefined,
+    );
   });
 });

@@ -1,0 +1,43 @@
+package engine
+
+import (
+	"os"
+
+	"tinyelf/backend/config"
+	"tinyelf/backend/llm"
+	"tinyelf/backend/tools"
+)
+
+// ChildSecrets returns what no child process (Bash, MCP servers, hooks, user
+// tools) may inherit, given the effective settings (stored, with the
+// environment's providers added): the variables TinyElf reads its own
+// credentials from (the web search keys among them), the key variable of
+// every configured provider's preset
+// (OPENROUTER_API_KEY for an OpenRouter provider), and every secret value the
+// settings hold, under whatever name the user exported it.
+func ChildSecrets(st config.Settings) tools.Secrets {
+	names := config.SecretEnvNames()
+	for name, env := range tools.SearchKeyEnv {
+		if name != tools.SearchSearXNG { // a URL, not a key
+			names = append(names, env)
+		}
+	}
+	for _, p := range st.Providers {
+		if pre, ok := llm.LookupPreset(p.Preset); ok && pre.KeyEnv != "" {
+			names = append(names, pre.KeyEnv)
+		}
+	}
+	return tools.Secrets{Names: names, Values: st.SecretValues()}
+}
+
+// ChildEnviron returns the environment child processes start from: the
+// user's environment without ChildSecrets(st).
+func ChildEnviron(st config.Settings) []string {
+	return tools.CleanEnv(os.Environ(), ChildSecrets(st))
+}
+
+// defaultChildEnviron is the environment when the caller knows no settings:
+// at least TinyElf's own key variables are left out.
+func defaultChildEnviron() []string {
+	return tools.CleanEnv(os.Environ(), tools.Secrets{Names: config.SecretEnvNames()})
+}

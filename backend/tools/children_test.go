@@ -1,0 +1,247 @@
+//go:build linux
+
+package tools
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// procGone reports whether pid has exited (an unreaped zombie counts).
+func procGone(pid int) bool {
+	if errors.Is(syscall.Kill(pid, 0), syscall.ESRCH) {
+		return true
+	}
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		return true
+	}
+	i := strings.LastIndexByte(string(b), ')')
+	return i > 0 && strings.HasPrefix(strings.TrimSpace(string(b[i+1:])), "Z")
+}
+
+// waitGone waits until every pid has exited, and fails (killing the rest)
+// after a deadline.
+func waitGone(t *testing.T, d time.Duration, pids ...int) {
+	t.Helper()
+	deadline := time.Now().Add(d)
+	for _, pid := range pids {
+		for !procGone(pid) {
+			if time.Now().After(deadline) {
+				for _, p := range pids {
+					_ = syscall.Kill(p, syscall.SIGKILL)
+				}
+				t.Fatalf("process %d is still running", pid)
+			}
+			time.Sleep(10 * time.Millisecond)
+		}
+	}
+}
+
+// readPids waits for a file of pids, one a line, written by a child.
+func readPids(t *testing.T, path string, n int) []int {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		b, _ := os.ReadFile(path)
+		var pids []int
+		for _, f := range strings.Fields(string(b)) {
+			if pid, err := strconv.Atoi(f); err == nil {
+				pids = append(pids, pid)
+			}
+		}
+		if len(pids) >= n {
+			return pids
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("no %d pids in %s: %q", n, path, b)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+// startSleeper starts, through c, a shell that leaves a background sleep
+// in its group and one that escaped it (setsid), writes the pids of itself
+// and both, and waits.
+func startSleeper(t *testing.T, c *Children) (*exec.Cmd, *Child, []int) {
+	t.Helper()
+	pidFile := filepath.Join(t.TempDir(), "pids")
+	script := fmt.Sprintf(`sleep 300 & echo $! >> %[1]q; setsid sleep 301 & echo $! >> %[1]q; echo $$ >> %[1]q; wait`, pidFile)
+	cmd := exec.Command("sh", "-c", script)
+	ch, err := c.Start(cmd)
+	if err != nil {
+		t.Fatal(err)
+	}
+	go func() { _ = cmd.Wait() }()
+	return cmd, ch, readPids(t, pidFile, 3)
+}
+
+func TestChildrenKillAll(t *testing.T) {
+	t.Parallel()
+	root := t.TempDir()
+	c := NewChildren(root)
+	_, ch, pids := startSleeper(t, c)
+	recs, _ := filepath.Glob(filepath.Join(root, "*", strconv.Itoa(ch.Pid())))
+	if len(recs) != 1 {
+		t.Fatalf("no record of the group: %v", recs)
+	}
+	if c.Live() != 1 {
+		t.Errorf("Live = %d", c.Live())
+	}
+	c.KillAll()
+	waitGone(t, 5*time.Second, pids...) // the escaped one goes by its tag
+	if entries, _ := os.ReadDir(root); len(entries) != 0 {
+		t.Errorf("records left after KillAll: %v", entries)
+	}
+	// Nothing started after KillAll outlives it.
+	cmd := exec.Command("sleep", "300")
+	if _, err := c.Start(cmd); err != nil {
+		t.Fatal(err)
+	}
+	go func() { _ = cmd.Wait() }()
+	waitGone(t, 5*time.Second, cmd.Process.Pid)
+}
+
+func TestChildrenForgetEndedGroups(t *testing.T) {
+	t.Parallel()
+	root := t.TempDir()
+	c := NewChildren(root)
+	cmd := exec.Command("true")
+	ch, err := c.Start(cmd)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_ = cmd.Wait()
+	ch.Exited()
+	if c.Live() != 0 {
+		t.Errorf("Live = %d after the group ended", c.Live())
+	}
+	if recs, _ := filepath.Glob(filepath.Join(root, "*", "*")); len(recs) != 0 {
+		t.Errorf("records left: %v", recs)
+	}
+	if !strings.Contains(strings.Join(cmd.Env, "\n"), ChildOfEnv+"="+c.tag) {
+		t.Error("the child carries no tag")
+	}
+}
+
+// TestReapOrphans is the start-up cleanup: what a dead owner left running is
+// killed, by its recorded start time or its tag; a record whose pid now
+// names another process, and the records of a live owner, are left alone.
+func TestReapOrphans(t *testing.T) {
+	t.Parallel()
+	root := t.TempDir()
+	// A live owner: this test process's own tracker.
+	live := NewChildren(root)
+	_, _, livePids := startSleeper(t, live)
+	defer live.KillAll()
+
+	// A dead owner, written as a crashed TinyElf would have left it: one
+	// group recorded with its true start time, one with a wrong one (the
+	// pid was reused since), and one process that only carries the tag.
+	dead := "999999999-12345"
+	dir := filepath.Join(root, dead)
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	start := func(args ...string) *exec.Cmd {
+		cmd := exec.Command(args[0], args[1:]...)
+		StartInOwnGroup(cmd)
+		cmd.Env = append(os.Environ(), ChildOfEnv+"=none")
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		go func() { _ = cmd.Wait() }()
+		t.Cleanup(func() { SignalGroup(cmd.Process, true) })
+		return cmd
+	}
+	recorded := start("sleep", "300")
+	reused := start("sleep", "301")
+	tagged := exec.Command("sleep", "302")
+	tagged.Env = append(os.Environ(), ChildOfEnv+"="+dead)
+	if err := tagged.Start(); err != nil {
+		t.Fatal(err)
+	}
+	go func() { _ = tagged.Wait() }()
+	t.Cleanup(func() { _ = tagged.Process.Kill() })
+	st, ok := processStart(recorded.Process.Pid)
+	if !ok {
+		t.Fatal("no start time")
+	}
+	write := func(pid int, start uint64) {
+		if err := os.WriteFile(filepath.Join(dir, strconv.Itoa(pid)), []byte(strconv.FormatUint(start, 10)+"\n"), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write(recorded.Process.Pid, st)
+	write(reused.Process.Pid, 1) // not its start time: another process now
+
+	killed, err := ReapOrphans(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if killed != 2 {
+		t.Errorf("killed %d, want 2 (the recorded group and the tagged process)", killed)
+	}
+	waitGone(t, 5*time.Second, recorded.Process.Pid, tagged.Process.Pid)
+	if procGone(reused.Process.Pid) {
+		t.Error("a process whose pid only matched a record was killed")
+	}
+	for _, pid := range livePids {
+		if procGone(pid) {
+			t.Errorf("a live owner's child %d was killed", pid)
+		}
+	}
+	if _, err := os.Stat(dir); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("the dead owner's records are still there: %v", err)
+	}
+	if _, err := os.Stat(live.dir); err != nil {
+		t.Errorf("the live owner's records are gone: %v", err)
+	}
+}
+
+// TestPdeathsig: a child started in its own group dies with the process
+// that started it, however that one dies. The starter is this test binary
+// run again as a helper, which starts `sleep`, prints its pid and exits
+// without any cleanup.
+func TestPdeathsig(t *testing.T) {
+	t.Parallel()
+	cmd := exec.Command(os.Args[0], "-test.run=^TestPdeathsigHelper$")
+	cmd.Env = append(os.Environ(), "TINYELF_PDEATHSIG_HELPER=1")
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("helper: %v", err)
+	}
+	var pid int
+	for _, line := range strings.Split(string(out), "\n") {
+		if p, ok := strings.CutPrefix(line, "child "); ok {
+			pid, _ = strconv.Atoi(p)
+		}
+	}
+	if pid == 0 {
+		t.Fatalf("the helper printed no pid:\n%s", out)
+	}
+	waitGone(t, 5*time.Second, pid)
+}
+
+// TestPdeathsigHelper is TestPdeathsig's starter; it does nothing in a
+// normal run.
+func TestPdeathsigHelper(t *testing.T) {
+	if os.Getenv("TINYELF_PDEATHSIG_HELPER") != "1" {
+		t.Skip("only run by TestPdeathsig")
+	}
+	cmd := exec.Command("sleep", "300")
+	StartInOwnGroup(cmd)
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	fmt.Printf("child %d\n", cmd.Process.Pid)
+	os.Exit(0)
+}
