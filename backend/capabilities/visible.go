@@ -169,14 +169,14 @@ func (vs *VisibleSet) IndexText() string {
 	var sb strings.Builder
 	sb.WriteString("# More capabilities\n")
 	if vs.index != "" {
-		sb.WriteString("These tools exist but their definitions are not loaded. To use one, call ToolSearch with words describing what you need (or its name); it loads the matches for your next step.\n")
+		sb.WriteString("Deferred tools: call ToolSearch with what you need (or a name) to load them for your next step.\n")
 		sb.WriteString(vs.index)
 	}
 	if vs.skillIndex != "" {
 		if vs.index != "" {
 			sb.WriteByte('\n')
 		}
-		sb.WriteString("Skills are task methods. When one fits the task, call read_skill with its name before starting, and follow it.\n")
+		sb.WriteString("Skills are task methods: when one fits, call read_skill with its name first and follow it.\n")
 		sb.WriteString(vs.skillIndex)
 	}
 	return sb.String()

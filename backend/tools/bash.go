@@ -103,7 +103,7 @@ func (t *bashTool) Info() Info {
 			},
 			"description": map[string]any{
 				"type":        "string",
-				"description": "Optional: what the command does, in 5-10 words, shown to the user (e.g. \"Run the unit tests\").",
+				"description": "What it does in a few words, shown to the user.",
 			},
 		},
 		"required": []string{"command"},

@@ -21,9 +21,9 @@ var editParams = json.RawMessage(`{
   "type": "object",
   "properties": {
     "path": {"type": "string", "description": "File to edit, relative to the workspace root."},
-    "old_string": {"type": "string", "description": "The exact text to replace, including whitespace and indentation. It must occur exactly once unless replace_all is true."},
-    "new_string": {"type": "string", "description": "The text to put in its place (must differ from old_string)."},
-    "replace_all": {"type": "boolean", "description": "Replace every occurrence of old_string (default false)."}
+    "old_string": {"type": "string", "description": "The exact text to replace."},
+    "new_string": {"type": "string", "description": "The new text."},
+    "replace_all": {"type": "boolean", "description": "Replace every occurrence."}
   },
   "required": ["path", "old_string", "new_string"],
   "additionalProperties": false

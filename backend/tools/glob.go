@@ -40,8 +40,8 @@ func NewGlob(ws *Workspace) Tool {
 var globParams = json.RawMessage(`{
   "type": "object",
   "properties": {
-    "pattern": {"type": "string", "description": "Glob pattern matched against file paths relative to path, e.g. \"**/*.go\", \"src/**/*.{ts,tsx}\", \"*.md\"."},
-    "path": {"type": "string", "description": "Folder to search in, relative to the workspace root (default: the workspace root)."}
+    "pattern": {"type": "string", "description": "Glob pattern, e.g. \"**/*.go\", \"src/**/*.{ts,tsx}\"."},
+    "path": {"type": "string", "description": "Folder to search in (default: the workspace root)."}
   },
   "required": ["pattern"]
 }`)

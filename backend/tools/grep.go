@@ -72,9 +72,9 @@ func NewGrep(ws *Workspace, opts GrepOptions) Tool {
 var grepParams = json.RawMessage(`{
   "type": "object",
   "properties": {
-    "pattern": {"type": "string", "description": "Regular expression to search file contents for (RE2 syntax, e.g. \"func\\s+\\w+\" or \"log.*Error\"); matched line by line."},
-    "path": {"type": "string", "description": "File or folder to search, relative to the workspace root (default: the whole workspace)."},
-    "include": {"type": "string", "description": "Only search files whose path matches this glob, e.g. \"*.go\" or \"*.{ts,tsx}\"."}
+    "pattern": {"type": "string", "description": "Regular expression (RE2) to search for."},
+    "path": {"type": "string", "description": "File or folder to search (default: the workspace)."},
+    "include": {"type": "string", "description": "Only files matching this glob, e.g. \"*.go\", \"!*_test.go\"."}
   },
   "required": ["pattern"]
 }`)

@@ -30,8 +30,8 @@ const (
 var readParams = json.RawMessage(`{
   "type": "object",
   "properties": {
-    "path": {"type": "string", "description": "File to read, relative to the workspace root (or absolute inside it)."},
-    "offset": {"type": "integer", "minimum": 1, "description": "Line number to start from (1-based). Use it with limit for large files."},
+    "path": {"type": "string", "description": "File to read, relative to the workspace root."},
+    "offset": {"type": "integer", "minimum": 1, "description": "First line to read (1-based)."},
     "limit": {"type": "integer", "minimum": 1, "description": "Number of lines to read."}
   },
   "required": ["path"],
