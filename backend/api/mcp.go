@@ -21,7 +21,6 @@ import (
 // (an mcp.Change) to the UI.
 const LiveMCPState = "mcp.state"
 
-
 // builtinSource offers the builtin MCP providers each session is eligible
 // for, connected in-process once per session.
 type builtinSource struct {

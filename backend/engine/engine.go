@@ -192,9 +192,9 @@ type sessionState struct {
 	// reads is what the agent has read in this session, so that Write and
 	// Edit refuse files it has not seen; it outlives registry rebuilds
 	// (not the session's release from memory: the agent then reads again).
-	reads   *tools.ReadTracker
-	reg     *Session
-	regKey  string
+	reads  *tools.ReadTracker
+	reg    *Session
+	regKey string
 	// discovery is the session's capability-discovery state; disc is
 	// created on first use, seeded from the log.
 	discovery discovery
