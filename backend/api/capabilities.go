@@ -52,6 +52,11 @@ func (s *Service) syncMCP(c mcp.Change) {
 			entries = append(entries, promptEntry(p))
 		}
 	}
+	for _, r := range s.MCP.Resources() {
+		if r.Server == c.Server {
+			entries = append(entries, resourceDescriptor(r))
+		}
+	}
 	if len(entries) == 0 {
 		s.catalog.Remove(mcpPartition(c.Server), reason)
 	} else {
@@ -79,6 +84,30 @@ func promptEntry(p mcp.PromptCommand) capabilities.Entry {
 		Risk: capabilities.RiskLow, ReadOnly: true, Params: params, ParamText: text.String(),
 		IndexTokens: capabilities.EstimateTokens(p.Name + " — " + summary),
 		FullTokens:  capabilities.EstimateTokens(p.Description) + 20,
+	}
+	return capabilities.Entry{Descriptor: d}
+}
+
+// resourceDescriptor describes an MCP resource: external context the model
+// reads with read_mcp_resource once ToolSearch has found it.
+func resourceDescriptor(r mcp.ResourceInfo) capabilities.Entry {
+	title := r.Title
+	if title == "" {
+		title = r.Name
+	}
+	desc := r.Description
+	if desc == "" {
+		desc = title
+	}
+	summary := capabilities.Summarize(desc)
+	if r.Template {
+		summary = "template: " + summary
+	}
+	d := capabilities.Descriptor{
+		ID: "resource__" + r.Server + "__" + r.URI, Kind: capabilities.KindResource, Name: r.URI, Title: title,
+		Summary: summary, Description: desc, Source: "mcp:" + r.Server, Server: r.Server,
+		Risk: capabilities.RiskLow, ReadOnly: true, Keywords: []string{r.Name, r.MIMEType},
+		IndexTokens: capabilities.EstimateTokens(r.URI + " — " + summary),
 	}
 	return capabilities.Entry{Descriptor: d}
 }

@@ -53,6 +53,13 @@ func TestCapabilitiesThroughTheService(t *testing.T) {
 	if p, ok := find(list, "/mcp__fake__greet"); !ok || p.Kind != capabilities.KindPrompt || p.State != capabilities.StateAvailable {
 		t.Errorf("prompt: %+v %v", p, ok)
 	}
+	if r, ok := find(list, "fake://hello"); !ok || r.Kind != capabilities.KindResource || r.ID != "resource__fake__fake://hello" {
+		t.Errorf("resource: %+v %v", r, ok)
+	}
+	hits, err := h.svc.SearchCapabilities(ctx, SearchCapabilitiesArgs{Query: "greeting", Kind: "resource"})
+	if err != nil || len(hits.Items) != 1 || !strings.Contains(hits.Items[0].Use, `read_mcp_resource(server: "fake", uri: "fake://hello")`) {
+		t.Errorf("resource search: %v %+v", err, hits)
+	}
 	plan, _ := h.svc.ListCapabilities(ctx, CapabilitiesArgs{Mode: "plan", Kind: "tool"})
 	if w, _ := find(plan, "Write"); w.State != capabilities.StateHidden || !strings.Contains(w.Reason, "plan mode") {
 		t.Errorf("Write in plan mode: %+v", w)
