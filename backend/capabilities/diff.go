@@ -52,7 +52,7 @@ func DiffSets(prev, next *VisibleSet) SetDiff {
 	type standing struct {
 		state State
 		hash  string
-		e     Entry
+		e     *Entry
 	}
 	stand := func(vs *VisibleSet) map[string]standing {
 		out := map[string]standing{}
@@ -82,7 +82,7 @@ func DiffSets(prev, next *VisibleSet) SetDiff {
 		}
 	}
 	// Items in the new set's order, then the removed ones in the old set's.
-	order := func(vs *VisibleSet) []Entry {
+	order := func(vs *VisibleSet) []*Entry {
 		if vs == nil {
 			return nil
 		}
@@ -127,7 +127,7 @@ func DiffSets(prev, next *VisibleSet) SetDiff {
 
 // goneReason explains why a capability left the set: the policy's verdict
 // when it is still in the view, its source's last change otherwise.
-func goneReason(e Entry, next *VisibleSet) string {
+func goneReason(e *Entry, next *VisibleSet) string {
 	if dec, ok := next.decisions[e.ID]; ok {
 		return dec.Reason
 	}
@@ -139,7 +139,7 @@ func goneReason(e Entry, next *VisibleSet) string {
 	return fmt.Sprintf("%s no longer offers it", sourceWords(e))
 }
 
-func sourceWords(e Entry) string {
+func sourceWords(e *Entry) string {
 	if e.Server != "" {
 		return "MCP server " + e.Server
 	}

@@ -21,8 +21,9 @@ type Discovery struct {
 	loaded   []string // skill IDs
 	order    []string // tool names in first-visible order
 	last     *VisibleSet
-	// index caches the last rendered deferred index by its input.
-	indexKey, indexText string
+	// rendered caches the last rendered index texts by their input, one
+	// slot per kind of index.
+	rendered [2]struct{ key, text string }
 }
 
 // Discovery bounds.
@@ -139,20 +140,19 @@ func (d *Discovery) SetLast(v *VisibleSet) {
 
 // cachedIndex returns the deferred index for key, rendering it with
 // render when key differs from the last one.
-func (d *Discovery) cachedIndex(key string, render func() string) string {
+func (d *Discovery) cachedIndex(slot int, key string, render func() string) string {
 	if d == nil {
 		return render()
 	}
 	d.mu.Lock()
-	if d.indexKey == key {
-		text := d.indexText
+	if c := d.rendered[slot]; c.key == key {
 		d.mu.Unlock()
-		return text
+		return c.text
 	}
 	d.mu.Unlock()
 	text := render()
 	d.mu.Lock()
-	d.indexKey, d.indexText = key, text
+	d.rendered[slot].key, d.rendered[slot].text = key, text
 	d.mu.Unlock()
 	return text
 }

@@ -142,15 +142,17 @@ func Compute(v *View, in Inputs, d *Discovery) *VisibleSet {
 	set := in.Settings.withDefaults()
 	st := d.snapshot()
 	vs := &VisibleSet{decisions: make(map[string]Decision, v.Len()), view: v}
-	decide := func(e Entry, s State, why string) {
+	decide := func(e *Entry, s State, why string) {
 		vs.decisions[e.ID] = Decision{ID: e.ID, Name: e.Name, Kind: e.Kind, State: s, Reason: why}
 	}
-	hide := func(e Entry, why string, cause Cause) {
+	hide := func(e *Entry, why string, cause Cause) {
 		vs.decisions[e.ID] = Decision{ID: e.ID, Name: e.Name, Kind: e.Kind, State: StateHidden, Reason: why, Cause: cause}
 	}
 	toolSearchOK := false
-	var eligible []Entry
-	for _, e := range v.Entries() {
+	entries := v.Entries()
+	eligible := make([]*Entry, 0, len(entries))
+	for i := range entries {
+		e := &entries[i]
 		switch e.Kind {
 		case KindTool:
 			if why, cause := hiddenReason(e, in); why != "" {
@@ -223,7 +225,7 @@ func Compute(v *View, in Inputs, d *Discovery) *VisibleSet {
 	vs.Deferring = deferring
 
 	mentions := mentionText(in.Task, in.Observation)
-	var visible []Entry
+	visible := make([]*Entry, 0, 32)
 	for _, e := range eligible {
 		if n := st.failures[e.Name]; n >= DemoteAfter && e.Tier != TierCore {
 			decide(e, StateDeferred, fmt.Sprintf("demoted: called with invalid arguments %d times in a row; ToolSearch loads it again", n))
@@ -258,8 +260,15 @@ func Compute(v *View, in Inputs, d *Discovery) *VisibleSet {
 		key.WriteString(e.ID)
 		key.WriteByte(0)
 	}
-	vs.index = d.cachedIndex(key.String(), func() string { return renderIndex(vs.Deferred, set.IndexBudget) })
-	vs.skillIndex = renderSkills(vs.Skills, vs.decisions, set.SkillBudget)
+	vs.index = d.cachedIndex(0, key.String(), func() string { return renderIndex(vs.Deferred, set.IndexBudget) })
+	key.Reset()
+	key.WriteString(v.Key())
+	fmt.Fprintf(&key, "|%d|", set.SkillBudget)
+	for _, e := range vs.Skills {
+		key.WriteString(e.ID)
+		key.WriteString(string(vs.decisions[e.ID].State))
+	}
+	vs.skillIndex = d.cachedIndex(1, key.String(), func() string { return renderSkills(vs.Skills, vs.decisions, set.SkillBudget) })
 	vs.IndexTokens = EstimateTokens(vs.index) + EstimateTokens(vs.skillIndex)
 	vs.Inputs = record(in, v, st, set, window)
 	return vs
@@ -267,7 +276,7 @@ func Compute(v *View, in Inputs, d *Discovery) *VisibleSet {
 
 // hiddenReason says why a tool is not offered at all this call, and which
 // rule hides it; "" when none does.
-func hiddenReason(e Entry, in Inputs) (string, Cause) {
+func hiddenReason(e *Entry, in Inputs) (string, Cause) {
 	switch {
 	case e.Problem != "":
 		return e.Problem, CauseProblem
@@ -287,7 +296,7 @@ func hiddenReason(e Entry, in Inputs) (string, Cause) {
 // allowedBy reports whether an allowedTools list admits a tool: by name, by
 // identity, or by a trailing-* prefix ("mcp__github__*", "mcp__*"), and an
 // entry "mcp__server" admits every tool of that server.
-func allowedBy(allowed []string, e Entry) bool {
+func allowedBy(allowed []string, e *Entry) bool {
 	if e.Name == ToolSearchName {
 		return true // discovery itself is not a capability an agent gives up by naming others
 	}
@@ -304,7 +313,7 @@ func allowedBy(allowed []string, e Entry) bool {
 	return false
 }
 
-func coreReason(e Entry) string {
+func coreReason(e *Entry) string {
 	if e.Name == ToolSearchName {
 		return "always visible: it finds the other capabilities"
 	}
@@ -313,7 +322,7 @@ func coreReason(e Entry) string {
 
 // wantedReason says why a tool should be visible whatever the budget: the
 // model found it, used it, or the task or a tool result names it.
-func wantedReason(e Entry, st discoveryState, mentions string) (string, bool) {
+func wantedReason(e *Entry, st discoveryState, mentions string) (string, bool) {
 	if why, ok := st.promoted[e.Name]; ok {
 		return why, true
 	}
@@ -368,8 +377,8 @@ func isWordByte(b byte) bool {
 // orderTools puts visible tools in projection order: core and common local
 // tools first in catalog order (the stable prefix prompt caches reuse), then
 // the others in the order they first became visible in the session.
-func orderTools(visible []Entry, d *Discovery) []Entry {
-	var fixed, rest []Entry
+func orderTools(visible []*Entry, d *Discovery) []*Entry {
+	var fixed, rest []*Entry
 	for _, e := range visible {
 		if e.Source == SourceBuiltin && e.Tier != TierDeferrable {
 			fixed = append(fixed, e)
@@ -382,6 +391,6 @@ func orderTools(visible []Entry, d *Discovery) []Entry {
 		names[i] = e.Name
 	}
 	pos := d.orderOf(names)
-	slices.SortStableFunc(rest, func(a, b Entry) int { return pos[a.Name] - pos[b.Name] })
+	slices.SortStableFunc(rest, func(a, b *Entry) int { return pos[a.Name] - pos[b.Name] })
 	return append(fixed, rest...)
 }

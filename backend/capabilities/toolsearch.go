@@ -80,7 +80,7 @@ func Find(v *View, in Inputs, vs *VisibleSet, req SearchRequest) (SearchResult, 
 			return false
 		}
 		if e.Kind == KindTool {
-			why, _ := hiddenReason(e, in)
+			why, _ := hiddenReason(&e, in)
 			return why == ""
 		}
 		return true

@@ -18,11 +18,11 @@ import (
 // every capability in the session's view. It is immutable once computed.
 type VisibleSet struct {
 	// Tools are sent with full schemas, in projection order.
-	Tools []Entry
+	Tools []*Entry
 	// Deferred tools appear in the index only.
-	Deferred []Entry
+	Deferred []*Entry
 	// Skills are in the skill index (loaded ones marked).
-	Skills []Entry
+	Skills []*Entry
 	// Deferring says whether deferral is on, and DeferReason why (or why
 	// not).
 	Deferring   bool
@@ -128,7 +128,7 @@ func (vs *VisibleSet) ToolNames() []string { return names(vs.Tools) }
 // DeferredNames returns the deferred tools' names.
 func (vs *VisibleSet) DeferredNames() []string { return names(vs.Deferred) }
 
-func names(es []Entry) []string {
+func names(es []*Entry) []string {
 	out := make([]string, len(es))
 	for i, e := range es {
 		out[i] = e.Name
@@ -186,7 +186,7 @@ func (vs *VisibleSet) IndexText() string {
 // ("name — summary") when they fit; otherwise grouped by server with bare
 // names; and when even that is too long, one line per server with its
 // tool count and most common words.
-func renderIndex(deferred []Entry, budget int) string {
+func renderIndex(deferred []*Entry, budget int) string {
 	if len(deferred) == 0 {
 		return ""
 	}
@@ -202,7 +202,7 @@ func renderIndex(deferred []Entry, budget int) string {
 	type group struct {
 		key   string
 		names []string
-		ents  []Entry
+		ents  []*Entry
 	}
 	var groups []*group
 	byKey := map[string]*group{}
@@ -260,7 +260,7 @@ func renderIndex(deferred []Entry, budget int) string {
 
 // topWords returns the most frequent name words of a group of tools, for a
 // one-line summary of what a server offers.
-func topWords(es []Entry, n int) []string {
+func topWords(es []*Entry, n int) []string {
 	count := map[string]int{}
 	var order []string
 	for _, e := range es {
@@ -289,11 +289,11 @@ const skillDescMax = 250
 
 // renderSkills lists the skills for the index: "name — description" capped
 // per skill, then names only when the whole would exceed the budget.
-func renderSkills(skills []Entry, decisions map[string]Decision, budget int) string {
+func renderSkills(skills []*Entry, decisions map[string]Decision, budget int) string {
 	if len(skills) == 0 {
 		return ""
 	}
-	line := func(e Entry, withDesc bool) string {
+	line := func(e *Entry, withDesc bool) string {
 		s := "- " + e.Name
 		if decisions[e.ID].State == StateVisible {
 			s += " (loaded)"
