@@ -1,6 +1,7 @@
 package mcp
 
 import (
+	"bytes"
 	"context"
 	"crypto/rand"
 	"crypto/subtle"
@@ -8,12 +9,15 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"net"
 	"net/http"
 	"net/netip"
 	"net/url"
+	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/mark3labs/mcp-go/server"
 
@@ -96,8 +100,11 @@ func StartBridge(ctx context.Context, reg *ProviderRegistry, opts BridgeOptions)
 	// with one open mcp-go may deliver a call's progress there, out of
 	// order with the call's own stream.
 	mcpHTTP := server.NewStreamableHTTPServer(mcpSrv, server.WithDisableStreaming(true))
-	mux.Handle("/mcp", guardLoopback(requireToken(opts.Token, mcpHTTP)))
-	b.srv = &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
+	mux.Handle("/mcp", guardLoopback(requireToken(opts.Token, readBody(MaxBridgeBody, knownTools(names, mcpHTTP)))))
+	// No WriteTimeout: a call's answer streams for as long as the call runs
+	// (its progress). ReadTimeout only bounds reading the request: readBody
+	// lifts it once the body is in.
+	b.srv = &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second, ReadTimeout: time.Minute, IdleTimeout: 2 * time.Minute}
 	go func() {
 		err := b.srv.Serve(ln)
 		if errors.Is(err, http.ErrServerClosed) {
@@ -118,6 +125,115 @@ func (p prefixed) Info() tools.Info {
 	i := p.Tool.Info()
 	i.Name = p.prefix + i.Name
 	return i
+}
+
+// Execute runs the tool; an error result never quotes a long argument back
+// whole (a tool's message may name the bad value more than once).
+func (p prefixed) Execute(ctx context.Context, params map[string]any) (tools.Result, error) {
+	res, err := p.Tool.Execute(ctx, params)
+	if err != nil {
+		return res, errors.New(shortenArgs(err.Error(), params))
+	}
+	if res.IsError {
+		res.Content = shortenArgs(res.Content, params)
+	}
+	return res, nil
+}
+
+// MaxBridgeBody bounds one request to the bridge, as tinyelf serve does.
+const MaxBridgeBody = 16 << 20
+
+// quoteLimit is how much of a bad value an error message quotes.
+const quoteLimit = 40
+
+// QuotePrefix quotes at most the first n bytes of s (at a character
+// boundary), saying how long the whole was when it is cut: an error can
+// name a bad value without echoing megabytes of it.
+func QuotePrefix(s string, n int) string {
+	if len(s) <= n {
+		return strconv.Quote(s)
+	}
+	cut := n
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
+		cut--
+	}
+	return fmt.Sprintf("%s… (%d bytes)", strconv.Quote(s[:cut]), len(s))
+}
+
+// shortenArgs replaces, in msg, every occurrence of a long string argument
+// with a short quoted prefix of it.
+func shortenArgs(msg string, params map[string]any) string {
+	for _, v := range params {
+		if s, ok := v.(string); ok && len(s) > quoteLimit && strings.Contains(msg, s) {
+			msg = strings.ReplaceAll(msg, s, QuotePrefix(s, quoteLimit))
+		}
+	}
+	return msg
+}
+
+// readBody reads a request's body (refusing one over max before reading a
+// byte of it when Content-Length says so, and cutting one that grows past
+// max), so that the MCP handler below works on bounded memory. Once the
+// body is in, the read deadline is lifted: the call may run, and stream its
+// progress, for longer than reading the request may take.
+func readBody(max int64, next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.ContentLength > max {
+			http.Error(w, fmt.Sprintf("Request Entity Too Large: the bridge takes requests of up to %d MiB", max>>20), http.StatusRequestEntityTooLarge)
+			return
+		}
+		body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, max))
+		if err != nil {
+			var tooBig *http.MaxBytesError
+			var ne net.Error
+			switch {
+			case errors.As(err, &tooBig):
+				http.Error(w, fmt.Sprintf("Request Entity Too Large: the bridge takes requests of up to %d MiB", max>>20), http.StatusRequestEntityTooLarge)
+			case errors.As(err, &ne) && ne.Timeout():
+				http.Error(w, "Request Timeout: the request body came too slowly", http.StatusRequestTimeout)
+			default:
+				http.Error(w, "Bad Request: the request body could not be read", http.StatusBadRequest)
+			}
+			return
+		}
+		_ = http.NewResponseController(w).SetReadDeadline(time.Time{})
+		r.Body = io.NopCloser(bytes.NewReader(body))
+		r.ContentLength = int64(len(body))
+		next.ServeHTTP(w, r)
+	})
+}
+
+// knownTools answers a tools/call for a tool the bridge does not serve
+// itself, quoting only a prefix of the name (the MCP handler would echo a
+// name of any length back whole).
+func knownTools(names []string, next http.Handler) http.Handler {
+	known := map[string]bool{}
+	for _, n := range names {
+		known[n] = true
+	}
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method != http.MethodPost {
+			next.ServeHTTP(w, r)
+			return
+		}
+		body, _ := io.ReadAll(r.Body) // readBody already holds it in memory
+		r.Body = io.NopCloser(bytes.NewReader(body))
+		var call struct {
+			ID     json.RawMessage `json:"id"`
+			Method string          `json:"method"`
+			Params struct {
+				Name string `json:"name"`
+			} `json:"params"`
+		}
+		if json.Unmarshal(body, &call) != nil || call.Method != "tools/call" || known[call.Params.Name] || len(call.ID) == 0 {
+			next.ServeHTTP(w, r)
+			return
+		}
+		w.Header().Set("Content-Type", "application/json")
+		_ = json.NewEncoder(w).Encode(map[string]any{"jsonrpc": "2.0", "id": call.ID, "error": map[string]any{
+			"code": -32602, "message": fmt.Sprintf("unknown tool %s; this server offers: %s", QuotePrefix(call.Params.Name, quoteLimit), strings.Join(names, ", ")),
+		}})
+	})
 }
 
 // URL returns the endpoint, e.g. http://127.0.0.1:41234/mcp.

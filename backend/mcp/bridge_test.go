@@ -3,9 +3,12 @@ package mcp
 import (
 	"context"
 	"encoding/json"
+	"fmt"
+	"io"
 	"net/http"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strings"
 	"testing"
@@ -141,5 +144,134 @@ func TestBridgeRejects(t *testing.T) {
 	}
 	if _, err := StartBridge(context.Background(), NewProviderRegistry(), BridgeOptions{Addr: "0.0.0.0:0"}); err == nil {
 		t.Error("a bridge on a non-loopback address started")
+	}
+}
+
+// repeatReader yields n bytes of 'x' without holding them in memory.
+type repeatReader struct{ n int64 }
+
+func (r *repeatReader) Read(p []byte) (int, error) {
+	if r.n <= 0 {
+		return 0, io.EOF
+	}
+	if int64(len(p)) > r.n {
+		p = p[:r.n]
+	}
+	for i := range p {
+		p[i] = 'x'
+	}
+	r.n -= int64(len(p))
+	return len(p), nil
+}
+
+// TestBridgeBodyLimit sends 100 MB bodies, with and without a
+// Content-Length: both are refused with 413, and the bridge's memory stays
+// bounded by its 16 MiB limit (the first is refused before it is read).
+// Not parallel: it measures the process's allocations.
+func TestBridgeBodyLimit(t *testing.T) {
+	b, _ := startTestBridge(t)
+	const size = 100 << 20
+	tests := []struct {
+		name     string
+		length   int64 // -1: chunked
+		maxAlloc uint64
+	}{
+		{"declared length", size, 4 << 20},
+		{"chunked", -1, 3 * MaxBridgeBody},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			var before, after runtime.MemStats
+			runtime.GC()
+			runtime.ReadMemStats(&before)
+			req, err := http.NewRequest(http.MethodPost, b.URL(), &repeatReader{n: size})
+			must(t, err)
+			req.ContentLength = tc.length
+			req.Header.Set("Authorization", "Bearer "+b.Token())
+			req.Header.Set("Content-Type", "application/json")
+			req.Header.Set("Accept", "application/json, text/event-stream")
+			resp, err := http.DefaultClient.Do(req)
+			runtime.ReadMemStats(&after)
+			if err != nil {
+				// The bridge may close the connection while the client is
+				// still sending; what matters is that it did not read it all.
+				t.Logf("client: %v", err)
+			} else {
+				body, _ := io.ReadAll(resp.Body)
+				resp.Body.Close()
+				if resp.StatusCode != http.StatusRequestEntityTooLarge || !strings.Contains(string(body), "16 MiB") {
+					t.Errorf("status %d: %s", resp.StatusCode, body)
+				}
+			}
+			grew := after.TotalAlloc - before.TotalAlloc
+			t.Logf("allocated %.1f MB while refusing a %d MB body", float64(grew)/(1<<20), size>>20)
+			if grew > tc.maxAlloc {
+				t.Errorf("a %d MB body made the process allocate %d MB (limit %d MB)", size>>20, grew>>20, tc.maxAlloc>>20)
+			}
+		})
+	}
+}
+
+// TestBridgeQuotesBadValuesShortly calls tools with long bad values: the
+// errors name them by a short prefix, never whole.
+func TestBridgeQuotesBadValuesShortly(t *testing.T) {
+	t.Parallel()
+	b, _ := startTestBridge(t)
+	long := strings.Repeat("A", 5000)
+	sid := ""
+	post := func(body string) string {
+		t.Helper()
+		req, err := http.NewRequest(http.MethodPost, b.URL(), strings.NewReader(body))
+		must(t, err)
+		req.Header.Set("Authorization", "Bearer "+b.Token())
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Accept", "application/json, text/event-stream")
+		if sid != "" {
+			req.Header.Set("Mcp-Session-Id", sid)
+			req.Header.Set("Mcp-Protocol-Version", "2025-11-25")
+		}
+		resp, err := http.DefaultClient.Do(req)
+		must(t, err)
+		defer resp.Body.Close()
+		if sid == "" {
+			sid = resp.Header.Get("Mcp-Session-Id")
+		}
+		out, _ := io.ReadAll(resp.Body)
+		return string(out)
+	}
+	post(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`)
+	tests := []struct {
+		name, call, want string
+	}{
+		{"missing file", `{"name":"workspace_read_file","arguments":{"path":"` + long + `"}}`, "(5000 bytes)"},
+		{"bad regex", `{"name":"workspace_grep","arguments":{"pattern":"(` + long + `"}}`, "(5001 bytes)"},
+		{"unknown tool", `{"name":"nope` + long + `","arguments":{}}`, "unknown tool"},
+	}
+	for i, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			out := post(fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":%s}`, i+2, tc.call))
+			if strings.Contains(out, strings.Repeat("A", 100)) || !strings.Contains(out, tc.want) {
+				t.Errorf("answer (%d bytes) quotes the value whole or lacks %q: %.300s", len(out), tc.want, out)
+			}
+		})
+	}
+}
+
+func TestQuotePrefix(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		in   string
+		n    int
+		want string
+	}{
+		{"short", 10, `"short"`},
+		{"abcdefghij", 4, `"abcd"… (10 bytes)`},
+		{"日本語です", 4, `"日"… (15 bytes)`},
+		{"a\nb\x1b[31m" + strings.Repeat("x", 20), 8, `"a\nb\x1b[31m"… (28 bytes)`},
+	}
+	for _, tc := range tests {
+		if got := QuotePrefix(tc.in, tc.n); got != tc.want {
+			t.Errorf("QuotePrefix(%q, %d) = %s, want %s", tc.in, tc.n, got, tc.want)
+		}
 	}
 }
