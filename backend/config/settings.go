@@ -254,6 +254,19 @@ type Store struct {
 	// Warning explains a problem met while loading (a corrupt file that was
 	// set aside); empty when the file loaded cleanly.
 	warning string
+	// recovered is set when the file did not parse and was set aside.
+	recovered *Recovery
+}
+
+// Recovery describes a settings file that could not be read when the store
+// opened: it was renamed aside, never deleted, and the defaults are in use.
+type Recovery struct {
+	// Path is the settings file.
+	Path string `json:"path"`
+	// Aside is where the unreadable file now is.
+	Aside string `json:"aside"`
+	// Err says why it could not be read.
+	Err string `json:"error"`
 }
 
 // SettingsFile is the settings file's name inside the data folder.
@@ -273,12 +286,13 @@ func OpenStore(path string) (*Store, error) {
 		return nil, fmt.Errorf("read settings %s: %w", path, err)
 	}
 	if err := json.Unmarshal(b, &s.settings); err != nil {
-		aside := fmt.Sprintf("%s.corrupt-%s", path, time.Now().UTC().Format("20060102T150405Z"))
-		if rerr := os.Rename(path, aside); rerr != nil {
+		aside, rerr := setAside(path)
+		if rerr != nil {
 			return nil, fmt.Errorf("settings %s are corrupt (%v) and could not be set aside: %w", path, err, rerr)
 		}
 		s.settings = Settings{Version: SettingsVersion}
-		s.warning = fmt.Sprintf("The settings file could not be read (%v); it was kept as %s and the defaults are in use.", err, aside)
+		s.recovered = &Recovery{Path: path, Aside: aside, Err: err.Error()}
+		s.warning = fmt.Sprintf("The settings file %s could not be read (%v); it was kept as %s and the defaults are in use.", path, err, aside)
 		return s, nil
 	}
 	s.stamp = stampOf(path)
@@ -286,6 +300,31 @@ func OpenStore(path string) (*Store, error) {
 		s.warning = fmt.Sprintf("The settings file was written by a newer TinyElf (version %d); unknown settings will be dropped when you save.", s.settings.Version)
 	}
 	return s, nil
+}
+
+// setAside renames the file at path to a name beside it that no earlier
+// copy uses, so a second corrupt file never overwrites the first one's copy.
+func setAside(path string) (string, error) {
+	base := fmt.Sprintf("%s.corrupt-%s", path, time.Now().UTC().Format("20060102T150405Z"))
+	aside := base
+	for i := 2; ; i++ {
+		if _, err := os.Lstat(aside); errors.Is(err, fs.ErrNotExist) {
+			break
+		}
+		aside = fmt.Sprintf("%s-%d", base, i)
+	}
+	return aside, os.Rename(path, aside)
+}
+
+// Recovered reports the settings file that could not be read when the store
+// opened and was set aside, if that happened.
+func (s *Store) Recovered() (Recovery, bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.recovered == nil {
+		return Recovery{}, false
+	}
+	return *s.recovered, true
 }
 
 // Path returns the settings file's path.

@@ -57,6 +57,44 @@ func TestOpenStore(t *testing.T) {
 
 func ptr(s string) *string { return &s }
 
+// TestCorruptFilesAreNeverOverwritten sets aside two corrupt files in a row
+// (within the same second): both copies stay, and Recovered names each one.
+func TestCorruptFilesAreNeverOverwritten(t *testing.T) {
+	t.Parallel()
+	path := filepath.Join(t.TempDir(), SettingsFile)
+	var asides []string
+	for _, content := range []string{`{"first":`, `{"second":`} {
+		if err := os.WriteFile(path, []byte(content), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		s, err := OpenStore(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rec, ok := s.Recovered()
+		if !ok || rec.Path != path || rec.Err == "" || !strings.Contains(s.Warning(), rec.Aside) || !strings.Contains(s.Warning(), path) {
+			t.Fatalf("Recovered() = %+v, %v; warning %q", rec, ok, s.Warning())
+		}
+		if b, err := os.ReadFile(rec.Aside); err != nil || string(b) != content {
+			t.Fatalf("the copy %s holds %q (%v), want %q", rec.Aside, b, err, content)
+		}
+		asides = append(asides, rec.Aside)
+	}
+	if asides[0] == asides[1] {
+		t.Fatalf("both corrupt files went to %s", asides[0])
+	}
+	if b, _ := os.ReadFile(asides[0]); string(b) != `{"first":` {
+		t.Errorf("the first copy was overwritten: %q", b)
+	}
+	s, err := OpenStore(path) // no file now: defaults, nothing recovered
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := s.Recovered(); ok {
+		t.Error("a missing file counts as recovered")
+	}
+}
+
 func TestUpdatePersistsAtomically(t *testing.T) {
 	t.Parallel()
 	path := filepath.Join(t.TempDir(), SettingsFile)
