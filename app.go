@@ -12,10 +12,6 @@ import (
 	"tinyelf/backend/api"
 )
 
-// version is the TinyElf release this binary reports; release builds set it
-// with -ldflags "-X main.version=...".
-var version = "0.1.0-dev"
-
 // EventName is the Wails event that carries engine events to the window.
 const EventName = "tinyelf:event"
 
@@ -48,7 +44,7 @@ func (a *App) startup(ctx context.Context) {
 	if a.svc == nil {
 		return
 	}
-	events, unsubscribe := a.svc.Bus.Subscribe()
+	events, unsubscribe := a.svc.Subscribe()
 	a.stop = unsubscribe
 	go func() {
 		for ev := range events {

@@ -34,12 +34,15 @@ func runDesktop(ctx context.Context, stderr io.Writer) int {
 	}
 	assets := uiAssets
 
-	svc, err := openService(ctx, api.Options{})
+	svc, err := api.New(ctx, api.Options{Version: version})
 	if err != nil {
 		fmt.Fprintf(stderr, "tinyelf: %v\n", err)
 		return exitError
 	}
 	defer svc.Close()
+	for _, w := range svc.Warnings() { // the window shows them too
+		fmt.Fprintf(stderr, "warning: %s\n", w)
+	}
 	app := NewApp(svc)
 	// Closing the window ends runDesktop; so does ctx ending (Ctrl+C, SIGTERM),
 	// which quits the window from a watcher that stops when the window closes first.

@@ -1,74 +1,28 @@
 // Command tinyelf is the TinyElf desktop AI agent. With no arguments it opens
-// the desktop window; subcommands run the same engine headless.
+// the desktop window; subcommands (backend/cli) run the same engine headless.
 package main
 
 import (
-	"context"
-	"fmt"
-	"io"
+	"io/fs"
 	"os"
-	"os/signal"
-	"syscall"
+
+	"tinyelf/backend/cli"
 )
 
-// Exit codes shared by every subcommand.
+// version is the TinyElf release this binary reports; release builds set it
+// with -ldflags "-X main.version=...".
+var version = "0.1.0-dev"
+
+// uiAssets is the built frontend; the desktop build embeds it (ui_embed.go)
+// and other builds serve a page saying it is missing.
+var uiAssets fs.FS
+
+// Exit codes of the desktop entry.
 const (
 	exitOK    = 0
-	exitError = 1 // the work failed (a tool returned an error result, a run ended in error)
-	exitUsage = 2 // the command line was wrong
+	exitError = 1
 )
 
-const usageText = `TinyElf — a desktop AI agent.
-
-Usage:
-  tinyelf                         open the desktop window
-  tinyelf serve [--addr ADDR]     serve the same UI to a browser on loopback
-  tinyelf run -p PROMPT [flags]   run one task headless
-  tinyelf tool list               list the tools the agent has
-  tinyelf tool NAME [--args JSON] [--workspace DIR] [--mode MODE]
-                                  run one tool through the tool pipeline
-  tinyelf mcp list|add|remove|import|test|bridge
-  tinyelf skills list|search|install|show
-  tinyelf sessions list|show|export|replay
-  tinyelf help                    show this help
-
-Environment:
-  TINYELF_HOME    data folder (default: the user config folder + /tinyelf)
-`
-
 func main() {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	code := run(ctx, os.Args[1:], os.Stdout, os.Stderr)
-	stop()
-	os.Exit(code)
-}
-
-// run dispatches a command line and returns the process exit code.
-func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
-	if len(args) == 0 {
-		return runDesktop(ctx, stderr)
-	}
-	switch args[0] {
-	case "help", "-h", "--help":
-		fmt.Fprint(stdout, usageText)
-		return exitOK
-	case "desktop":
-		return runDesktop(ctx, stderr)
-	case "tool":
-		return runTool(ctx, args[1:], stdout, stderr)
-	case "serve":
-		return runServe(ctx, args[1:], stdout, stderr)
-	case "run":
-		return runRun(ctx, args[1:], stdout, stderr)
-	case "sessions":
-		return runSessions(ctx, args[1:], stdout, stderr)
-	case "mcp":
-		return runMCP(ctx, args[1:], stdout, stderr)
-	case "skills":
-		fmt.Fprintf(stderr, "tinyelf %s is not yet available in this build.\n", args[0])
-		return exitError
-	default:
-		fmt.Fprintf(stderr, "tinyelf: unknown command %q\n\n%s", args[0], usageText)
-		return exitUsage
-	}
+	os.Exit(cli.Main(os.Args[1:], cli.Options{Version: version, Assets: uiAssets, Desktop: runDesktop}))
 }

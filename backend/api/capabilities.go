@@ -26,7 +26,7 @@ func (s *Service) syncMCP(c mcp.Change) {
 		// The server list changed: every server is brought up to date, and
 		// the partitions of removed ones dropped.
 		known := map[string]bool{}
-		for _, st := range s.MCP.States() {
+		for _, st := range s.userMCP.States() {
 			known[mcpPartition(st.Name)] = true
 			s.syncMCP(mcp.Change{Server: st.Name, State: st, Reason: c.Reason})
 		}
@@ -42,17 +42,17 @@ func (s *Service) syncMCP(c mcp.Change) {
 		reason = fmt.Sprintf("MCP server %s is %s", c.Server, c.State.Status)
 	}
 	var entries []capabilities.Entry
-	for _, t := range s.MCP.Tools() {
+	for _, t := range s.userMCP.Tools() {
 		if capabilities.ServerOf(t.Info()) == c.Server {
 			entries = append(entries, capabilities.ToolEntry(t))
 		}
 	}
-	for _, p := range s.MCP.Prompts() {
+	for _, p := range s.userMCP.Prompts() {
 		if p.Server == c.Server {
 			entries = append(entries, promptEntry(p))
 		}
 	}
-	for _, r := range s.MCP.Resources() {
+	for _, r := range s.userMCP.Resources() {
 		if r.Server == c.Server {
 			entries = append(entries, resourceDescriptor(r))
 		}
@@ -173,7 +173,7 @@ func (s *Service) ListCapabilities(ctx context.Context, a CapabilitiesArgs) (Cap
 	if err != nil {
 		return CapabilityList{}, invalidf("%v", err)
 	}
-	vs, err := s.Engine.Preview(ctx, a.SessionID, a.Mode)
+	vs, err := s.engine.Preview(ctx, a.SessionID, a.Mode)
 	if err != nil {
 		return CapabilityList{}, mapErr(err)
 	}
@@ -206,7 +206,7 @@ func (s *Service) SearchCapabilities(ctx context.Context, a SearchCapabilitiesAr
 	if err != nil {
 		return capabilities.SearchResult{}, invalidf("%v", err)
 	}
-	res, err := s.Engine.SearchPreview(ctx, a.SessionID, a.Mode, capabilities.SearchRequest{Query: a.Query, Kind: kind, Limit: a.Limit, Regex: a.Regex})
+	res, err := s.engine.SearchPreview(ctx, a.SessionID, a.Mode, capabilities.SearchRequest{Query: a.Query, Kind: kind, Limit: a.Limit, Regex: a.Regex})
 	if err != nil {
 		return res, invalidf("%v", err)
 	}
@@ -221,6 +221,6 @@ type ReplayCapabilitiesArgs struct {
 // ReplayCapabilities rebuilds each model call's visible set of a session
 // from its log and checks it against what was sent.
 func (s *Service) ReplayCapabilities(ctx context.Context, a ReplayCapabilitiesArgs) (*sessions.CapabilityReplay, error) {
-	rep, err := s.Store.ReplayCapabilities(ctx, a.SessionID)
+	rep, err := s.store.ReplayCapabilities(ctx, a.SessionID)
 	return rep, mapErr(err)
 }

@@ -12,6 +12,7 @@ import (
 	"io/fs"
 	"net"
 	"net/http"
+	"net/netip"
 	"net/url"
 	"strings"
 	"time"
@@ -28,12 +29,20 @@ const tokenCookie = "tinyelf_token"
 // JSON arguments and returns a JSON-encodable result.
 type Method func(ctx context.Context, args json.RawMessage) (any, error)
 
-// HTTPServer serves the UI and the service to a browser on loopback: HTTP
-// JSON for calls (POST /api/call/NAME), server-sent events for events (GET
-// /api/events), and the built frontend for everything else. Every /api
-// request needs the token (Authorization: Bearer, the token query parameter,
-// or the cookie set when the page loads); a foreign Host or Origin header is
-// refused, which defeats DNS rebinding and cross-site requests.
+// HTTPServer serves the UI and the service to a browser: HTTP JSON for
+// calls (POST /api/call/NAME), server-sent events for events (GET
+// /api/events), and the built frontend for everything else. By default it
+// listens on loopback only: Listen refuses an address other machines can
+// reach, and a request that did not arrive on a loopback address, or whose
+// Host or Origin names another host, is refused (which defeats DNS
+// rebinding and cross-site requests). Every /api request needs the token
+// (Authorization: Bearer, the token query parameter, or the cookie set when
+// the page loads). With AllowRemote it may listen on any address, and then
+// every request, pages included, needs the token.
+//
+// Slow or idle clients are cut off: the timeouts below bound reading a
+// request, writing an answer and keeping an idle connection, while the
+// event stream stays open as long as the client reads it.
 type HTTPServer struct {
 	Methods map[string]Method
 	Bus     *Bus
@@ -43,9 +52,24 @@ type HTTPServer struct {
 	Token string
 	// Version is reported by GET /api/version.
 	Version string
+	// AllowRemote lets the server listen on an address other machines can
+	// reach; the token is then required on every request.
+	AllowRemote bool
 
-	addr string // host:port actually listened on, for Host/Origin checks
+	// ReadHeaderTimeout, ReadTimeout, WriteTimeout and IdleTimeout are the
+	// http.Server's (defaults 10s, 1 min, 1 min, 2 min). The read and write
+	// timeouts bound reading a request and writing its answer; a call may
+	// run longer than either, and the event stream renews its write
+	// deadline with each event.
+	ReadHeaderTimeout, ReadTimeout, WriteTimeout, IdleTimeout time.Duration
+
+	addr string // host:port actually listened on
+	port string // its port, for Host/Origin checks
 }
+
+// ErrNotLoopback is returned (wrapped) by Listen for an address that other
+// machines can reach when AllowRemote is not set.
+var ErrNotLoopback = errors.New("the address is reachable from other machines")
 
 // NewToken returns a random token for an HTTPServer.
 func NewToken() string {
@@ -54,30 +78,78 @@ func NewToken() string {
 	return hex.EncodeToString(b[:])
 }
 
+// LoopbackAddr reports whether addr (host:port) names only this machine:
+// a loopback IP or "localhost". An empty host (":8080"), 0.0.0.0, :: and
+// every other address or name are reachable from elsewhere.
+func LoopbackAddr(addr string) bool {
+	host, _, err := net.SplitHostPort(addr)
+	if err != nil {
+		return false
+	}
+	if strings.EqualFold(host, "localhost") {
+		return true
+	}
+	ip, err := netip.ParseAddr(host)
+	return err == nil && ip.IsLoopback()
+}
+
 // Listen opens the listener. addr defaults to 127.0.0.1:0 (a free port).
+// Without AllowRemote an address other machines could reach is refused
+// with ErrNotLoopback.
 func (s *HTTPServer) Listen(addr string) (net.Listener, error) {
 	if addr == "" {
 		addr = "127.0.0.1:0"
+	}
+	if !s.AllowRemote && !LoopbackAddr(addr) {
+		return nil, fmt.Errorf("listen on %s: %w", addr, ErrNotLoopback)
 	}
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {
 		return nil, fmt.Errorf("listen on %s: %w", addr, err)
 	}
-	s.addr = ln.Addr().String()
+	if !s.AllowRemote && !isLoopbackNetAddr(ln.Addr()) {
+		ln.Close() // "localhost" resolved to something else
+		return nil, fmt.Errorf("listen on %s (%s): %w", addr, ln.Addr(), ErrNotLoopback)
+	}
+	s.setAddr(ln.Addr().String())
 	return ln, nil
 }
 
-// URL is the address to open in a browser, token included.
+func (s *HTTPServer) setAddr(addr string) {
+	s.addr = addr
+	_, s.port, _ = net.SplitHostPort(addr)
+}
+
+// URL is the address to open in a browser on this machine, token included.
+// For a server on every interface it names the loopback address; other
+// machines use this machine's address with the same port and token.
 func (s *HTTPServer) URL() string {
+	host, port, err := net.SplitHostPort(s.addr)
+	if err == nil {
+		if ip, err := netip.ParseAddr(host); err == nil && ip.IsUnspecified() {
+			host = "127.0.0.1"
+			if ip.Is6() && !ip.Is4In6() {
+				host = "::1"
+			}
+		}
+		return fmt.Sprintf("http://%s/?token=%s", net.JoinHostPort(host, port), s.Token)
+	}
 	return fmt.Sprintf("http://%s/?token=%s", s.addr, s.Token)
 }
 
 // Serve serves on ln until ctx ends, then shuts down gracefully.
 func (s *HTTPServer) Serve(ctx context.Context, ln net.Listener) error {
 	if s.addr == "" {
-		s.addr = ln.Addr().String()
+		s.setAddr(ln.Addr().String())
 	}
-	srv := &http.Server{Handler: s.Handler(), ReadHeaderTimeout: 10 * time.Second, BaseContext: func(net.Listener) context.Context { return ctx }}
+	srv := &http.Server{
+		Handler:           s.Handler(),
+		ReadHeaderTimeout: orDefault(s.ReadHeaderTimeout, 10*time.Second),
+		ReadTimeout:       orDefault(s.ReadTimeout, time.Minute),
+		WriteTimeout:      orDefault(s.WriteTimeout, time.Minute),
+		IdleTimeout:       orDefault(s.IdleTimeout, 2*time.Minute),
+		BaseContext:       func(net.Listener) context.Context { return ctx },
+	}
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(ln) }()
 	select {
@@ -89,6 +161,13 @@ func (s *HTTPServer) Serve(ctx context.Context, ln net.Listener) error {
 		_ = srv.Shutdown(shutdown)
 		return nil
 	}
+}
+
+func orDefault(d, def time.Duration) time.Duration {
+	if d <= 0 {
+		return def
+	}
+	return d
 }
 
 // Handler returns the server's routes wrapped in the Host and Origin checks.
@@ -106,37 +185,89 @@ func (s *HTTPServer) Handler() http.Handler {
 	return s.checkOrigin(mux)
 }
 
-// checkOrigin refuses requests whose Host is not this loopback listener,
-// and cross-origin requests.
+// checkOrigin refuses requests that did not arrive on a loopback address
+// (unless AllowRemote), whose Host is not an address of this listener, and
+// cross-origin requests. With AllowRemote it also demands the token on
+// every request.
 func (s *HTTPServer) checkOrigin(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if !s.allowedHost(r.Host) {
+		local := localAddr(r)
+		if !s.AllowRemote && !local.IsLoopback() {
 			writeJSON(w, http.StatusForbidden, errorBody("forbidden", "this server only answers on its loopback address"))
+			return
+		}
+		if !s.allowedHost(r.Host, local) {
+			msg := "this server only answers on its loopback address"
+			if s.AllowRemote {
+				msg = "this server only answers to its own address"
+			}
+			writeJSON(w, http.StatusForbidden, errorBody("forbidden", msg))
 			return
 		}
 		if o := r.Header.Get("Origin"); o != "" {
 			u, err := url.Parse(o)
-			if err != nil || u.Scheme != "http" || !s.allowedHost(u.Host) {
+			if err != nil || u.Scheme != "http" || !s.allowedHost(u.Host, local) || (s.AllowRemote && u.Host != r.Host) {
 				writeJSON(w, http.StatusForbidden, errorBody("forbidden", "cross-origin requests are not allowed"))
 				return
 			}
 		}
 		w.Header().Set("X-Content-Type-Options", "nosniff")
 		w.Header().Set("Referrer-Policy", "no-referrer")
+		if s.AllowRemote && !s.tokenOK(r) {
+			if strings.HasPrefix(r.URL.Path, "/api/") {
+				writeJSON(w, http.StatusUnauthorized, errorBody("unauthorized", "missing or wrong token: open the URL that `tinyelf serve` printed"))
+				return
+			}
+			w.Header().Set("Content-Type", "text/html; charset=utf-8")
+			w.WriteHeader(http.StatusUnauthorized)
+			fmt.Fprint(w, `<!doctype html><title>TinyElf</title><p>This TinyElf server needs its access token: open the whole URL that <code>tinyelf serve</code> printed.</p>`)
+			return
+		}
 		next.ServeHTTP(w, r)
 	})
 }
 
-func (s *HTTPServer) allowedHost(host string) bool {
-	_, port, err := net.SplitHostPort(s.addr)
+// localAddr is the address the request's connection arrived on (the
+// invalid address when unknown, which is not loopback).
+func localAddr(r *http.Request) netip.Addr {
+	a, _ := r.Context().Value(http.LocalAddrContextKey).(net.Addr)
+	if a == nil {
+		return netip.Addr{}
+	}
+	ap, err := netip.ParseAddrPort(a.String())
 	if err != nil {
-		return false
+		return netip.Addr{}
 	}
+	return ap.Addr().Unmap()
+}
+
+func isLoopbackNetAddr(a net.Addr) bool {
+	ap, err := netip.ParseAddrPort(a.String())
+	return err == nil && ap.Addr().Unmap().IsLoopback()
+}
+
+// allowedHost reports whether a Host (or Origin host) names this server as
+// reached over the connection's local address: the listener's port, and a
+// loopback name or IP when the connection is a loopback one. With
+// AllowRemote, the connection's own IP, or any DNS name (the token guards
+// those requests), also do.
+func (s *HTTPServer) allowedHost(host string, local netip.Addr) bool {
 	h, p, err := net.SplitHostPort(host)
-	if err != nil || p != port {
+	if err != nil || p != s.port {
 		return false
 	}
-	return h == "127.0.0.1" || h == "localhost" || h == "::1"
+	if strings.EqualFold(h, "localhost") {
+		return local.IsLoopback()
+	}
+	ip, err := netip.ParseAddr(strings.Trim(h, "[]"))
+	if err != nil {
+		return s.AllowRemote // a name: only a server meant for other machines answers to one
+	}
+	ip = ip.Unmap()
+	if ip.IsLoopback() {
+		return local.IsLoopback()
+	}
+	return s.AllowRemote && ip == local
 }
 
 func (s *HTTPServer) authed(h http.HandlerFunc) http.HandlerFunc {
@@ -172,11 +303,28 @@ func (s *HTTPServer) handleCall(w http.ResponseWriter, r *http.Request) {
 		writeJSON(w, http.StatusNotFound, errorBody("not_found", fmt.Sprintf("unknown method %q", name)))
 		return
 	}
-	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, maxRequestBytes))
-	if err != nil {
-		writeJSON(w, http.StatusRequestEntityTooLarge, errorBody("invalid", "request body too large or unreadable"))
+	if r.ContentLength > maxRequestBytes {
+		writeJSON(w, http.StatusRequestEntityTooLarge, errorBody("invalid", fmt.Sprintf("the request body is over %d MiB", maxRequestBytes>>20)))
 		return
 	}
+	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, maxRequestBytes))
+	if err != nil {
+		var tooBig *http.MaxBytesError
+		var ne net.Error
+		switch {
+		case errors.As(err, &tooBig):
+			writeJSON(w, http.StatusRequestEntityTooLarge, errorBody("invalid", fmt.Sprintf("the request body is over %d MiB", maxRequestBytes>>20)))
+		case errors.As(err, &ne) && ne.Timeout():
+			writeJSON(w, http.StatusRequestTimeout, errorBody("invalid", "the request body came too slowly"))
+		default:
+			writeJSON(w, http.StatusBadRequest, errorBody("invalid", "the request body could not be read"))
+		}
+		return
+	}
+	// A call may run longer than the write timeout (testing an MCP server):
+	// its answer is written under a fresh deadline. (net/http lifts the read
+	// deadline once the body is in.)
+	rc := http.NewResponseController(w)
 	if len(strings.TrimSpace(string(body))) == 0 {
 		body = []byte("{}")
 	}
@@ -185,6 +333,7 @@ func (s *HTTPServer) handleCall(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	res, err := m(r.Context(), body)
+	_ = rc.SetWriteDeadline(time.Now().Add(orDefault(s.WriteTimeout, time.Minute)))
 	if err != nil {
 		var e *Error
 		if !errors.As(err, &e) {
@@ -204,21 +353,36 @@ func (s *HTTPServer) handleEvents(w http.ResponseWriter, r *http.Request) {
 	}
 	events, unsubscribe := s.Bus.Subscribe()
 	defer unsubscribe()
+	// The stream outlives the server's write timeout: each write gets a
+	// deadline of its own, so a client that stops reading is still cut off.
+	rc := http.NewResponseController(w)
+	writeTimeout := orDefault(s.WriteTimeout, time.Minute)
+	send := func(format string, args ...any) bool {
+		_ = rc.SetWriteDeadline(time.Now().Add(writeTimeout))
+		if _, err := fmt.Fprintf(w, format, args...); err != nil {
+			return false
+		}
+		flusher.Flush()
+		return true
+	}
 	w.Header().Set("Content-Type", "text/event-stream")
 	w.Header().Set("Cache-Control", "no-cache")
 	w.Header().Set("Connection", "keep-alive")
+	_ = rc.SetWriteDeadline(time.Now().Add(writeTimeout))
 	w.WriteHeader(http.StatusOK)
-	fmt.Fprint(w, ": connected\n\n")
-	flusher.Flush()
-	keepalive := time.NewTicker(15 * time.Second)
+	if !send(": connected\n\n") {
+		return
+	}
+	keepalive := time.NewTicker(min(15*time.Second, writeTimeout/2))
 	defer keepalive.Stop()
 	for {
 		select {
 		case <-r.Context().Done():
 			return
 		case <-keepalive.C:
-			fmt.Fprint(w, ": keepalive\n\n")
-			flusher.Flush()
+			if !send(": keepalive\n\n") {
+				return
+			}
 		case ev, ok := <-events:
 			if !ok {
 				return
@@ -227,8 +391,9 @@ func (s *HTTPServer) handleEvents(w http.ResponseWriter, r *http.Request) {
 			if err != nil {
 				continue
 			}
-			fmt.Fprintf(w, "data: %s\n\n", b)
-			flusher.Flush()
+			if !send("data: %s\n\n", b) {
+				return
+			}
 		}
 	}
 }

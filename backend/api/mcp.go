@@ -247,7 +247,7 @@ func (r storeReader) History(ctx context.Context, id string, limit int) ([]mcp.S
 // publishMCP sends an MCP state change to the UI.
 func (s *Service) publishMCP(sessionID string, c mcp.Change) {
 	b, _ := json.Marshal(c)
-	s.Bus.Publish(engine.Event{SessionID: sessionID, Type: LiveMCPState, Time: time.Now(), Data: b})
+	s.bus.Publish(engine.Event{SessionID: sessionID, Type: LiveMCPState, Time: time.Now(), Data: b})
 }
 
 // MCPServerView is a configured server with its live state. Env and header
@@ -265,8 +265,8 @@ type MCPServerView struct {
 // server whose name starts another's ("git", "github") shows only its own.
 func (s *Service) ListMCPServers(context.Context, struct{}) ([]MCPServerView, error) {
 	out := []MCPServerView{}
-	for _, c := range s.Settings.Get().MCPServers {
-		st, _ := s.MCP.State(c.Name)
+	for _, c := range s.settings.Get().MCPServers {
+		st, _ := s.userMCP.State(c.Name)
 		v := MCPServerView{Config: config.MaskMCPServer(c), State: st, Tools: []string{}}
 		v.Tools = append(v.Tools, st.Tools...)
 		out = append(out, v)
@@ -286,7 +286,7 @@ func (s *Service) SaveMCPServer(_ context.Context, a SaveMCPServerArgs) ([]MCPSe
 	if err := mcp.ValidateServer(a.Server); err != nil {
 		return nil, invalidf("%v", err)
 	}
-	err := s.Settings.Update(func(st *config.Settings) error {
+	err := s.settings.Update(func(st *config.Settings) error {
 		old := a.Rename
 		if old == "" {
 			old = a.Server.Name
@@ -310,16 +310,16 @@ func (s *Service) SaveMCPServer(_ context.Context, a SaveMCPServerArgs) ([]MCPSe
 	if err != nil {
 		return nil, mapErr(err)
 	}
-	s.MCP.Update(s.Settings.Get().MCPServers)
+	s.userMCP.Update(s.settings.Get().MCPServers)
 	return s.ListMCPServers(context.Background(), struct{}{})
 }
 
 // RemoveMCPServer deletes a server and stops it.
 func (s *Service) RemoveMCPServer(_ context.Context, a NameArgs) ([]MCPServerView, error) {
-	if err := mcp.RemoveServer(s.Settings, a.Name); err != nil {
+	if err := mcp.RemoveServer(s.settings, a.Name); err != nil {
 		return nil, notFoundf("%v", err)
 	}
-	s.MCP.Update(s.Settings.Get().MCPServers)
+	s.userMCP.Update(s.settings.Get().MCPServers)
 	return s.ListMCPServers(context.Background(), struct{}{})
 }
 
@@ -331,16 +331,16 @@ type EnableArgs struct {
 
 // SetMCPServerEnabled enables or disables a server.
 func (s *Service) SetMCPServerEnabled(_ context.Context, a EnableArgs) ([]MCPServerView, error) {
-	if err := mcp.SetServerDisabled(s.Settings, a.Name, !a.Enabled); err != nil {
+	if err := mcp.SetServerDisabled(s.settings, a.Name, !a.Enabled); err != nil {
 		return nil, notFoundf("%v", err)
 	}
-	s.MCP.Update(s.Settings.Get().MCPServers)
+	s.userMCP.Update(s.settings.Get().MCPServers)
 	return s.ListMCPServers(context.Background(), struct{}{})
 }
 
 // RestartMCPServer retries a failed or disconnected server.
 func (s *Service) RestartMCPServer(_ context.Context, a NameArgs) ([]MCPServerView, error) {
-	if err := s.MCP.Restart(a.Name); err != nil {
+	if err := s.userMCP.Restart(a.Name); err != nil {
 		return nil, notFoundf("%v", err)
 	}
 	return s.ListMCPServers(context.Background(), struct{}{})
@@ -362,7 +362,7 @@ type ImportMCPResult struct {
 // and what was skipped and why.
 func (s *Service) ImportMCPConfig(_ context.Context, a ImportMCPArgs) (ImportMCPResult, error) {
 	var report mcp.ImportReport
-	err := s.Settings.Update(func(st *config.Settings) error {
+	err := s.settings.Update(func(st *config.Settings) error {
 		servers, r, err := mcp.ImportServers([]byte(a.Content), st.MCPServers, s.lookupEnv)
 		if err != nil {
 			return invalidf("%v", err)
@@ -374,7 +374,7 @@ func (s *Service) ImportMCPConfig(_ context.Context, a ImportMCPArgs) (ImportMCP
 	if err != nil {
 		return ImportMCPResult{}, mapErr(err)
 	}
-	s.MCP.Update(s.Settings.Get().MCPServers)
+	s.userMCP.Update(s.settings.Get().MCPServers)
 	list, _ := s.ListMCPServers(context.Background(), struct{}{})
 	return ImportMCPResult{Report: report, Servers: list}, nil
 }
@@ -403,7 +403,7 @@ func (s *Service) TestMCPServer(ctx context.Context, a TestMCPArgs) (mcp.TestRep
 		if name == "" {
 			name = srv.Name
 		}
-		stored := s.Settings.Get().MCPServers
+		stored := s.settings.Get().MCPServers
 		if i := slices.IndexFunc(stored, func(m config.MCPServer) bool { return m.Name == name }); i >= 0 {
 			srv = config.UnmaskMCPServer(srv, stored[i])
 		}
@@ -411,11 +411,11 @@ func (s *Service) TestMCPServer(ctx context.Context, a TestMCPArgs) (mcp.TestRep
 			return mcp.TestReport{}, invalidf("a value of %s is still masked (%s…); type the secret again", srv.Name, config.MaskPrefix)
 		}
 	default:
-		i := slices.IndexFunc(s.Settings.Get().MCPServers, func(m config.MCPServer) bool { return m.Name == a.Name })
+		i := slices.IndexFunc(s.settings.Get().MCPServers, func(m config.MCPServer) bool { return m.Name == a.Name })
 		if i < 0 {
 			return mcp.TestReport{}, notFoundf("no MCP server named %q", a.Name)
 		}
-		srv = s.Settings.Get().MCPServers[i]
+		srv = s.settings.Get().MCPServers[i]
 	}
 	srv.Disabled = false
 	if err := mcp.ValidateServer(srv); err != nil {
@@ -430,7 +430,7 @@ func (s *Service) TestMCPServer(ctx context.Context, a TestMCPArgs) (mcp.TestRep
 
 // ListMCPPrompts returns the MCP prompts usable as slash commands.
 func (s *Service) ListMCPPrompts(context.Context, struct{}) ([]mcp.PromptCommand, error) {
-	p := s.MCP.Prompts()
+	p := s.userMCP.Prompts()
 	if p == nil {
 		p = []mcp.PromptCommand{}
 	}
@@ -443,7 +443,7 @@ func (s *Service) expandSlash(ctx context.Context, text string) (string, error) 
 	if !strings.HasPrefix(strings.TrimSpace(text), "/mcp__") {
 		return text, nil
 	}
-	out, err := s.MCP.RunPromptLine(ctx, strings.TrimSpace(text))
+	out, err := s.userMCP.RunPromptLine(ctx, strings.TrimSpace(text))
 	if err != nil {
 		return "", invalidf("%v", err)
 	}

@@ -104,7 +104,7 @@ func TestMCPThroughTheService(t *testing.T) {
 	if _, err := h.svc.SetMCPServerEnabled(ctx, EnableArgs{Name: "fake", Enabled: false}); err != nil {
 		t.Fatal(err)
 	}
-	for _, tool := range h.svc.MCP.Tools() {
+	for _, tool := range h.svc.userMCP.Tools() {
 		if strings.HasPrefix(tool.Info().Name, "mcp__fake__") {
 			t.Errorf("a disabled server still offers %s", tool.Info().Name)
 		}
@@ -127,7 +127,7 @@ func TestDirectMCPServersFollowTheSession(t *testing.T) {
 	)
 	h.addProvider()
 	ctx := context.Background()
-	err := h.svc.Settings.Update(func(s *config.Settings) error {
+	err := h.svc.settings.Update(func(s *config.Settings) error {
 		s.Agents = []config.Agent{{Name: "calc", DirectMCPServers: []config.MCPServer{{Name: "mine", Command: bin}}}}
 		return nil
 	})
@@ -190,7 +190,7 @@ func TestMCPToolsGroupedByServer(t *testing.T) {
 	}
 	wctx, cancel := context.WithTimeout(ctx, 30*time.Second)
 	defer cancel()
-	if err := h.svc.MCP.WaitReady(wctx); err != nil {
+	if err := h.svc.userMCP.WaitReady(wctx); err != nil {
 		t.Fatal(err)
 	}
 	list, err := h.svc.ListMCPServers(ctx, struct{}{})
@@ -219,7 +219,7 @@ func TestIdleSessionsReleaseTheirServers(t *testing.T) {
 		llmtest.Turn{Text: "first"}, llmtest.Turn{Text: "second"})
 	h.addProvider()
 	ctx := context.Background()
-	err := h.svc.Settings.Update(func(s *config.Settings) error {
+	err := h.svc.settings.Update(func(s *config.Settings) error {
 		s.Agents = []config.Agent{{Name: "calc", DirectMCPServers: []config.MCPServer{{Name: "mine", Command: bin}}}}
 		return nil
 	})
@@ -263,7 +263,7 @@ func TestOneResourcePairForUserAndDirectServers(t *testing.T) {
 	if _, err := h.svc.SaveMCPServer(ctx, SaveMCPServerArgs{Server: config.MCPServer{Name: "notes", Command: bin, Args: []string{"-name", "notes"}}}); err != nil {
 		t.Fatal(err)
 	}
-	err := h.svc.Settings.Update(func(s *config.Settings) error {
+	err := h.svc.settings.Update(func(s *config.Settings) error {
 		s.Agents = []config.Agent{{Name: "calc", DirectMCPServers: []config.MCPServer{{Name: "mine", Command: bin}}}}
 		return nil
 	})
@@ -272,7 +272,7 @@ func TestOneResourcePairForUserAndDirectServers(t *testing.T) {
 	}
 	wctx, cancel := context.WithTimeout(ctx, 30*time.Second)
 	defer cancel()
-	if err := h.svc.MCP.WaitReady(wctx); err != nil {
+	if err := h.svc.userMCP.WaitReady(wctx); err != nil {
 		t.Fatal(err)
 	}
 	sess, _ := h.svc.CreateSession(ctx, CreateSessionArgs{Workspace: h.workspace, Mode: "auto", Agent: "calc"})

@@ -122,7 +122,7 @@ func TestMCPSecretsAreMasked(t *testing.T) {
 		Headers:  map[string]string{"Authorization": "Bearer sk-live-0123456789abcdefWXYZ", "X-Trace": "on", "X-Ref": "Bearer ${REMOTE_TOKEN}"},
 		Disabled: true}
 	direct := config.MCPServer{Name: "gh", Command: "gh-mcp", Env: map[string]string{"GITHUB_TOKEN": "ghp_0123456789abcdefghij", "LOG_LEVEL": "debug"}}
-	if err := h.svc.Settings.Update(func(s *config.Settings) error {
+	if err := h.svc.settings.Update(func(s *config.Settings) error {
 		s.MCPServers = []config.MCPServer{stored}
 		s.Agents = []config.Agent{{Name: "coder", DirectMCPServers: []config.MCPServer{direct}}}
 		return nil
@@ -159,7 +159,7 @@ func TestMCPSecretsAreMasked(t *testing.T) {
 	if _, err := h.svc.SaveMCPServer(ctx, SaveMCPServerArgs{Server: shown}); err != nil {
 		t.Fatal(err)
 	}
-	got := h.svc.Settings.Get().MCPServers[0]
+	got := h.svc.settings.Get().MCPServers[0]
 	if got.Headers["Authorization"] != stored.Headers["Authorization"] || got.Headers["X-Trace"] != "off" {
 		t.Errorf("after saving unchanged: %v", got.Headers)
 	}
@@ -169,7 +169,7 @@ func TestMCPSecretsAreMasked(t *testing.T) {
 	if _, err := h.svc.SaveMCPServer(ctx, SaveMCPServerArgs{Server: shown}); err != nil {
 		t.Fatal(err)
 	}
-	if got := h.svc.Settings.Get().MCPServers[0].Headers["Authorization"]; got != "Bearer sk-new-9876543210fedcba" {
+	if got := h.svc.settings.Get().MCPServers[0].Headers["Authorization"]; got != "Bearer sk-new-9876543210fedcba" {
 		t.Errorf("typed value not saved: %q", got)
 	}
 

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"sync/atomic"
 	"time"
 
 	"tinyelf/backend/capabilities"
@@ -25,7 +26,7 @@ const trashRetention = 30 * 24 * time.Hour
 
 // Options configures a Service.
 type Options struct {
-	// DataDir holds settings.json and sessions.db.
+	// DataDir holds settings.json and sessions.db; empty means DataDir().
 	DataDir string
 	// Notifier shows desktop notifications; nil means the platform's.
 	Notifier notify.Notifier
@@ -60,13 +61,13 @@ const (
 // safe for concurrent use; Close it on exit.
 type Service struct {
 	opts     Options
-	Settings *config.Store
-	Store    *sessions.Store
-	Engine   *engine.Engine
-	Bus      *Bus
-	Policy   *notify.Policy
-	// MCP runs the user's MCP servers.
-	MCP *mcp.Service
+	settings *config.Store
+	store    *sessions.Store
+	engine   *engine.Engine
+	bus      *Bus
+	policy   *notify.Policy
+	// userMCP runs the user's MCP servers.
+	userMCP *mcp.Service
 
 	builtin   *builtinSource
 	direct    *directSource
@@ -77,10 +78,21 @@ type Service struct {
 	// catalog holds every capability; the engine computes visible sets
 	// from it.
 	catalog *capabilities.Catalog
+
+	// noticeDismissed is set once the user dismissed the settings notice.
+	noticeDismissed atomic.Bool
 }
 
-// New opens the data folder's stores and starts the service.
+// New opens the data folder's stores and starts the service. An empty
+// Options.DataDir means DataDir().
 func New(ctx context.Context, opts Options) (*Service, error) {
+	if opts.DataDir == "" {
+		dir, err := config.DataDir()
+		if err != nil {
+			return nil, err
+		}
+		opts.DataDir = dir
+	}
 	if opts.Getenv == nil {
 		opts.Getenv = os.Getenv
 	}
@@ -102,30 +114,30 @@ func New(ctx context.Context, opts Options) (*Service, error) {
 	// What a TinyElf that crashed or was killed left running dies first.
 	childRoot := filepath.Join(opts.DataDir, tools.ChildrenFolder)
 	_, _ = tools.ReapOrphans(childRoot) // a failed cleanup must not keep TinyElf from starting
-	s := &Service{opts: opts, Settings: settings, Store: store, Bus: NewBus(), children: tools.NewChildren(childRoot), catalog: capabilities.NewCatalog()}
+	s := &Service{opts: opts, settings: settings, store: store, bus: NewBus(), children: tools.NewChildren(childRoot), catalog: capabilities.NewCatalog()}
 	s.catalog.Replace("surface", channelEntries(opts), capabilities.PartitionOptions{Priority: capabilities.PriorityOther, Reason: "the surface's abilities"})
-	s.Policy = notify.NewPolicy(opts.Notifier, settings.Get().NotificationsOn())
-	s.MCP = mcp.NewService(settings.Get().MCPServers, mcp.Options{
+	s.policy = notify.NewPolicy(opts.Notifier, settings.Get().NotificationsOn())
+	s.userMCP = mcp.NewService(settings.Get().MCPServers, mcp.Options{
 		OnChange:      func(c mcp.Change) { s.syncMCP(c); s.publishMCP("", c) },
 		LookupEnv:     s.lookupEnv,
 		ClientVersion: opts.Version,
 		Environ:       s.childEnviron,
 		Children:      s.children,
 	})
-	s.MCP.Start(context.WithoutCancel(ctx)) // returns at once; servers come up in the background
+	s.userMCP.Start(context.WithoutCancel(ctx)) // returns at once; servers come up in the background
 	s.builtin = &builtinSource{reg: mcp.NewProviderRegistry(
 		mcp.NewSessionsProvider(storeReader{store}),
-		mcp.NewNotifyProvider(s.Policy),
+		mcp.NewNotifyProvider(s.policy),
 	), sets: map[string]*mcp.BuiltinSet{}}
 	s.direct = &directSource{settings: settings, onChange: s.publishMCP, svcs: map[string]*directRun{}, environ: s.childEnviron, children: s.children}
-	s.resources = &resourceSource{user: s.MCP, builtin: s.builtin, direct: s.direct, sets: map[string]resourceEntry{}}
-	s.Engine = engine.New(engine.Options{
+	s.resources = &resourceSource{user: s.userMCP, builtin: s.builtin, direct: s.direct, sets: map[string]resourceEntry{}}
+	s.engine = engine.New(engine.Options{
 		Settings:    settings,
 		Log:         engine.StoreLog{Store: store},
 		Providers:   opts.Providers,
-		Notifier:    s.Policy,
-		Notices:     s.Policy,
-		Sink:        s.Bus.Publish,
+		Notifier:    s.policy,
+		Notices:     s.policy,
+		Sink:        s.bus.Publish,
 		Approver:    opts.Approver,
 		Background:  opts.Background,
 		Getenv:      opts.Getenv,
@@ -141,23 +153,11 @@ func New(ctx context.Context, opts Options) (*Service, error) {
 	return s, nil
 }
 
-// Close stops running turns and closes the stores.
-func (s *Service) Close() error {
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-	s.Engine.Shutdown(ctx)
-	cancel()
-	s.direct.close("")
-	s.builtin.close("")
-	_ = s.MCP.Close()
-	s.children.KillAll()
-	return s.Store.Close()
-}
-
 // childEnviron is the environment Bash commands, MCP servers and hooks
 // start from: the user's, without TinyElf's secrets as the current
 // settings name them.
 func (s *Service) childEnviron() []string {
-	return engine.ChildEnviron(s.Settings.Get().WithEnvironment(s.opts.Getenv))
+	return engine.ChildEnviron(s.settings.Get().WithEnvironment(s.opts.Getenv))
 }
 
 // mapErr turns store and engine errors into service errors.

@@ -58,7 +58,7 @@ func newSvcWith(t *testing.T, edit func(*Options), turns ...llmtest.Turn) *svcHa
 	}
 	t.Cleanup(func() { h.svc.Close() })
 	var stop func()
-	h.events, stop = h.svc.Bus.Subscribe()
+	h.events, stop = h.svc.bus.Subscribe()
 	t.Cleanup(stop)
 	return h
 }
@@ -257,7 +257,7 @@ func TestProviderSettings(t *testing.T) {
 	if _, err := h.svc.SaveProvider(ctx, SaveProviderArgs{Provider: config.Provider{Name: "fake", Kind: "openai", BaseURL: h.srv.URL, Model: "model-b"}}); err != nil {
 		t.Fatal(err)
 	}
-	if p, _ := h.svc.Settings.Get().Provider("fake"); p.APIKey != "sk-test-123456789" || p.Model != "model-b" {
+	if p, _ := h.svc.settings.Get().Provider("fake"); p.APIKey != "sk-test-123456789" || p.Model != "model-b" {
 		t.Errorf("key lost on save: %+v", p)
 	}
 	res, _ := h.svc.TestProvider(ctx, TestProviderArgs{Name: "fake"})
@@ -294,7 +294,7 @@ func TestPreferencesAndRules(t *testing.T) {
 	if err != nil || v.Theme != "dark" || v.Notifications || v.Language != "ja" {
 		t.Errorf("preferences: %+v %v", v, err)
 	}
-	if h.svc.Policy.Enabled() {
+	if h.svc.policy.Enabled() {
 		t.Error("notifications still enabled in the policy")
 	}
 	for _, bad := range []PreferencesArgs{{Theme: ptr("neon")}, {Language: ptr("fr")}, {Mode: ptr("yolo")}, {ExecTimeoutSeconds: intPtr(0)}} {
@@ -319,7 +319,7 @@ func TestPreferencesAndRules(t *testing.T) {
 		t.Errorf("second remove: %v", err)
 	}
 	h.svc.SetFocused(ctx, FocusArgs{Focused: true})
-	if !h.svc.Policy.Focused() {
+	if !h.svc.policy.Focused() {
 		t.Error("focus not recorded")
 	}
 }

@@ -37,10 +37,10 @@ func (s *Service) ListSessions(ctx context.Context, a ListSessionsArgs) ([]Sessi
 	if a.Trash {
 		o.Deleted = sessions.OnlyDeleted
 	}
-	list, err := s.Store.List(ctx, o)
+	list, err := s.store.List(ctx, o)
 	out := make([]SessionItem, len(list))
 	for i, sess := range list {
-		out[i] = SessionItem{Session: sess, Running: s.Engine.Running(sess.ID), Pending: s.Engine.Pending(sess.ID)}
+		out[i] = SessionItem{Session: sess, Running: s.engine.Running(sess.ID), Pending: s.engine.Pending(sess.ID)}
 	}
 	return out, mapErr(err)
 }
@@ -65,20 +65,20 @@ type IDArgs struct {
 
 // GetSession returns a session with its messages.
 func (s *Service) GetSession(ctx context.Context, a IDArgs) (SessionView, error) {
-	sess, err := s.Store.Get(ctx, a.ID)
+	sess, err := s.store.Get(ctx, a.ID)
 	if err != nil {
 		return SessionView{}, mapErr(err)
 	}
-	msgs, err := s.Store.UIMessages(ctx, a.ID)
+	msgs, err := s.store.UIMessages(ctx, a.ID)
 	if err != nil {
 		return SessionView{}, mapErr(err)
 	}
 	if msgs == nil {
 		msgs = []sessions.UIMessage{}
 	}
-	v := SessionView{Session: sess, Messages: msgs, Running: s.Engine.Running(a.ID), Pending: s.Engine.Pending(a.ID)}
+	v := SessionView{Session: sess, Messages: msgs, Running: s.engine.Running(a.ID), Pending: s.engine.Pending(a.ID)}
 	v.ContextWindow = llm.ContextWindow(sess.Model)
-	if p, ok := s.Settings.Get().WithEnvironment(s.opts.Getenv).Provider(sess.Provider); ok && p.ContextWindow > 0 {
+	if p, ok := s.settings.Get().WithEnvironment(s.opts.Getenv).Provider(sess.Provider); ok && p.ContextWindow > 0 {
 		v.ContextWindow = p.ContextWindow
 	}
 	for i := len(msgs) - 1; i >= 0; i-- {
@@ -107,7 +107,7 @@ type CreateSessionArgs struct {
 func (s *Service) CreateSession(ctx context.Context, a CreateSessionArgs) (sessions.Session, error) {
 	ws := strings.TrimSpace(a.Workspace)
 	if ws == "" {
-		ws = s.Settings.Get().LastWorkspace
+		ws = s.settings.Get().LastWorkspace
 	}
 	if ws == "" {
 		return sessions.Session{}, invalidf("choose a workspace folder first")
@@ -130,12 +130,12 @@ func (s *Service) CreateSession(ctx context.Context, a CreateSessionArgs) (sessi
 			return sessions.Session{}, invalidf("%v", err)
 		}
 	}
-	id, err := s.Engine.NewSession(ctx, abs, mode, a.Agent, a.Provider, a.Model)
+	id, err := s.engine.NewSession(ctx, abs, mode, a.Agent, a.Provider, a.Model)
 	if err != nil {
 		return sessions.Session{}, mapErr(err)
 	}
-	_ = s.Settings.Update(func(st *config.Settings) error { st.LastWorkspace = abs; return nil })
-	sess, err := s.Store.Get(ctx, id)
+	_ = s.settings.Update(func(st *config.Settings) error { st.LastWorkspace = abs; return nil })
+	sess, err := s.store.Get(ctx, id)
 	return sess, mapErr(err)
 }
 
@@ -151,14 +151,14 @@ func (s *Service) SendMessage(ctx context.Context, a SendArgs) (struct{}, error)
 	if strings.TrimSpace(a.Text) == "" {
 		return struct{}{}, invalidf("the message is empty")
 	}
-	if _, err := s.Store.Get(ctx, a.SessionID); err != nil {
+	if _, err := s.store.Get(ctx, a.SessionID); err != nil {
 		return struct{}{}, mapErr(err)
 	}
 	text, err := s.expandSlash(ctx, a.Text)
 	if err != nil {
 		return struct{}{}, err
 	}
-	return struct{}{}, mapErr(s.Engine.Send(a.SessionID, text))
+	return struct{}{}, mapErr(s.engine.Send(a.SessionID, text))
 }
 
 // SessionArgs names a session by its sessionId.
@@ -168,7 +168,7 @@ type SessionArgs struct {
 
 // Cancel stops a session's running turn.
 func (s *Service) Cancel(_ context.Context, a SessionArgs) (struct{}, error) {
-	s.Engine.Cancel(a.SessionID)
+	s.engine.Cancel(a.SessionID)
 	return struct{}{}, nil
 }
 
@@ -186,7 +186,7 @@ func (s *Service) Approve(_ context.Context, a ApproveArgs) (struct{}, error) {
 	if err != nil {
 		return struct{}{}, invalidf("%v", err)
 	}
-	if err := s.Engine.Answer(a.SessionID, a.CallID, engine.ApprovalAnswer{Decision: d, Reason: a.Reason}); err != nil {
+	if err := s.engine.Answer(a.SessionID, a.CallID, engine.ApprovalAnswer{Decision: d, Reason: a.Reason}); err != nil {
 		return struct{}{}, notFoundf("%v", err)
 	}
 	return struct{}{}, nil
@@ -204,7 +204,7 @@ func (s *Service) SetMode(ctx context.Context, a SetModeArgs) (sessions.Session,
 	if err != nil {
 		return sessions.Session{}, invalidf("%v", err)
 	}
-	_, err = s.Store.Append(ctx, a.SessionID, sessions.NewEvent(sessions.EventModeChanged, sessions.ModeChanged{Mode: string(mode)}))
+	_, err = s.store.Append(ctx, a.SessionID, sessions.NewEvent(sessions.EventModeChanged, sessions.ModeChanged{Mode: string(mode)}))
 	return s.changed(ctx, a.SessionID, err)
 }
 
@@ -213,7 +213,7 @@ func (s *Service) changed(ctx context.Context, id string, err error) (sessions.S
 	if err != nil {
 		return sessions.Session{}, mapErr(err)
 	}
-	sess, err := s.Store.Get(ctx, id)
+	sess, err := s.store.Get(ctx, id)
 	return sess, mapErr(err)
 }
 
@@ -225,23 +225,23 @@ type RenameArgs struct {
 
 // RenameSession sets a session's title ("" goes back to the automatic one).
 func (s *Service) RenameSession(ctx context.Context, a RenameArgs) (sessions.Session, error) {
-	return s.changed(ctx, a.ID, s.Store.Rename(ctx, a.ID, strings.TrimSpace(a.Title)))
+	return s.changed(ctx, a.ID, s.store.Rename(ctx, a.ID, strings.TrimSpace(a.Title)))
 }
 
 // DeleteSession moves a session to the trash (RestoreSession undoes it).
 func (s *Service) DeleteSession(ctx context.Context, a IDArgs) (struct{}, error) {
-	if s.Engine.Running(a.ID) {
-		s.Engine.Cancel(a.ID)
+	if s.engine.Running(a.ID) {
+		s.engine.Cancel(a.ID)
 	}
 	s.direct.close(a.ID)
 	s.builtin.close(a.ID)
 	s.resources.Release(a.ID)
-	return struct{}{}, mapErr(s.Store.Delete(ctx, a.ID))
+	return struct{}{}, mapErr(s.store.Delete(ctx, a.ID))
 }
 
 // RestoreSession brings a deleted session back.
 func (s *Service) RestoreSession(ctx context.Context, a IDArgs) (sessions.Session, error) {
-	return s.changed(ctx, a.ID, s.Store.Restore(ctx, a.ID))
+	return s.changed(ctx, a.ID, s.store.Restore(ctx, a.ID))
 }
 
 // ForkArgs names a point in a session: its events up to AtSeq are copied.
@@ -252,7 +252,7 @@ type ForkArgs struct {
 
 // ForkSession copies a session up to a message into a new session.
 func (s *Service) ForkSession(ctx context.Context, a ForkArgs) (sessions.Session, error) {
-	sess, err := s.Store.Fork(ctx, a.ID, a.AtSeq)
+	sess, err := s.store.Fork(ctx, a.ID, a.AtSeq)
 	return sess, mapErr(err)
 }
 
@@ -273,11 +273,11 @@ func (s *Service) ResendEdited(ctx context.Context, a ResendArgs) (sessions.Sess
 	if a.Seq < 2 {
 		return sessions.Session{}, invalidf("seq %d is not a user message", a.Seq)
 	}
-	fork, err := s.Store.Fork(ctx, a.SessionID, a.Seq-1)
+	fork, err := s.store.Fork(ctx, a.SessionID, a.Seq-1)
 	if err != nil {
 		return sessions.Session{}, mapErr(err)
 	}
-	if err := s.Engine.Send(fork.ID, a.Text); err != nil {
+	if err := s.engine.Send(fork.ID, a.Text); err != nil {
 		return fork, mapErr(err)
 	}
 	return fork, nil
@@ -301,7 +301,7 @@ var unsafeFilename = regexp.MustCompile(`[^\p{L}\p{N}._ -]+`)
 // ExportSession renders a session as Markdown or as JSON (the full event
 // log, which ImportSession reads back).
 func (s *Service) ExportSession(ctx context.Context, a ExportArgs) (Exported, error) {
-	sess, err := s.Store.Get(ctx, a.ID)
+	sess, err := s.store.Get(ctx, a.ID)
 	if err != nil {
 		return Exported{}, mapErr(err)
 	}
@@ -313,10 +313,10 @@ func (s *Service) ExportSession(ctx context.Context, a ExportArgs) (Exported, er
 	}
 	switch a.Format {
 	case "", "markdown", "md":
-		err = s.Store.ExportMarkdown(ctx, a.ID, &buf)
+		err = s.store.ExportMarkdown(ctx, a.ID, &buf)
 		out.Filename, out.MimeType = base+".md", "text/markdown"
 	case "json":
-		err = s.Store.ExportJSON(ctx, a.ID, &buf)
+		err = s.store.ExportJSON(ctx, a.ID, &buf)
 		out.Filename, out.MimeType = base+".json", "application/json"
 	default:
 		return Exported{}, invalidf("unknown export format %q (want markdown or json)", a.Format)
@@ -335,7 +335,7 @@ type ImportArgs struct {
 
 // ImportSession reads a JSON export back as a session.
 func (s *Service) ImportSession(ctx context.Context, a ImportArgs) (sessions.Session, error) {
-	sess, err := s.Store.Import(ctx, strings.NewReader(a.Content))
+	sess, err := s.store.Import(ctx, strings.NewReader(a.Content))
 	if err != nil {
 		return sessions.Session{}, invalidf("import: %v", err)
 	}
@@ -354,7 +354,7 @@ func (s *Service) Search(ctx context.Context, a SearchArgs) ([]sessions.SearchHi
 	if strings.TrimSpace(a.Query) == "" {
 		return []sessions.SearchHit{}, nil
 	}
-	hits, err := s.Store.Search(ctx, a.Query, sessions.SearchOptions{Limit: a.Limit, Offset: a.Offset})
+	hits, err := s.store.Search(ctx, a.Query, sessions.SearchOptions{Limit: a.Limit, Offset: a.Offset})
 	if hits == nil {
 		hits = []sessions.SearchHit{}
 	}

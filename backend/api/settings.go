@@ -49,23 +49,27 @@ type AppState struct {
 	HasProvider bool     `json:"hasProvider"`
 	Warnings    []string `json:"warnings"`
 	Home        string   `json:"home"`
+	// SettingsNotice is set while the user has not dismissed the news that
+	// the settings file could not be read and was set aside.
+	SettingsNotice *SettingsNotice `json:"settingsNotice,omitempty"`
 }
 
 // State reports the app's state for the first screen.
 func (s *Service) State(context.Context, struct{}) (AppState, error) {
-	st := s.Settings.Get().WithEnvironment(s.opts.Getenv)
+	st := s.settings.Get().WithEnvironment(s.opts.Getenv)
 	_, has := st.Provider("")
 	warnings := []string{}
-	if w := s.Settings.Warning(); w != "" {
+	notice := s.settingsNotice()
+	if w := s.settings.Warning(); w != "" && notice == nil {
 		warnings = append(warnings, w)
 	}
 	home, _ := homeDir()
-	return AppState{Version: s.opts.Version, DataDir: s.opts.DataDir, HasProvider: has, Warnings: warnings, Home: home}, nil
+	return AppState{Version: s.opts.Version, DataDir: s.opts.DataDir, HasProvider: has, Warnings: warnings, Home: home, SettingsNotice: notice}, nil
 }
 
 // GetSettings returns the settings without secrets.
 func (s *Service) GetSettings(context.Context, struct{}) (SettingsView, error) {
-	stored := s.Settings.Get()
+	stored := s.settings.Get()
 	eff := stored.WithEnvironment(s.opts.Getenv)
 	v := SettingsView{
 		DefaultProvider: eff.DefaultProvider, Mode: stored.Permissions.Mode, Rules: stored.Permissions.Rules,
@@ -150,7 +154,7 @@ func (s *Service) SaveProvider(_ context.Context, a SaveProviderArgs) (SettingsV
 	if _, err := llm.New(engine.ProviderConfig(p)); err != nil && !strings.Contains(err.Error(), "model") {
 		return SettingsView{}, invalidf("%v", err)
 	}
-	err := s.Settings.Update(func(st *config.Settings) error {
+	err := s.settings.Update(func(st *config.Settings) error {
 		old := a.Rename
 		if old == "" {
 			old = p.Name
@@ -188,7 +192,7 @@ type NameArgs struct {
 
 // DeleteProvider removes a provider.
 func (s *Service) DeleteProvider(_ context.Context, a NameArgs) (SettingsView, error) {
-	err := s.Settings.Update(func(st *config.Settings) error {
+	err := s.settings.Update(func(st *config.Settings) error {
 		n := len(st.Providers)
 		st.Providers = slices.DeleteFunc(st.Providers, func(p config.Provider) bool { return p.Name == a.Name })
 		if len(st.Providers) == n {
@@ -211,7 +215,7 @@ func (s *Service) DeleteProvider(_ context.Context, a NameArgs) (SettingsView, e
 // providerFor returns a provider's settings: the named stored (or
 // environment) one, with unsaved edits from p applied when given.
 func (s *Service) providerFor(a TestProviderArgs) (config.Provider, error) {
-	eff := s.Settings.Get().WithEnvironment(s.opts.Getenv)
+	eff := s.settings.Get().WithEnvironment(s.opts.Getenv)
 	var p config.Provider
 	if a.Name != "" {
 		var ok bool
@@ -307,7 +311,7 @@ type PreferencesArgs struct {
 
 // UpdatePreferences changes preferences.
 func (s *Service) UpdatePreferences(_ context.Context, a PreferencesArgs) (SettingsView, error) {
-	err := s.Settings.Update(func(st *config.Settings) error {
+	err := s.settings.Update(func(st *config.Settings) error {
 		if a.Notifications != nil {
 			st.Notifications = a.Notifications
 		}
@@ -353,7 +357,7 @@ func (s *Service) UpdatePreferences(_ context.Context, a PreferencesArgs) (Setti
 	if err != nil {
 		return SettingsView{}, mapErr(err)
 	}
-	s.Policy.SetEnabled(s.Settings.Get().NotificationsOn())
+	s.policy.SetEnabled(s.settings.Get().NotificationsOn())
 	return s.GetSettings(context.Background(), struct{}{})
 }
 
@@ -366,7 +370,7 @@ type AddRuleArgs struct {
 
 // ListRules returns the persisted permission rules.
 func (s *Service) ListRules(context.Context, struct{}) ([]config.Rule, error) {
-	r := s.Settings.Rules()
+	r := s.settings.Rules()
 	if r == nil {
 		r = []config.Rule{}
 	}
@@ -375,7 +379,7 @@ func (s *Service) ListRules(context.Context, struct{}) ([]config.Rule, error) {
 
 // AddRule persists a permission rule.
 func (s *Service) AddRule(_ context.Context, a AddRuleArgs) (config.Rule, error) {
-	r, err := s.Settings.AddRule(config.Rule{Tool: a.Tool, Pattern: a.Pattern, Action: a.Action})
+	r, err := s.settings.AddRule(config.Rule{Tool: a.Tool, Pattern: a.Pattern, Action: a.Action})
 	if err != nil {
 		return config.Rule{}, invalidf("%v", err)
 	}
@@ -389,7 +393,7 @@ type IDOnly struct {
 
 // RemoveRule deletes a permission rule.
 func (s *Service) RemoveRule(_ context.Context, a IDOnly) (struct{}, error) {
-	ok, err := s.Settings.RemoveRule(a.ID)
+	ok, err := s.settings.RemoveRule(a.ID)
 	if err != nil {
 		return struct{}{}, err
 	}
@@ -407,6 +411,6 @@ type FocusArgs struct {
 // SetFocused records whether the window is focused (notifications are
 // shown only when it is not).
 func (s *Service) SetFocused(_ context.Context, a FocusArgs) (struct{}, error) {
-	s.Policy.SetFocused(a.Focused)
+	s.policy.SetFocused(a.Focused)
 	return struct{}{}, nil
 }

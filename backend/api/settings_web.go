@@ -46,7 +46,7 @@ type WebSettingsView struct {
 
 // GetWebSettings returns the Web tools' settings without secrets.
 func (s *Service) GetWebSettings(context.Context, struct{}) (WebSettingsView, error) {
-	w := s.Settings.Get().Web
+	w := s.settings.Get().Web
 	v := WebSettingsView{
 		AllowLocal:        w.AllowLocal,
 		AllowLocalFromEnv: strings.TrimSpace(s.getenv(config.EnvWebAllowLocal)) == "1",
@@ -128,7 +128,7 @@ func (s *Service) SaveWebSettings(_ context.Context, a SaveWebArgs) (WebSettings
 			return WebSettingsView{}, invalidf("the %s API key contains spaces or line breaks; paste the key alone", name)
 		}
 	}
-	err := s.Settings.Update(func(st *config.Settings) error {
+	err := s.settings.Update(func(st *config.Settings) error {
 		w := &st.Web
 		if a.AllowLocal != nil {
 			w.AllowLocal = *a.AllowLocal
@@ -192,7 +192,7 @@ func (s *Service) TestWebSearch(ctx context.Context, a TestWebSearchArgs) (WebSe
 	if query == "" {
 		query = "TinyElf desktop AI agent"
 	}
-	web := engine.NewWebTools(s.Settings.Get(), s.getenv, nil, nil, nil)
+	web := engine.NewWebTools(s.settings.Get(), s.getenv, nil, nil, nil)
 	opts := tools.WebSearchOptions{NativeOff: true}
 	for _, p := range web.Search.Providers {
 		if a.Provider == "" || p.Name == a.Provider {

@@ -102,8 +102,7 @@ func StartBridge(ctx context.Context, reg *ProviderRegistry, opts BridgeOptions)
 	mcpHTTP := server.NewStreamableHTTPServer(mcpSrv, server.WithDisableStreaming(true))
 	mux.Handle("/mcp", guardLoopback(requireToken(opts.Token, readBody(MaxBridgeBody, knownTools(names, mcpHTTP)))))
 	// No WriteTimeout: a call's answer streams for as long as the call runs
-	// (its progress). ReadTimeout only bounds reading the request: readBody
-	// lifts it once the body is in.
+	// (its progress). ReadTimeout only bounds reading the request.
 	b.srv = &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second, ReadTimeout: time.Minute, IdleTimeout: 2 * time.Minute}
 	go func() {
 		err := b.srv.Serve(ln)
@@ -173,9 +172,9 @@ func shortenArgs(msg string, params map[string]any) string {
 
 // readBody reads a request's body (refusing one over max before reading a
 // byte of it when Content-Length says so, and cutting one that grows past
-// max), so that the MCP handler below works on bounded memory. Once the
-// body is in, the read deadline is lifted: the call may run, and stream its
-// progress, for longer than reading the request may take.
+// max), so that the MCP handler below works on bounded memory. (Once the
+// body is in, net/http lifts the read deadline: a call may run, and stream
+// its progress, for longer than reading the request may take.)
 func readBody(max int64, next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.ContentLength > max {
@@ -196,7 +195,6 @@ func readBody(max int64, next http.Handler) http.Handler {
 			}
 			return
 		}
-		_ = http.NewResponseController(w).SetReadDeadline(time.Time{})
 		r.Body = io.NopCloser(bytes.NewReader(body))
 		r.ContentLength = int64(len(body))
 		next.ServeHTTP(w, r)

@@ -1,8 +1,6 @@
-package main
+package cli
 
 import (
-	"bytes"
-	"context"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -11,13 +9,6 @@ import (
 
 	"tinyelf/backend/config"
 )
-
-func runCLI(t *testing.T, args ...string) (int, string, string) {
-	t.Helper()
-	var out, errOut bytes.Buffer
-	code := run(context.Background(), args, &out, &errOut)
-	return code, out.String(), errOut.String()
-}
 
 func TestToolCommand(t *testing.T) {
 	home := cliEnv(t)

@@ -1,4 +1,4 @@
-package main
+package cli
 
 import (
 	"bufio"
@@ -7,9 +7,7 @@ import (
 	"io"
 	"net/http"
 	"os"
-	"os/exec"
 	"path/filepath"
-	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -17,32 +15,15 @@ import (
 	"tinyelf/backend/config"
 )
 
-// buildFakeMCPServer builds backend/mcp's fake stdio MCP server.
-func buildFakeMCPServer(t *testing.T) string {
-	t.Helper()
-	bin := filepath.Join(t.TempDir(), "fakeserver")
-	goBin := filepath.Join(runtime.GOROOT(), "bin", "go")
-	if _, err := os.Stat(goBin); err != nil {
-		goBin = "go"
-	}
-	if out, err := exec.Command(goBin, "build", "-o", bin, "./backend/mcp/testdata/fakeserver").CombinedOutput(); err != nil {
-		t.Fatalf("build the fake MCP server: %v\n%s", err, out)
-	}
-	return bin
-}
-
 func runMCPCLI(t *testing.T, args ...string) (int, string, string) {
 	t.Helper()
-	var out, errOut bytes.Buffer
-	code := runMCPWith(context.Background(), args, &out, &errOut, mcpDeps{})
-	return code, out.String(), errOut.String()
+	return runCLI(t, append([]string{"mcp"}, args...)...)
 }
 
 // TestMCPCommand is the add / list / test / import / remove round trip on a
 // fresh data folder.
 func TestMCPCommand(t *testing.T) {
-	home := t.TempDir()
-	t.Setenv(config.HomeEnv, home)
+	home := cliEnv(t)
 	fake := buildFakeMCPServer(t)
 	importFile := filepath.Join(t.TempDir(), ".mcp.json")
 	if err := os.WriteFile(importFile, []byte(`{"mcpServers": {
@@ -116,7 +97,7 @@ func TestMCPCommand(t *testing.T) {
 // TestMCPBridgeCommand starts `tinyelf mcp bridge`, reads the URL and token
 // it prints, makes one authorized request, and interrupts it.
 func TestMCPBridgeCommand(t *testing.T) {
-	t.Parallel()
+	cliEnv(t)
 	ws := t.TempDir()
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
@@ -124,7 +105,7 @@ func TestMCPBridgeCommand(t *testing.T) {
 	done := make(chan int, 1)
 	go func() {
 		var errOut bytes.Buffer
-		done <- runMCPWith(ctx, []string{"bridge", "--workspace", ws}, pw, &errOut, mcpDeps{})
+		done <- Run(ctx, []string{"mcp", "bridge", "--workspace", ws}, pw, &errOut, Options{})
 		pw.Close()
 	}()
 	var url, token string

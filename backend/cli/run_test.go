@@ -1,4 +1,4 @@
-package main
+package cli
 
 import (
 	"bufio"
@@ -16,19 +16,6 @@ import (
 
 	"tinyelf/backend/llm/llmtest"
 )
-
-// cliEnv isolates a CLI test: its own data folder, no provider variables
-// from the machine, no notification bus.
-func cliEnv(t *testing.T) string {
-	t.Helper()
-	home := t.TempDir()
-	t.Setenv("TINYELF_HOME", home)
-	for _, k := range []string{"OPENAI_API_KEY", "OPENAI_BASE_URL", "ANTHROPIC_API_KEY", "ANTHROPIC_BASE_URL", "TINYELF_PROVIDER", "TINYELF_MODEL", "TINYELF_BASE_URL"} {
-		t.Setenv(k, "")
-	}
-	t.Setenv("DBUS_SESSION_BUS_ADDRESS", "unix:path="+filepath.Join(home, "no-bus"))
-	return home
-}
 
 func TestRunCommand(t *testing.T) {
 	cliEnv(t)
@@ -154,7 +141,7 @@ func TestServeCommand(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	pr, pw := io.Pipe()
 	done := make(chan int)
-	go func() { done <- run(ctx, []string{"serve"}, pw, io.Discard); pw.Close() }()
+	go func() { done <- Run(ctx, []string{"serve"}, pw, io.Discard, Options{}); pw.Close() }()
 	sc := bufio.NewScanner(pr)
 	var url string
 	for sc.Scan() {

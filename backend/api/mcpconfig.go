@@ -1,0 +1,97 @@
+package api
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+
+	"tinyelf/backend/config"
+	"tinyelf/backend/mcp"
+)
+
+// MCPConfig is the user's MCP server list in the settings file, for the
+// commands that manage it (tinyelf mcp) without starting the rest of the
+// service: nothing runs until Check or Test is asked for. It is safe for
+// concurrent use, also beside a running window (the settings file is
+// locked for each change).
+type MCPConfig struct {
+	settings *config.Store
+	version  string
+}
+
+// OpenMCPConfig reads the settings file of the data folder (default:
+// DataDir()). A file that does not parse is set aside and Warnings says
+// where.
+func OpenMCPConfig(dataDir, version string) (*MCPConfig, error) {
+	if dataDir == "" {
+		dir, err := config.DataDir()
+		if err != nil {
+			return nil, err
+		}
+		dataDir = dir
+	}
+	settings, err := config.OpenStore(filepath.Join(dataDir, config.SettingsFile))
+	if err != nil {
+		return nil, err
+	}
+	return &MCPConfig{settings: settings, version: version}, nil
+}
+
+// Warnings returns the problems met while reading the settings (a corrupt
+// file set aside, naming the copy), one sentence each.
+func (c *MCPConfig) Warnings() []string {
+	if w := c.settings.Warning(); w != "" {
+		return []string{w}
+	}
+	return nil
+}
+
+// Servers returns the configured servers, in order.
+func (c *MCPConfig) Servers() []MCPServer { return c.settings.Get().MCPServers }
+
+// Server returns the named server's configuration.
+func (c *MCPConfig) Server(name string) (MCPServer, bool) {
+	servers := c.Servers()
+	i := slices.IndexFunc(servers, func(s MCPServer) bool { return s.Name == name })
+	if i < 0 {
+		return MCPServer{}, false
+	}
+	return servers[i], true
+}
+
+// Add validates a server and appends it; a name already in use is an error.
+func (c *MCPConfig) Add(s MCPServer) error { return mcp.AddServer(c.settings, s) }
+
+// Remove deletes the named server.
+func (c *MCPConfig) Remove(name string) error { return mcp.RemoveServer(c.settings, name) }
+
+// ImportFile adds the servers of a claude_desktop_config.json or .mcp.json
+// file and reports what was imported and what was skipped and why.
+func (c *MCPConfig) ImportFile(path string) (MCPImportReport, error) {
+	return mcp.ImportFile(c.settings, path, os.LookupEnv)
+}
+
+// Check starts every configured server in parallel, waits until each has
+// connected, failed or is disabled (bounded by each one's start timeout, or
+// until ctx ends), stops them all and returns their states in
+// configuration order.
+func (c *MCPConfig) Check(ctx context.Context) []MCPServerState {
+	svc := mcp.NewService(c.Servers(), mcp.Options{ClientVersion: c.version})
+	svc.Start(ctx)
+	defer svc.Close()
+	_ = svc.WaitReady(ctx)
+	return svc.States()
+}
+
+// Test starts the named server alone (even when disabled), lists what it
+// offers and stops it. The error says why it did not connect; the report is
+// filled either way.
+func (c *MCPConfig) Test(ctx context.Context, name string) (MCPTestReport, error) {
+	s, ok := c.Server(name)
+	if !ok {
+		return MCPTestReport{}, fmt.Errorf("no MCP server named %q (see 'tinyelf mcp list')", name)
+	}
+	return mcp.TestServer(ctx, s, mcp.Options{ClientVersion: c.version})
+}

@@ -1,0 +1,224 @@
+package api
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+
+	"tinyelf/backend/config"
+	"tinyelf/backend/engine"
+	"tinyelf/backend/mcp"
+	"tinyelf/backend/tools"
+)
+
+// ToolboxOptions configures a Toolbox; empty fields take the defaults.
+type ToolboxOptions struct {
+	// DataDir holds the settings (default: DataDir()).
+	DataDir string
+	// Workspace is the folder the tools work in (default: the current one).
+	Workspace string
+	// Mode is the permission mode (default: ModeDefault); plan offers only
+	// read-only tools.
+	Mode Mode
+	// Unrestricted lets the FileSystem tools reach outside the workspace.
+	Unrestricted bool
+	// Getenv resolves ${VAR} references in the MCP servers' settings
+	// (default: os.Getenv).
+	Getenv func(string) string
+	// Version introduces TinyElf to MCP servers.
+	Version string
+}
+
+// ToolInfo describes one tool a Toolbox offers.
+type ToolInfo struct {
+	Name        string          `json:"name"`
+	Description string          `json:"description"`
+	Safe        bool            `json:"safe"`
+	ReadOnly    bool            `json:"readOnly"`
+	Source      ToolSource      `json:"source"`
+	Parameters  json.RawMessage `json:"parameters"`
+	// Server names the MCP server an MCP tool comes from.
+	Server string `json:"server,omitempty"`
+}
+
+// Toolbox runs the single tool calls a person asks for directly (tinyelf
+// tool) through the tool pipeline the agent uses: lookup, coercion,
+// validation, the deny rules, the shell guard, truncation. It offers a
+// session's built-in tools and, once LoadMCP has run, the tools of the
+// user's MCP servers. Asking for a call is the approval of that one call,
+// so nothing asks; deny rules still refuse. A Toolbox is safe for
+// concurrent use once LoadMCP has returned; Close it to stop the MCP
+// servers and release the workspace.
+type Toolbox struct {
+	opts     ToolboxOptions
+	settings *config.Store
+	sess     *engine.Session
+
+	userMCP *mcp.Service
+	servers map[string]string // MCP tool name → its server
+	hidden  map[string]string // tool name → why this mode leaves it out
+	// children are the Bash commands and MCP servers the toolbox started;
+	// Close kills what is left of them.
+	children *tools.Children
+}
+
+// OpenToolbox reads the settings and builds the built-in tools for the
+// workspace. It fails when the workspace cannot be opened.
+func OpenToolbox(ctx context.Context, o ToolboxOptions) (*Toolbox, error) {
+	if o.DataDir == "" {
+		dir, err := config.DataDir()
+		if err != nil {
+			return nil, err
+		}
+		o.DataDir = dir
+	}
+	if o.Workspace == "" {
+		o.Workspace = "."
+	}
+	if o.Mode == "" {
+		o.Mode = ModeDefault
+	}
+	if o.Getenv == nil {
+		o.Getenv = os.Getenv
+	}
+	settings, err := config.OpenStore(filepath.Join(o.DataDir, config.SettingsFile))
+	if err != nil {
+		return nil, err
+	}
+	t := &Toolbox{opts: o, settings: settings, servers: map[string]string{},
+		children: tools.NewChildren(filepath.Join(o.DataDir, tools.ChildrenFolder))}
+	sess, err := engine.BuildRegistry(engine.BuildOptions{
+		Workspace: o.Workspace, Mode: o.Mode, Unrestricted: o.Unrestricted,
+		ExecTimeout: settings.Get().ExecTimeout(),
+		Web:         engine.NewWebTools(settings.Get(), o.Getenv, nil, nil, nil),
+		Middleware:  []tools.Middleware{engine.DirectGate(settings)},
+		Environ:     t.childEnviron,
+		Children:    t.children,
+	})
+	if err != nil {
+		return nil, err
+	}
+	t.sess, t.hidden = sess, sess.Hidden
+	return t, nil
+}
+
+// childEnviron is the environment Bash commands and MCP servers start
+// from: the user's, without TinyElf's secrets (as the service's is).
+func (t *Toolbox) childEnviron() []string {
+	return engine.ChildEnviron(t.settings.Get().WithEnvironment(t.opts.Getenv))
+}
+
+// Warnings returns the problems met while reading the settings (a corrupt
+// file set aside, naming the copy), one sentence each.
+func (t *Toolbox) Warnings() []string {
+	if w := t.settings.Warning(); w != "" {
+		return []string{w}
+	}
+	return nil
+}
+
+// LoadMCP starts the user's MCP servers, waits until each has connected,
+// failed or is disabled (each bounded by its own start timeout, or until ctx
+// ends), and adds the connected servers' tools, as the agent's sessions get
+// them: in plan mode only read-only ones, and a built-in tool wins a name
+// clash. It returns every configured server's state; calling it again does
+// nothing and returns the states anew.
+func (t *Toolbox) LoadMCP(ctx context.Context) []MCPServerState {
+	if t.userMCP != nil {
+		return t.userMCP.States()
+	}
+	servers := t.settings.Get().MCPServers
+	t.userMCP = mcp.NewService(servers, mcp.Options{
+		LookupEnv:     func(k string) (string, bool) { v := t.opts.Getenv(k); return v, v != "" },
+		ClientVersion: t.opts.Version,
+		Environ:       t.childEnviron,
+		Children:      t.children,
+	})
+	if len(servers) == 0 {
+		return nil
+	}
+	// The servers live until Close, not until ctx ends: ctx bounds the wait.
+	t.userMCP.Start(context.WithoutCancel(ctx))
+	_ = t.userMCP.WaitReady(ctx)
+	states := t.userMCP.States()
+	for _, st := range states {
+		for _, n := range st.Tools {
+			t.servers[n] = st.Name
+		}
+	}
+	reg := t.sess.Registry
+	for _, tool := range t.userMCP.Tools() {
+		info := tool.Info()
+		if reg.Has(info.Name) {
+			continue // built-in tools win a name clash, as in the agent's sessions
+		}
+		if t.opts.Mode == ModePlan && !info.ReadOnly {
+			t.hidden[info.Name] = "plan mode allows only read-only tools"
+			continue
+		}
+		_ = reg.Register(tool) // a tool with a bad schema is left out, as in the agent's sessions
+	}
+	return states
+}
+
+// Tools describes every tool on offer, in the registry's order.
+func (t *Toolbox) Tools() []ToolInfo {
+	infos := t.sess.Registry.Infos()
+	out := make([]ToolInfo, len(infos))
+	for i, in := range infos {
+		src := in.Source
+		if src == "" {
+			src = tools.SourceLocal
+		}
+		out[i] = ToolInfo{Name: in.Name, Description: in.Description, Safe: in.Safe, ReadOnly: in.ReadOnly,
+			Source: src, Parameters: in.Parameters, Server: t.servers[in.Name]}
+	}
+	return out
+}
+
+// Names lists the tools on offer.
+func (t *Toolbox) Names() []string { return t.sess.Registry.Names() }
+
+// Has reports whether a tool is on offer.
+func (t *Toolbox) Has(name string) bool { return t.sess.Registry.Has(name) }
+
+// Hidden says why a tool exists but is not on offer in this mode.
+func (t *Toolbox) Hidden(name string) (string, bool) {
+	why, ok := t.hidden[name]
+	return why, ok
+}
+
+// Inspect returns what the user should know before a call runs (the shell
+// guard's warnings); arguments that do not parse give none.
+func (t *Toolbox) Inspect(name string, args json.RawMessage) []string {
+	tool, ok := t.sess.Registry.Get(name)
+	if !ok {
+		return nil
+	}
+	insp, ok := tool.(tools.Inspector)
+	if !ok {
+		return nil
+	}
+	var params map[string]any
+	if json.Unmarshal(args, &params) != nil {
+		return nil
+	}
+	return insp.Warnings(params)
+}
+
+// Run runs one call through the pipeline and returns its whole result; a
+// refused or failed call is an error result, never a Go error.
+func (t *Toolbox) Run(ctx context.Context, name string, args json.RawMessage) ToolCallResult {
+	return t.sess.Registry.Execute(ctx, "cli", name, args)
+}
+
+// Close stops the MCP servers, kills what a call left running and
+// releases the workspace.
+func (t *Toolbox) Close() error {
+	if t.userMCP != nil {
+		_ = t.userMCP.Close()
+	}
+	t.children.KillAll()
+	return t.sess.Close()
+}

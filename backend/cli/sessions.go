@@ -1,0 +1,157 @@
+package cli
+
+import (
+	"bytes"
+	"context"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"tinyelf/backend/api"
+)
+
+const sessionsUsage = `Usage:
+  tinyelf sessions list [--limit N] [--trash]
+  tinyelf sessions show ID                  the conversation as Markdown
+  tinyelf sessions export ID [--format markdown|json] [-o FILE]
+  tinyelf sessions import FILE              a JSON export
+  tinyelf sessions search QUERY
+  tinyelf sessions replay ID [--upto SEQ]   rebuild the session's state from its log
+
+What is printed to the terminal has its control characters escaped; an
+export written with -o FILE is exact.
+`
+
+// runSessions implements `tinyelf sessions`.
+func runSessions(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	if len(args) == 0 || isHelp(args[0]) {
+		fmt.Fprint(stdout, sessionsUsage)
+		if len(args) == 0 {
+			return exitUsage
+		}
+		return exitOK
+	}
+	sub := args[0]
+	switch sub {
+	case "list", "show", "export", "import", "search", "replay":
+	default:
+		return usageError(stderr, "sessions", fmt.Sprintf("unknown subcommand %q", sub))
+	}
+	flags := flag.NewFlagSet("tinyelf sessions "+sub, flag.ContinueOnError)
+	flags.SetOutput(io.Discard)
+	limit := flags.Int("limit", 30, "")
+	trash := flags.Bool("trash", false, "")
+	format := flags.String("format", "markdown", "")
+	outFile := flags.String("o", "", "")
+	upto := flags.Int64("upto", 0, "")
+	rest := args[1:]
+	// Allow flags after the positional argument (tinyelf sessions export ID --format json).
+	var positional []string
+	for len(rest) > 0 {
+		if err := flags.Parse(rest); err != nil {
+			return usageError(stderr, "sessions", err.Error())
+		}
+		if flags.NArg() == 0 {
+			break
+		}
+		positional = append(positional, flags.Arg(0))
+		rest = flags.Args()[1:]
+	}
+	need := func(n int) bool { return len(positional) == n }
+	switch {
+	case (sub == "show" || sub == "export" || sub == "replay") && !need(1):
+		return usageError(stderr, "sessions", sub+" needs a session ID")
+	case sub == "import" && !need(1):
+		return usageError(stderr, "sessions", "import needs a file")
+	case sub == "search" && len(positional) == 0:
+		return usageError(stderr, "sessions", "search needs a query")
+	case sub == "export" && *format != "markdown" && *format != "md" && *format != "json":
+		return usageError(stderr, "sessions", fmt.Sprintf("unknown format %q (want markdown or json)", *format))
+	}
+
+	h, err := api.OpenHistory(ctx, "")
+	if err != nil {
+		return fail(stderr, "sessions", err)
+	}
+	defer h.Close()
+
+	switch sub {
+	case "list":
+		list, err := h.List(ctx, api.HistoryListArgs{Limit: *limit, Trash: *trash})
+		if err != nil {
+			return fail(stderr, "sessions", err)
+		}
+		tw := tabwriter.NewWriter(stdout, 0, 4, 2, ' ', 0)
+		fmt.Fprintln(tw, "ID\tUPDATED\tMESSAGES\tTOKENS\tTITLE\tWORKSPACE")
+		for _, s := range list {
+			fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%s\t%s\n", oneLine(s.ID), s.UpdatedAt.Local().Format(time.DateTime), s.MessageCount,
+				s.Usage.InputTokens+s.Usage.OutputTokens, oneLine(s.Title), oneLine(s.Workspace))
+		}
+		tw.Flush()
+	case "show", "export":
+		asJSON := sub == "export" && *format == "json"
+		// A file gets the export as it is; the terminal gets it escaped.
+		var buf bytes.Buffer
+		var w io.Writer = &buf
+		var f *os.File
+		if *outFile != "" {
+			if f, err = os.Create(*outFile); err != nil {
+				return fail(stderr, "sessions", err)
+			}
+			w = f
+		}
+		if asJSON {
+			err = h.ExportJSON(ctx, positional[0], w)
+		} else {
+			err = h.ExportMarkdown(ctx, positional[0], w)
+		}
+		if f != nil {
+			if cerr := f.Close(); err == nil {
+				err = cerr
+			}
+		}
+		if err != nil {
+			return fail(stderr, "sessions", err)
+		}
+		switch {
+		case f != nil:
+		case asJSON:
+			stdout.Write(jsonSafe(buf.Bytes()))
+		default:
+			fmt.Fprint(stdout, text(buf.String()))
+		}
+	case "import":
+		f, err := os.Open(positional[0])
+		if err != nil {
+			return fail(stderr, "sessions", err)
+		}
+		defer f.Close()
+		s, err := h.Import(ctx, f)
+		if err != nil {
+			return fail(stderr, "sessions", err)
+		}
+		fmt.Fprintf(stdout, "imported %s (%s)\n", oneLine(s.ID), oneLine(s.Title))
+	case "search":
+		hits, err := h.Search(ctx, strings.Join(positional, " "), *limit)
+		if err != nil {
+			return fail(stderr, "sessions", err)
+		}
+		unmark := strings.NewReplacer("<mark>", "[", "</mark>", "]", "&lt;", "<", "&gt;", ">", "&amp;", "&", "&#34;", `"`, "&#39;", "'")
+		for _, hit := range hits {
+			fmt.Fprintf(stdout, "%s #%d %s: %s\n", oneLine(hit.SessionID), hit.Seq, oneLine(hit.SessionTitle), oneLine(unmark.Replace(hit.Snippet)))
+		}
+	case "replay":
+		st, err := h.Replay(ctx, positional[0], *upto)
+		if err != nil {
+			return fail(stderr, "sessions", err)
+		}
+		if err := writeJSON(stdout, st); err != nil {
+			return fail(stderr, "sessions", err)
+		}
+	}
+	return exitOK
+}

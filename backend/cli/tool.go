@@ -1,0 +1,182 @@
+package cli
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"text/tabwriter"
+
+	"tinyelf/backend/api"
+)
+
+const toolUsage = `Usage:
+  tinyelf tool list [--workspace DIR] [--mode MODE] [--output text|json]
+  tinyelf tool NAME [--args JSON] [--workspace DIR] [--mode MODE] [--output text|json]
+
+Runs one tool through the same pipeline the agent uses (coercion, validation,
+the shell deny list, truncation) and prints its result. The tools are the
+built-in ones and those of the MCP servers in the settings (mcp__SERVER__TOOL):
+list, and a name that is not built in, start the servers and wait until each
+has connected or failed (bounded by its start timeout); a server that fails
+is named on stderr with its error.
+
+  --args JSON       the tool's arguments as a JSON object ("-" reads stdin)
+  --workspace DIR   the workspace folder (default: the current folder)
+  --mode MODE       plan | default | acceptEdits | auto (default: default);
+                    plan offers only read-only tools
+  --unrestricted    let FileSystem tools reach outside the workspace
+  --output FORMAT   text (the result) or json (the whole call result)
+
+Running a tool here is your explicit approval of that one call, so the tool
+runs without asking; deny rules and the shell deny list still refuse, and
+warnings are printed to stderr. Exit status: 0 success, 1 the tool returned an
+error result, 2 usage error.
+`
+
+// runTool implements `tinyelf tool`.
+func runTool(ctx context.Context, args []string, stdout, stderr io.Writer, o Options) int {
+	if len(args) == 0 || isHelp(args[0]) {
+		fmt.Fprint(stdout, toolUsage)
+		if len(args) == 0 {
+			return exitUsage
+		}
+		return exitOK
+	}
+	name := args[0]
+	fs := flag.NewFlagSet("tinyelf tool", flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	argsJSON := fs.String("args", "{}", "")
+	workspace := fs.String("workspace", ".", "")
+	modeName := fs.String("mode", string(api.ModeDefault), "")
+	unrestricted := fs.Bool("unrestricted", false, "")
+	output := fs.String("output", "text", "")
+	if err := fs.Parse(args[1:]); err != nil {
+		return usageError(stderr, "tool", err.Error())
+	}
+	if fs.NArg() > 0 {
+		return usageError(stderr, "tool", fmt.Sprintf("unexpected argument %q (pass tool arguments with --args JSON)", fs.Arg(0)))
+	}
+	mode, err := api.ParseMode(*modeName)
+	if err != nil {
+		return usageError(stderr, "tool", err.Error())
+	}
+	if *output != "text" && *output != "json" {
+		return usageError(stderr, "tool", fmt.Sprintf("unknown output format %q (want text or json)", *output))
+	}
+	var raw json.RawMessage
+	if name != "list" {
+		if raw, err = readArgs(*argsJSON); err != nil {
+			return usageError(stderr, "tool", err.Error())
+		}
+	}
+	box, err := api.OpenToolbox(ctx, api.ToolboxOptions{Workspace: *workspace, Mode: mode, Unrestricted: *unrestricted, Version: o.Version})
+	if err != nil {
+		return usageError(stderr, "tool", err.Error())
+	}
+	defer box.Close()
+	warn(stderr, box.Warnings())
+
+	// The MCP servers start only when they can matter: for the list, and
+	// for a name that is not a built-in tool.
+	if name == "list" || !box.Has(name) {
+		reportMCP(stderr, box.LoadMCP(ctx))
+	}
+	if name == "list" {
+		return listTools(box.Tools(), *output, stdout, stderr)
+	}
+	if !box.Has(name) {
+		available := oneLine(strings.Join(box.Names(), ", "))
+		msg := fmt.Sprintf("unknown tool %q; available: %s", name, available)
+		if _, hidden := box.Hidden(name); hidden && mode == api.ModePlan {
+			msg = fmt.Sprintf("tool %q is not available in plan mode, which offers only read-only tools: %s", name, available)
+		}
+		return usageError(stderr, "tool", msg)
+	}
+	for _, w := range box.Inspect(name, raw) {
+		fmt.Fprintf(stderr, "warning: %s\n", text(w))
+	}
+
+	res := box.Run(ctx, name, raw)
+	if *output == "json" {
+		if err := writeJSON(stdout, res); err != nil {
+			return fail(stderr, "tool", err)
+		}
+	} else {
+		fmt.Fprint(stdout, text(res.Content))
+		if !strings.HasSuffix(res.Content, "\n") {
+			fmt.Fprintln(stdout)
+		}
+	}
+	if res.IsError {
+		return exitError
+	}
+	return exitOK
+}
+
+// reportMCP names, on stderr, each enabled MCP server that did not connect,
+// with its error.
+func reportMCP(stderr io.Writer, states []api.MCPServerState) {
+	for _, st := range states {
+		switch st.Status {
+		case api.MCPConnected, api.MCPDisabled:
+		case api.MCPFailed:
+			fmt.Fprintf(stderr, "warning: MCP server %s did not start: %s\n", oneLine(st.Name), oneLine(st.Error))
+		default:
+			fmt.Fprintf(stderr, "warning: MCP server %s is not ready (%s)\n", oneLine(st.Name), oneLine(string(st.Status)))
+		}
+	}
+}
+
+// readArgs returns the --args JSON, reading stdin for "-", and checks that
+// it is a JSON object.
+func readArgs(s string) (json.RawMessage, error) {
+	if s == "-" {
+		b, err := io.ReadAll(os.Stdin)
+		if err != nil {
+			return nil, fmt.Errorf("read --args from stdin: %w", err)
+		}
+		s = string(b)
+	}
+	var obj map[string]any
+	if err := json.Unmarshal([]byte(s), &obj); err != nil {
+		var syn *json.SyntaxError
+		if errors.As(err, &syn) {
+			return nil, fmt.Errorf("--args is not valid JSON: %v (at byte %d)", err, syn.Offset)
+		}
+		return nil, fmt.Errorf("--args must be a JSON object like '{\"path\":\"README.md\"}': %v", err)
+	}
+	return json.RawMessage(s), nil
+}
+
+func listTools(infos []api.ToolInfo, output string, stdout, stderr io.Writer) int {
+	if output == "json" {
+		if err := writeJSON(stdout, infos); err != nil {
+			return fail(stderr, "tool", err)
+		}
+		return exitOK
+	}
+	tw := tabwriter.NewWriter(stdout, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "NAME\tSENSITIVITY\tACCESS\tSOURCE\tDESCRIPTION")
+	for _, in := range infos {
+		sens, access := "asks", "writes"
+		if in.Safe {
+			sens = "safe"
+		}
+		if in.ReadOnly {
+			access = "read-only"
+		}
+		source := string(in.Source)
+		if in.Server != "" {
+			source += ":" + in.Server
+		}
+		desc, _, _ := strings.Cut(in.Description, "\n")
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", oneLine(in.Name), sens, access, oneLine(source), oneLine(cut(desc, 90)))
+	}
+	tw.Flush()
+	return exitOK
+}
