@@ -152,15 +152,7 @@ func runRun(ctx context.Context, args []string, stdout, stderr io.Writer, o Opti
 	}
 
 	// The model's first call should see the MCP servers' tools.
-	for _, st := range svc.WaitMCPServers(ctx) {
-		switch st.Status {
-		case api.MCPConnected, api.MCPDisabled:
-		case api.MCPFailed:
-			fmt.Fprintf(stderr, "warning: MCP server %s did not start: %s; running without its tools\n", oneLine(st.Name), oneLine(st.Error))
-		default:
-			fmt.Fprintf(stderr, "warning: MCP server %s is not ready (%s); running without its tools\n", oneLine(st.Name), oneLine(string(st.Status)))
-		}
-	}
+	reportMCP(stderr, svc.WaitMCPServers(ctx), "; running without its tools")
 	if ctx.Err() != nil {
 		fmt.Fprintln(stderr, "tinyelf run: interrupted before the turn started")
 		return exitError

@@ -84,7 +84,7 @@ func runTool(ctx context.Context, args []string, stdout, stderr io.Writer, o Opt
 	// The MCP servers start only when they can matter: for the list, and
 	// for a name that is not a built-in tool.
 	if name == "list" || !box.Has(name) {
-		reportMCP(stderr, box.LoadMCP(ctx))
+		reportMCP(stderr, box.LoadMCP(ctx), "")
 	}
 	if name == "list" {
 		return listTools(box.Tools(), *output, stdout, stderr)
@@ -119,16 +119,22 @@ func runTool(ctx context.Context, args []string, stdout, stderr io.Writer, o Opt
 }
 
 // reportMCP names, on stderr, each enabled MCP server that did not connect,
-// with its error.
-func reportMCP(stderr io.Writer, states []api.MCPServerState) {
+// with its error and the last line it printed; then adds suffix.
+func reportMCP(stderr io.Writer, states []api.MCPServerState, suffix string) {
 	for _, st := range states {
+		var why string
 		switch st.Status {
 		case api.MCPConnected, api.MCPDisabled:
+			continue
 		case api.MCPFailed:
-			fmt.Fprintf(stderr, "warning: MCP server %s did not start: %s\n", oneLine(st.Name), oneLine(st.Error))
+			why = "did not start: " + st.Error
 		default:
-			fmt.Fprintf(stderr, "warning: MCP server %s is not ready (%s)\n", oneLine(st.Name), oneLine(string(st.Status)))
+			why = fmt.Sprintf("is not ready (%s)", st.Status)
 		}
+		if n := len(st.Stderr); n > 0 {
+			why += " (it printed: " + st.Stderr[n-1] + ")"
+		}
+		fmt.Fprintf(stderr, "warning: MCP server %s %s%s\n", oneLine(st.Name), oneLine(why), suffix)
 	}
 }
 
