@@ -59,12 +59,11 @@ func (s *Service) State(context.Context, struct{}) (AppState, error) {
 	st := s.settings.Get().WithEnvironment(s.opts.Getenv)
 	_, has := st.Provider("")
 	warnings := []string{}
-	notice := s.settingsNotice()
-	if w := s.settings.Warning(); w != "" && notice == nil {
-		warnings = append(warnings, w)
+	if _, recovered := s.settings.Recovered(); !recovered && s.settings.Warning() != "" {
+		warnings = append(warnings, s.settings.Warning()) // a recovery is the SettingsNotice instead
 	}
 	home, _ := homeDir()
-	return AppState{Version: s.opts.Version, DataDir: s.opts.DataDir, HasProvider: has, Warnings: warnings, Home: home, SettingsNotice: notice}, nil
+	return AppState{Version: s.opts.Version, DataDir: s.opts.DataDir, HasProvider: has, Warnings: warnings, Home: home, SettingsNotice: s.settingsNotice()}, nil
 }
 
 // GetSettings returns the settings without secrets.

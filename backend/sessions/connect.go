@@ -13,6 +13,7 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"regexp"
 	"sort"
 	"strconv"
 	"strings"
@@ -122,10 +123,61 @@ func checkHeader(dbPath string) error {
 	}
 	head := make([]byte, len(sqliteHeader))
 	if _, err := io.ReadFull(f, head); err != nil || !bytes.Equal(head, sqliteHeader) {
-		return fmt.Errorf("open database %s: %w (the file was left untouched)", dbPath, ErrNotDatabase)
+		return &DamagedError{Path: dbPath, Err: fmt.Errorf("%w: it does not start as an SQLite database does", ErrNotDatabase)}
 	}
 	return nil
 }
+
+// DamagedError says that the session database file is damaged, or is not
+// an SQLite database at all, and what the user can do about it. It wraps
+// ErrNotDatabase and the error SQLite gave. Open and every Store method
+// return it for such files, so the message always names the file.
+type DamagedError struct {
+	// Path is the database file.
+	Path string
+	// Err is what was found wrong.
+	Err error
+}
+
+func (e *DamagedError) Error() string {
+	return fmt.Sprintf("sessions database %s is damaged (%s); move it aside to start fresh, or restore a backup", e.Path, damageCause(e.Err))
+}
+
+// Unwrap returns ErrNotDatabase and the cause.
+func (e *DamagedError) Unwrap() []error { return []error{ErrNotDatabase, e.Err} }
+
+var sqliteCode = regexp.MustCompile(`\s*\(\d+\)$`)
+
+// damageCause is SQLite's own words for the damage ("database disk image
+// is malformed"), without its error number, or else what was found.
+func damageCause(err error) string {
+	var se *sqlite.Error
+	if errors.As(err, &se) {
+		return sqliteCode.ReplaceAllString(se.Error(), "")
+	}
+	msg := err.Error()
+	if i := strings.LastIndex(msg, ErrNotDatabase.Error()+": "); i >= 0 {
+		msg = msg[i+len(ErrNotDatabase.Error())+2:]
+	}
+	return msg
+}
+
+// explain turns an error that says the file is damaged into a
+// DamagedError naming the file and what to do; other errors pass as they
+// are. Exported Store methods defer it.
+func (s *Store) explain(err *error) {
+	if *err == nil || !errors.Is(*err, ErrNotDatabase) || errors.Is(*err, errForeign) {
+		return
+	}
+	var d *DamagedError
+	if errors.As(*err, &d) {
+		return
+	}
+	*err = &DamagedError{Path: s.path, Err: *err}
+}
+
+// errForeign marks another application's database: not damaged, not ours.
+var errForeign = errors.New("it belongs to another application")
 
 // classify marks SQLite's "corrupt" and "not a database" errors with
 // ErrNotDatabase so callers can tell a damaged file from other failures.
@@ -152,7 +204,7 @@ func checkNotForeign(ctx context.Context, q querier) error {
 		return fmt.Errorf("read schema: %w", classify(err))
 	}
 	if others > 0 && ours == 0 {
-		return fmt.Errorf("%w: it holds %d tables of another application", ErrNotDatabase, others)
+		return fmt.Errorf("%w: %w (it holds %d tables of its own); move it aside, or set TINYELF_HOME to another folder", ErrNotDatabase, errForeign, others)
 	}
 	if ours == 1 {
 		var n int
@@ -160,7 +212,7 @@ func checkNotForeign(ctx context.Context, q querier) error {
 			return fmt.Errorf("read schema version: %w", classify(err))
 		}
 		if n == 0 && others > 0 {
-			return fmt.Errorf("%w: it holds %d tables of another application", ErrNotDatabase, others)
+			return fmt.Errorf("%w: %w (it holds %d tables of its own); move it aside, or set TINYELF_HOME to another folder", ErrNotDatabase, errForeign, others)
 		}
 	}
 	return nil

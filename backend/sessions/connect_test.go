@@ -6,6 +6,7 @@ import (
 	"crypto/rand"
 	"database/sql"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -198,5 +199,60 @@ func TestIntegrityCheckFindsAStaleSearchIndex(t *testing.T) {
 	}
 	if err := s.IntegrityCheck(context.Background()); err != nil {
 		t.Errorf("Rebuild did not repair the index: %v", err)
+	}
+}
+
+// TestDamagedFileErrorsNameTheFile damages a table's pages in a database
+// that still opens: reading it fails with an error that names the file and
+// says what to do, as Open does for a file that is no database at all.
+func TestDamagedFileErrorsNameTheFile(t *testing.T) {
+	t.Parallel()
+	path := filepath.Join(t.TempDir(), "sessions.db")
+	s := openStoreAt(t, path)
+	for i := range 50 {
+		sess := mustCreate(t, s, SessionCreated{Workspace: "/w/" + strings.Repeat("x", 200), Mode: "default"})
+		mustAppend(t, s, sess.ID, NewEvent(EventUserMessage, UserMessage{Text: fmt.Sprintf("message %d %s", i, strings.Repeat("y", 500))}))
+	}
+	var root, pageSize int64
+	if err := s.r.QueryRow(`SELECT rootpage FROM sqlite_schema WHERE name = 'sessions'`).Scan(&root); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.r.QueryRow(`PRAGMA page_size`).Scan(&pageSize); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	f, err := os.OpenFile(path, os.O_RDWR, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	garbage := bytes.Repeat([]byte{0xA5}, int(pageSize))
+	if _, err := f.WriteAt(garbage, (root-1)*pageSize); err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
+
+	want := "sessions database " + path + " is damaged (database disk image is malformed); move it aside to start fresh, or restore a backup"
+	s2, err := Open(context.Background(), path)
+	if err == nil {
+		defer s2.Close()
+		_, err = s2.List(context.Background(), ListOptions{})
+	}
+	if err == nil || err.Error() != want || !errors.Is(err, ErrNotDatabase) {
+		t.Fatalf("error = %v\nwant    %s", err, want)
+	}
+}
+
+func TestNotADatabaseMessage(t *testing.T) {
+	t.Parallel()
+	path := filepath.Join(t.TempDir(), "sessions.db")
+	if err := os.WriteFile(path, []byte("hello, I am a note\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	_, err := Open(context.Background(), path)
+	var d *DamagedError
+	if !errors.As(err, &d) || d.Path != path || !strings.Contains(err.Error(), "move it aside to start fresh") {
+		t.Errorf("Open = %v, want a DamagedError naming %s and what to do", err, path)
 	}
 }

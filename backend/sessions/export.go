@@ -25,9 +25,10 @@ type Export struct {
 }
 
 // ExportJSON writes a session as an Export, indented.
-func (s *Store) ExportJSON(ctx context.Context, id string, w io.Writer) error {
+func (s *Store) ExportJSON(ctx context.Context, id string, w io.Writer) (err error) {
+	defer s.explain(&err)
 	var exp Export
-	err := s.read(ctx, func(tx *sql.Tx) error {
+	err = s.read(ctx, func(tx *sql.Tx) error {
 		var err error
 		if exp.Session, err = getSession(ctx, tx, id); err != nil {
 			return err
@@ -51,7 +52,8 @@ func (s *Store) ExportJSON(ctx context.Context, id string, w io.Writer) error {
 // appended (validated like any append) as a new session with the same log.
 // The session keeps its exported ID when that ID is free here and gets a
 // new one otherwise; the returned Session says which.
-func (s *Store) Import(ctx context.Context, r io.Reader) (Session, error) {
+func (s *Store) Import(ctx context.Context, r io.Reader) (_ Session, err error) {
+	defer s.explain(&err)
 	var exp Export
 	if err := json.NewDecoder(r).Decode(&exp); err != nil {
 		return Session{}, fmt.Errorf("import session: decode: %w", err)
@@ -74,7 +76,7 @@ func (s *Store) Import(ctx context.Context, r io.Reader) (Session, error) {
 		id = newID()
 	}
 	var sess Session
-	err := s.write(ctx, func(w *writeTx) error {
+	err = s.write(ctx, func(w *writeTx) error {
 		var n int
 		if err := w.tx.QueryRowContext(ctx, `SELECT COUNT(*) FROM events WHERE session_id = ?`, id).Scan(&n); err != nil {
 			return classify(err)
@@ -95,12 +97,13 @@ func (s *Store) Import(ctx context.Context, r io.Reader) (Session, error) {
 // ExportMarkdown writes a session as a readable Markdown transcript: the
 // UI history with tool calls, results, approvals, errors and compactions.
 // Times are UTC. The output depends only on the log.
-func (s *Store) ExportMarkdown(ctx context.Context, id string, w io.Writer) error {
+func (s *Store) ExportMarkdown(ctx context.Context, id string, w io.Writer) (err error) {
+	defer s.explain(&err)
 	var (
 		sess  Session
 		items []UIMessage
 	)
-	err := s.read(ctx, func(tx *sql.Tx) error {
+	err = s.read(ctx, func(tx *sql.Tx) error {
 		var err error
 		if sess, err = getSession(ctx, tx, id); err != nil {
 			return err

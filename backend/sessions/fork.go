@@ -12,10 +12,11 @@ import (
 // restores are not copied (a fork of a trashed session is not in the
 // trash); the copies are renumbered without gaps, and compaction
 // boundaries are moved to match. The parent is unchanged.
-func (s *Store) Fork(ctx context.Context, parentID string, atSeq int64) (Session, error) {
+func (s *Store) Fork(ctx context.Context, parentID string, atSeq int64) (_ Session, err error) {
+	defer s.explain(&err)
 	id := newID()
 	var sess Session
-	err := s.write(ctx, func(w *writeTx) error {
+	err = s.write(ctx, func(w *writeTx) error {
 		evs, err := readEvents(ctx, w.tx, parentID, atSeq)
 		if err != nil {
 			return err

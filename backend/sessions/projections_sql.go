@@ -345,7 +345,8 @@ func (w *writeTx) flushSearch() error {
 }
 
 // UIMessages returns the history the UI shows for a session, in order.
-func (s *Store) UIMessages(ctx context.Context, id string) ([]UIMessage, error) {
+func (s *Store) UIMessages(ctx context.Context, id string) (_ []UIMessage, err error) {
+	defer s.explain(&err)
 	return uiMessages(ctx, s.r, id)
 }
 
@@ -377,14 +378,16 @@ func uiMessages(ctx context.Context, q querier, id string) ([]UIMessage, error) 
 // order: user, assistant and tool messages, with everything a compaction
 // replaced standing as one summary message. It is the log as recorded;
 // Resume also closes tool calls that never got a result.
-func (s *Store) ModelMessages(ctx context.Context, id string) ([]Message, error) {
+func (s *Store) ModelMessages(ctx context.Context, id string) (_ []Message, err error) {
+	defer s.explain(&err)
 	return modelMessages(ctx, s.r, id)
 }
 
 // ModelHistory is ModelMessages ready to send: like Resume's Messages, a
 // tool call that never got a result is answered by an InterruptedResult.
 // It is what the engine reads before every model call.
-func (s *Store) ModelHistory(ctx context.Context, id string) ([]Message, error) {
+func (s *Store) ModelHistory(ctx context.Context, id string) (_ []Message, err error) {
+	defer s.explain(&err)
 	msgs, err := modelMessages(ctx, s.r, id)
 	if err != nil {
 		return nil, err
@@ -424,8 +427,9 @@ func modelMessages(ctx context.Context, q querier, id string) ([]Message, error)
 // transaction. Open runs it when the projection code changed; it is also
 // the repair for projections that went wrong, a search index that lost
 // sync included.
-func (s *Store) Rebuild(ctx context.Context) error {
-	err := s.write(ctx, func(w *writeTx) error {
+func (s *Store) Rebuild(ctx context.Context) (err error) {
+	defer s.explain(&err)
+	err = s.write(ctx, func(w *writeTx) error {
 		for _, q := range []string{
 			`DELETE FROM sessions`, // cascades to the other projection tables
 			`INSERT INTO search_fts (search_fts) VALUES ('delete-all')`,

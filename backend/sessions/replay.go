@@ -43,7 +43,8 @@ type Approval struct {
 
 // Replay rebuilds a session's state after event uptoSeq (0, or anything
 // past the end, for the whole log) from its events.
-func (s *Store) Replay(ctx context.Context, id string, uptoSeq int64) (*ReplayState, error) {
+func (s *Store) Replay(ctx context.Context, id string, uptoSeq int64) (_ *ReplayState, err error) {
+	defer s.explain(&err)
 	evs, err := readEvents(ctx, s.r, id, uptoSeq)
 	if err != nil {
 		return nil, fmt.Errorf("replay session %s: %w", id, err)
@@ -125,9 +126,10 @@ type ResumeState struct {
 const InterruptedResult = "error: this tool call was interrupted and has no result; run it again if it is still needed"
 
 // Resume reads what continuing a session needs, from one snapshot.
-func (s *Store) Resume(ctx context.Context, id string) (*ResumeState, error) {
+func (s *Store) Resume(ctx context.Context, id string) (_ *ResumeState, err error) {
+	defer s.explain(&err)
 	st := &ResumeState{}
-	err := s.read(ctx, func(tx *sql.Tx) error {
+	err = s.read(ctx, func(tx *sql.Tx) error {
 		var err error
 		if st.Session, err = getSession(ctx, tx, id); err != nil {
 			return err

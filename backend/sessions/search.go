@@ -51,7 +51,8 @@ const snippetRunes = 80
 // separated by spaces, "double quotes" keep a phrase together, and
 // anything else (a lone quote, AND, NEAR, *, parentheses) is searched for
 // as written rather than failing. An empty query finds nothing.
-func (s *Store) Search(ctx context.Context, query string, o SearchOptions) ([]SearchHit, error) {
+func (s *Store) Search(ctx context.Context, query string, o SearchOptions) (_ []SearchHit, err error) {
+	defer s.explain(&err)
 	terms := parseQuery(query)
 	if len(terms) == 0 {
 		return nil, nil

@@ -63,6 +63,9 @@ func Open(ctx context.Context, path string, opts ...Option) (*Store, error) {
 	}
 	fail := func(err error) (*Store, error) {
 		s.Close()
+		if s.explain(&err); errors.As(err, new(*DamagedError)) {
+			return nil, err
+		}
 		return nil, fmt.Errorf("open session store %s: %w", path, err)
 	}
 	// Look before the writer connects: its journal_mode(WAL) would
@@ -105,7 +108,8 @@ func Open(ctx context.Context, path string, opts ...Option) (*Store, error) {
 // check that the search index matches the indexed text. It returns nil
 // when both pass, and an error wrapping ErrNotDatabase that says what is
 // wrong otherwise.
-func (s *Store) IntegrityCheck(ctx context.Context) error {
+func (s *Store) IntegrityCheck(ctx context.Context) (err error) {
+	defer s.explain(&err)
 	// A fresh connection: on a pooled reader, FTS5's part of
 	// integrity_check can read a cached index structure that a later write
 	// replaced, and report corruption that is not there.
@@ -193,13 +197,14 @@ func newID() string { return strings.ToLower(rand.Text()) }
 
 // Create starts a session: it appends session.created and returns the new
 // session. Forks are made with Fork, so c.ForkedFrom must be empty.
-func (s *Store) Create(ctx context.Context, c SessionCreated) (Session, error) {
+func (s *Store) Create(ctx context.Context, c SessionCreated) (_ Session, err error) {
+	defer s.explain(&err)
 	if c.ForkedFrom != "" || c.ForkedAtSeq != 0 {
 		return Session{}, fmt.Errorf("create session: %w: use Fork to fork a session", ErrInvalidEvent)
 	}
 	id := newID()
 	var sess Session
-	err := s.write(ctx, func(w *writeTx) error {
+	err = s.write(ctx, func(w *writeTx) error {
 		var err error
 		sess, _, err = w.append(id, []Event{NewEvent(EventSessionCreated, c)}, true)
 		return err
@@ -219,12 +224,13 @@ func (s *Store) Create(ctx context.Context, c SessionCreated) (Session, error) {
 // session.created cannot be appended (Create, Fork and Import write it).
 // A soft-deleted session still takes appends: a turn may be running when
 // the user deletes it.
-func (s *Store) Append(ctx context.Context, sessionID string, events ...Event) ([]Event, error) {
+func (s *Store) Append(ctx context.Context, sessionID string, events ...Event) (_ []Event, err error) {
+	defer s.explain(&err)
 	if len(events) == 0 {
 		return nil, nil
 	}
 	var out []Event
-	err := s.write(ctx, func(w *writeTx) error {
+	err = s.write(ctx, func(w *writeTx) error {
 		var err error
 		_, out, err = w.append(sessionID, events, false)
 		return err
@@ -236,7 +242,8 @@ func (s *Store) Append(ctx context.Context, sessionID string, events ...Event) (
 }
 
 // Get returns a session's list entry, deleted or not.
-func (s *Store) Get(ctx context.Context, id string) (Session, error) {
+func (s *Store) Get(ctx context.Context, id string) (_ Session, err error) {
+	defer s.explain(&err)
 	sess, err := getSession(ctx, s.r, id)
 	if err != nil {
 		return Session{}, fmt.Errorf("get session %s: %w", id, err)
@@ -290,7 +297,8 @@ type ListOptions struct {
 // List returns sessions, most recently updated first (ties by ID). Pages
 // are by offset, so a session updated between two calls may move across
 // pages.
-func (s *Store) List(ctx context.Context, o ListOptions) ([]Session, error) {
+func (s *Store) List(ctx context.Context, o ListOptions) (_ []Session, err error) {
+	defer s.explain(&err)
 	q := `SELECT ` + sessionCols + ` FROM sessions WHERE 1`
 	var args []any
 	switch o.Deleted {
@@ -329,7 +337,8 @@ func (s *Store) List(ctx context.Context, o ListOptions) ([]Session, error) {
 
 // Rename gives a session the user's title (event session.renamed). An
 // empty title goes back to the auto title.
-func (s *Store) Rename(ctx context.Context, id, title string) error {
+func (s *Store) Rename(ctx context.Context, id, title string) (err error) {
+	defer s.explain(&err)
 	if _, err := s.Append(ctx, id, NewEvent(EventSessionRenamed, SessionRenamed{Title: title})); err != nil {
 		return fmt.Errorf("rename session %s: %w", id, err)
 	}
@@ -339,7 +348,8 @@ func (s *Store) Rename(ctx context.Context, id, title string) error {
 // Delete soft-deletes a session (event session.deleted): it leaves the
 // list and search until Restore, or until Purge removes it for good.
 // Deleting a deleted session does nothing.
-func (s *Store) Delete(ctx context.Context, id string) error {
+func (s *Store) Delete(ctx context.Context, id string) (err error) {
+	defer s.explain(&err)
 	if err := s.setDeleted(ctx, id, true); err != nil {
 		return fmt.Errorf("delete session %s: %w", id, err)
 	}
@@ -348,7 +358,8 @@ func (s *Store) Delete(ctx context.Context, id string) error {
 
 // Restore undoes Delete (event session.restored). Restoring a session that
 // is not deleted does nothing.
-func (s *Store) Restore(ctx context.Context, id string) error {
+func (s *Store) Restore(ctx context.Context, id string) (err error) {
+	defer s.explain(&err)
 	if err := s.setDeleted(ctx, id, false); err != nil {
 		return fmt.Errorf("restore session %s: %w", id, err)
 	}
@@ -376,9 +387,10 @@ func (s *Store) setDeleted(ctx context.Context, id string, deleted bool) error {
 // Purge removes for good the sessions soft-deleted before the given time:
 // their events, projections and search entries. It returns how many
 // sessions went. Forks of a purged session keep their own copy of the log.
-func (s *Store) Purge(ctx context.Context, deletedBefore time.Time) (int, error) {
+func (s *Store) Purge(ctx context.Context, deletedBefore time.Time) (_ int, err error) {
+	defer s.explain(&err)
 	n := 0
-	err := s.write(ctx, func(w *writeTx) error {
+	err = s.write(ctx, func(w *writeTx) error {
 		ids, err := queryStrings(ctx, w.tx, `SELECT id FROM sessions WHERE deleted_at <> 0 AND deleted_at < ?`, deletedBefore.UnixMilli())
 		if err != nil {
 			return err
