@@ -74,6 +74,17 @@ describe('App', () => {
     expect(await screen.findByRole('navigation', { name: 'Sessions' })).toBeTruthy();
   });
 
+  it('tells above the first-run setup that the settings file was set aside', async () => {
+    vi.mocked(api.getState).mockResolvedValue({
+      ...state(false),
+      settingsNotice: { path: '/data/settings.json', aside: '/data/settings.json.corrupt-1', error: 'bad JSON' },
+    });
+    vi.mocked(api.getSettings).mockResolvedValue(settingsView({ providers: [] }));
+    render(App);
+    expect(await screen.findByRole('heading', { name: 'Welcome to TinyElf' })).toBeTruthy();
+    expect(screen.getByRole('alert').textContent).toContain('/data/settings.json.corrupt-1');
+  });
+
   it('shows the chat shell with its landmarks and labelled controls', async () => {
     render(App);
     expect(await screen.findByRole('navigation', { name: 'Sessions' })).toBeTruthy();

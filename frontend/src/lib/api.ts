@@ -301,6 +301,7 @@ export function openExternal(url: string): void {
 // Typed wrappers, one per backend method (backend/api/methods.go).
 
 export const getState = () => call<AppState>('State');
+export const dismissSettingsNotice = () => call<object>('DismissSettingsNotice');
 export const listSessions = (limit = 500) => call<Session[]>('ListSessions', { limit });
 export const getSession = (id: string) => call<SessionView>('GetSession', { id });
 export const createSession = (workspace: string, mode?: PermissionMode) =>

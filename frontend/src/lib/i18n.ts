@@ -12,6 +12,9 @@ const en = {
   'app.offline': 'Lost the connection to TinyElf. Reconnecting…',
   'app.warning': 'Warning',
   'app.dismiss': 'Dismiss',
+  'notice.settingsTitle': 'Your settings could not be read.',
+  'notice.settingsRecovered':
+    'The settings file is damaged ({error}). It was kept as {aside}, and TinyElf started with the default settings: set up again, or repair that file and restart.',
   'app.notifications': 'Notifications',
 
   'setup.title': 'Welcome to TinyElf',
@@ -429,6 +432,9 @@ const ja: Record<MessageKey, string> = {
   'app.offline': 'TinyElf との接続が切れました。再接続しています…',
   'app.warning': '警告',
   'app.dismiss': '閉じる',
+  'notice.settingsTitle': '設定を読み込めませんでした。',
+  'notice.settingsRecovered':
+    '設定ファイルが壊れています（{error}）。元のファイルは {aside} として保存し、TinyElf は既定の設定で起動しました。設定し直すか、そのファイルを修復して再起動してください。',
   'app.notifications': 'お知らせ',
 
   'setup.title': 'TinyElf へようこそ',

@@ -11,6 +11,16 @@ export const permissionModes: readonly PermissionMode[] = ['plan', 'default', 'a
 /** ErrorCode is what a failed call's error says about its cause. */
 export type ErrorCode = 'invalid' | 'not_found' | 'busy' | 'internal' | 'unauthorized' | 'forbidden' | 'network';
 
+/** SettingsNotice says the settings file could not be read and was set aside. */
+export interface SettingsNotice {
+  /** path is the settings file. */
+  path: string;
+  /** aside is where the unreadable file was kept. */
+  aside: string;
+  /** error says why it could not be read. */
+  error: string;
+}
+
 /** AppState is State(): what the first screen needs. */
 export interface AppState {
   version: string;
@@ -18,6 +28,8 @@ export interface AppState {
   hasProvider: boolean;
   warnings: string[] | null;
   home: string;
+  /** settingsNotice is set until the user dismisses it (DismissSettingsNotice). */
+  settingsNotice?: SettingsNotice;
 }
 
 /** UsageTotals sums a session's usage events. */

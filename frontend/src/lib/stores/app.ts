@@ -50,6 +50,19 @@ export async function boot(): Promise<void> {
   void loadPrompts();
 }
 
+/**
+ * dismissSettingsNotice hides the settings notice here at once, and tells
+ * the backend so that no other window or tab (or reload) shows it again.
+ */
+export async function dismissSettingsNotice(): Promise<void> {
+  appState.update((st) => (st ? { ...st, settingsNotice: undefined } : st));
+  try {
+    await api.dismissSettingsNotice();
+  } catch {
+    // dismissed here anyway; another tab may show it until it is dismissed there
+  }
+}
+
 /** finishSetup leaves the first-run screen for the app. */
 export async function finishSetup(): Promise<void> {
   try {
