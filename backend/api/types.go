@@ -138,6 +138,8 @@ const (
 	EnvBaseURL  = config.EnvBaseURL
 	EnvProvider = config.EnvProvider
 	EnvModel    = config.EnvModel
+	// EnvBridgeToken gives the MCP bridge its token (a secret).
+	EnvBridgeToken = config.EnvBridgeToken
 )
 
 // HomeEnv is the variable that overrides the data folder.

@@ -50,6 +50,9 @@ type Options struct {
 	// Desktop opens the window (no arguments, or "desktop") and returns the
 	// exit code; nil says this binary has none.
 	Desktop func(ctx context.Context, stderr io.Writer) int
+	// Stdin is what "-p -", "--args -" and "--token-stdin" read (default:
+	// os.Stdin).
+	Stdin io.Reader
 }
 
 // Main runs the command line of the process: it handles SIGINT and SIGTERM
@@ -64,6 +67,9 @@ func Main(args []string, o Options) int {
 // Run dispatches one command line and returns its exit code. ctx ending
 // (an interrupt) cancels the work under way.
 func Run(ctx context.Context, args []string, stdout, stderr io.Writer, o Options) int {
+	if o.Stdin == nil {
+		o.Stdin = os.Stdin
+	}
 	if len(args) == 0 {
 		return desktop(ctx, stderr, o)
 	}

@@ -9,6 +9,8 @@ import (
 	"runtime"
 	"sync"
 	"testing"
+
+	"tinyelf/backend/api"
 )
 
 // cliEnv isolates a CLI test: its own data folder, no provider variables
@@ -18,7 +20,7 @@ func cliEnv(t *testing.T) string {
 	t.Helper()
 	home := t.TempDir()
 	t.Setenv("TINYELF_HOME", home)
-	for _, k := range []string{"OPENAI_API_KEY", "OPENAI_BASE_URL", "ANTHROPIC_API_KEY", "ANTHROPIC_BASE_URL", "TINYELF_PROVIDER", "TINYELF_MODEL", "TINYELF_BASE_URL", BridgeTokenEnv} {
+	for _, k := range []string{"OPENAI_API_KEY", "OPENAI_BASE_URL", "ANTHROPIC_API_KEY", "ANTHROPIC_BASE_URL", "TINYELF_PROVIDER", "TINYELF_MODEL", "TINYELF_BASE_URL", api.EnvBridgeToken} {
 		t.Setenv(k, "")
 	}
 	t.Setenv("DBUS_SESSION_BUS_ADDRESS", "unix:path="+filepath.Join(home, "no-bus"))

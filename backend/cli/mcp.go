@@ -49,9 +49,6 @@ Manages the MCP servers in the settings (the same list as Settings → MCP).
 Exit status: 0 success, 1 failure, 2 usage error.
 `
 
-// BridgeTokenEnv names the variable that gives the bridge its token.
-const BridgeTokenEnv = "TINYELF_BRIDGE_TOKEN"
-
 // runMCP implements `tinyelf mcp`.
 func runMCP(ctx context.Context, args []string, stdout, stderr io.Writer, o Options) int {
 	if len(args) == 0 || isHelp(args[0]) {
@@ -63,7 +60,7 @@ func runMCP(ctx context.Context, args []string, stdout, stderr io.Writer, o Opti
 	}
 	cmd, rest := args[0], args[1:]
 	if cmd == "bridge" {
-		return mcpBridge(ctx, rest, os.Stdin, stdout, stderr)
+		return mcpBridge(ctx, rest, o.Stdin, stdout, stderr)
 	}
 	switch cmd {
 	case "list", "ls", "add", "remove", "rm", "import", "test":
@@ -316,7 +313,7 @@ func mcpBridge(ctx context.Context, args []string, stdin io.Reader, stdout, stde
 		return usageError(stderr, "mcp", "give the token with --token-stdin or --token, not both")
 	case *token != "":
 		fmt.Fprintf(stderr, "warning: a token on the command line (--token) is visible to every user of this machine (ps); "+
-			"set %s or use --token-stdin instead\n", BridgeTokenEnv)
+			"set %s or use --token-stdin instead\n", api.EnvBridgeToken)
 	case *tokenStdin:
 		line, err := bufio.NewReader(stdin).ReadString('\n')
 		if err != nil && err != io.EOF {
@@ -326,7 +323,7 @@ func mcpBridge(ctx context.Context, args []string, stdin io.Reader, stdout, stde
 			return usageError(stderr, "mcp", "--token-stdin: stdin gave no token")
 		}
 	default:
-		*token = os.Getenv(BridgeTokenEnv)
+		*token = os.Getenv(api.EnvBridgeToken)
 	}
 	ws, err := filepath.Abs(*workspace)
 	if err != nil {

@@ -2,7 +2,6 @@ package cli
 
 import (
 	"bufio"
-	"bytes"
 	"context"
 	"io"
 	"net/http"
@@ -13,6 +12,8 @@ import (
 	"time"
 
 	"tinyelf/backend/config"
+
+	"tinyelf/backend/api"
 )
 
 func runMCPCLI(t *testing.T, args ...string) (int, string, string) {
@@ -94,26 +95,24 @@ func TestMCPCommand(t *testing.T) {
 	}
 }
 
-// TestMCPBridgeCommand starts `tinyelf mcp bridge`, reads the URL and token
-// it prints, makes one authorized request, and interrupts it.
-func TestMCPBridgeCommand(t *testing.T) {
-	cliEnv(t)
-	ws := t.TempDir()
+// startBridgeCLI starts `tinyelf mcp bridge` with args and stdin, reads the
+// URL and token it prints, and returns them with a function that
+// interrupts it and returns its exit code and stderr.
+func startBridgeCLI(t *testing.T, stdin string, args ...string) (url, token, printed string, stop func() (int, string)) {
+	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
 	pr, pw := io.Pipe()
 	done := make(chan int, 1)
+	var errOut syncBuffer
 	go func() {
-		var errOut bytes.Buffer
-		done <- Run(ctx, []string{"mcp", "bridge", "--workspace", ws}, pw, &errOut, Options{})
+		done <- Run(ctx, append([]string{"mcp", "bridge"}, args...), pw, &errOut, Options{Stdin: strings.NewReader(stdin)})
 		pw.Close()
 	}()
-	var url, token string
-	var printed strings.Builder
+	var out strings.Builder
 	sc := bufio.NewScanner(pr)
 	for sc.Scan() {
 		line := sc.Text()
-		printed.WriteString(line + "\n")
+		out.WriteString(line + "\n")
 		if u, ok := strings.CutPrefix(line, "TinyElf MCP bridge on "); ok {
 			url = u
 		}
@@ -125,8 +124,27 @@ func TestMCPBridgeCommand(t *testing.T) {
 		}
 	}
 	go io.Copy(io.Discard, pr)
-	out := printed.String()
-	for _, w := range []string{`"type": "http"`, `"url": "` + url + `"`, `"Authorization": "Bearer ` + token + `"`, "workspace_read_file"} {
+	stop = func() (int, string) {
+		t.Helper()
+		cancel()
+		select {
+		case code := <-done:
+			return code, errOut.String()
+		case <-time.After(10 * time.Second):
+			t.Fatal("the bridge did not stop when interrupted")
+			return 0, ""
+		}
+	}
+	return url, token, out.String(), stop
+}
+
+// TestMCPBridgeCommand starts `tinyelf mcp bridge`, reads the URL and token
+// it prints, makes one authorized request, and interrupts it.
+func TestMCPBridgeCommand(t *testing.T) {
+	cliEnv(t)
+	ws := t.TempDir()
+	url, token, out, stop := startBridgeCLI(t, "", "--workspace", ws)
+	for _, w := range []string{`"type": "http"`, `"url": "` + url + `"`, `"Authorization": "Bearer ` + token + `"`, "workspace_read_file", "sessions_search"} {
 		if !strings.Contains(out, w) {
 			t.Errorf("bridge output lacks %q:\n%s", w, out)
 		}
@@ -143,13 +161,51 @@ func TestMCPBridgeCommand(t *testing.T) {
 	if resp.StatusCode != http.StatusOK {
 		t.Errorf("initialize: HTTP %d", resp.StatusCode)
 	}
-	cancel()
-	select {
-	case code := <-done:
-		if code != exitOK {
-			t.Errorf("bridge exited %d", code)
-		}
-	case <-time.After(10 * time.Second):
-		t.Fatal("the bridge did not stop when interrupted")
+	if code, stderr := stop(); code != exitOK {
+		t.Errorf("bridge exited %d: %s", code, stderr)
 	}
+}
+
+// TestMCPBridgeToken gives the bridge its token in each of the ways it
+// takes one: the environment and stdin keep it out of ps; the command line
+// still works, with a warning.
+func TestMCPBridgeToken(t *testing.T) {
+	cliEnv(t)
+	tests := []struct {
+		name, env, stdin string
+		args             []string
+		want             string // "" : a random one
+		warns            bool
+	}{
+		{"random", "", "", nil, "", false},
+		{"from the environment", "env-token-123", "", nil, "env-token-123", false},
+		{"from stdin", "", "stdin-token-456\nignored\n", []string{"--token-stdin"}, "stdin-token-456", false},
+		{"stdin wins over the environment", "env-token-123", "stdin-token-456", []string{"--token-stdin"}, "stdin-token-456", false},
+		{"on the command line", "", "", []string{"--token", "argv-token-789"}, "argv-token-789", true},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Setenv(api.EnvBridgeToken, tc.env)
+			_, token, _, stop := startBridgeCLI(t, tc.stdin, append([]string{"--workspace", t.TempDir()}, tc.args...)...)
+			code, stderr := stop()
+			if code != exitOK {
+				t.Fatalf("exit %d: %s", code, stderr)
+			}
+			switch {
+			case tc.want == "" && len(token) != 64:
+				t.Errorf("random token %q", token)
+			case tc.want != "" && token != tc.want:
+				t.Errorf("token %q, want %q", token, tc.want)
+			}
+			if warned := strings.Contains(stderr, "visible to every user") && strings.Contains(stderr, api.EnvBridgeToken); warned != tc.warns {
+				t.Errorf("warned = %v, want %v: %s", warned, tc.warns, stderr)
+			}
+		})
+	}
+	t.Run("empty stdin", func(t *testing.T) {
+		code, _, stderr := runCLI(t, "mcp", "bridge", "--token-stdin")
+		if code != exitUsage || !strings.Contains(stderr, "stdin gave no token") {
+			t.Errorf("exit %d: %s", code, stderr)
+		}
+	})
 }

@@ -44,7 +44,7 @@ quit by a second Ctrl+C.
 
 // cancelGrace is how long a cancelled run waits for its turn to wind down
 // before it leaves it behind (a tool that ignores cancellation) and exits.
-const cancelGrace = 750 * time.Millisecond
+const cancelGrace = 600 * time.Millisecond
 
 type runFlags struct {
 	prompt, workspace, mode, agent, provider, model, baseURL, output, resume string
@@ -80,7 +80,7 @@ func runRun(ctx context.Context, args []string, stdout, stderr io.Writer, o Opti
 		return usageError(stderr, "run", fmt.Sprintf("unexpected argument %q (quote the prompt and pass it with -p)", flags.Arg(0)))
 	}
 	if f.prompt == "-" {
-		b, err := io.ReadAll(os.Stdin)
+		b, err := io.ReadAll(o.Stdin)
 		if err != nil {
 			return usageError(stderr, "run", "read the prompt from stdin: "+err.Error())
 		}

@@ -1,10 +1,7 @@
 package cli
 
 import (
-	"bufio"
-	"context"
 	"encoding/json"
-	"io"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -12,7 +9,6 @@ import (
 	"strings"
 	"sync"
 	"testing"
-	"time"
 
 	"tinyelf/backend/llm/llmtest"
 )
@@ -134,55 +130,6 @@ func TestRunCommand(t *testing.T) {
 			t.Errorf("show without ID: %d", code)
 		}
 	})
-}
-
-func TestServeCommand(t *testing.T) {
-	cliEnv(t)
-	ctx, cancel := context.WithCancel(context.Background())
-	pr, pw := io.Pipe()
-	done := make(chan int)
-	go func() { done <- Run(ctx, []string{"serve"}, pw, io.Discard, Options{}); pw.Close() }()
-	sc := bufio.NewScanner(pr)
-	var url string
-	for sc.Scan() {
-		if strings.HasPrefix(sc.Text(), "http://127.0.0.1:") {
-			url = sc.Text()
-			break
-		}
-	}
-	go io.Copy(io.Discard, pr)
-	if url == "" {
-		t.Fatal("serve printed no URL")
-	}
-	base, token, _ := strings.Cut(url, "/?token=")
-	resp, err := http.Get(base + "/api/version")
-	if err != nil {
-		t.Fatal(err)
-	}
-	resp.Body.Close()
-	if resp.StatusCode != 401 {
-		t.Errorf("no token: %d", resp.StatusCode)
-	}
-	req, _ := http.NewRequest("POST", base+"/api/call/State", nil)
-	req.Header.Set("Authorization", "Bearer "+token)
-	resp, err = http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	b, _ := io.ReadAll(resp.Body)
-	resp.Body.Close()
-	if resp.StatusCode != 200 || !strings.Contains(string(b), `"hasProvider":false`) {
-		t.Errorf("State: %d %s", resp.StatusCode, b)
-	}
-	cancel()
-	select {
-	case code := <-done:
-		if code != 0 {
-			t.Errorf("serve exited %d", code)
-		}
-	case <-time.After(10 * time.Second):
-		t.Fatal("serve did not stop")
-	}
 }
 
 // TestRunBaseURL: --base-url sends the chosen provider's requests to the

@@ -7,7 +7,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"os"
 	"strings"
 	"text/tabwriter"
 
@@ -70,7 +69,7 @@ func runTool(ctx context.Context, args []string, stdout, stderr io.Writer, o Opt
 	}
 	var raw json.RawMessage
 	if name != "list" {
-		if raw, err = readArgs(*argsJSON); err != nil {
+		if raw, err = readArgs(*argsJSON, o.Stdin); err != nil {
 			return usageError(stderr, "tool", err.Error())
 		}
 	}
@@ -140,9 +139,9 @@ func reportMCP(stderr io.Writer, states []api.MCPServerState, suffix string) {
 
 // readArgs returns the --args JSON, reading stdin for "-", and checks that
 // it is a JSON object.
-func readArgs(s string) (json.RawMessage, error) {
+func readArgs(s string, stdin io.Reader) (json.RawMessage, error) {
 	if s == "-" {
-		b, err := io.ReadAll(os.Stdin)
+		b, err := io.ReadAll(stdin)
 		if err != nil {
 			return nil, fmt.Errorf("read --args from stdin: %w", err)
 		}

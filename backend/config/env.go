@@ -17,6 +17,11 @@ const (
 	EnvBaseURL = "TINYELF_BASE_URL"
 )
 
+// EnvBridgeToken gives `tinyelf mcp bridge` its bearer token without
+// putting it on the command line (where ps shows it). It is a secret: tools
+// and servers TinyElf starts should not inherit it.
+const EnvBridgeToken = "TINYELF_BRIDGE_TOKEN"
+
 // WithEnvironment returns the settings with providers from the environment
 // added: "env-openai" when OPENAI_API_KEY or OPENAI_BASE_URL is set,
 // "env-anthropic" when ANTHROPIC_API_KEY or ANTHROPIC_BASE_URL is set.
