@@ -1,7 +1,11 @@
 // Package api is the transport-neutral service the UI calls (sessions,
 // messages, approvals, settings) and the event bus that carries the engine's
 // events to it. app.go binds it into the desktop window; HTTPServer serves it
-// to a browser for `tinyelf serve`. It knows nothing of Wails.
+// to a browser for `tinyelf serve`; backend/cli calls its Go methods, and
+// the smaller entry points beside it (Toolbox, MCPConfig, History, Bridge)
+// for the commands that need less than the whole service. No surface
+// reaches past it into the engine, the store or the MCP service: the types
+// they need are re-exported here (types.go). It knows nothing of Wails.
 package api
 
 import (

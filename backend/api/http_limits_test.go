@@ -148,14 +148,17 @@ func TestRemoteNeedsTheTokenOnEveryRequest(t *testing.T) {
 }
 
 // TestIdleConnectionsAreClosed opens 300 connections that sit idle, half
-// before sending anything and half after one request: the server closes
-// them all.
+// before sending anything (cut by the read-header timeout) and half after
+// one request (cut by the idle timeout): the server closes them all. Each
+// half has a server of its own whose other timeout is long, so how fast
+// the test's goroutines get going does not matter.
 func TestIdleConnectionsAreClosed(t *testing.T) {
 	t.Parallel()
-	s := &HTTPServer{Bus: NewBus(), Token: "tok", Version: "1",
-		ReadHeaderTimeout: 300 * time.Millisecond, IdleTimeout: 300 * time.Millisecond}
-	base := startHTTP(t, s)
-	addr := strings.TrimPrefix(base, "http://")
+	const short, long = 300 * time.Millisecond, time.Minute
+	silent := strings.TrimPrefix(startHTTP(t, &HTTPServer{Bus: NewBus(), Token: "tok", Version: "1",
+		ReadHeaderTimeout: short, IdleTimeout: long}), "http://")
+	afterOne := strings.TrimPrefix(startHTTP(t, &HTTPServer{Bus: NewBus(), Token: "tok", Version: "1",
+		ReadHeaderTimeout: long, IdleTimeout: short}), "http://")
 	const n = 300
 	var wg sync.WaitGroup
 	errs := make(chan error, n)
@@ -164,15 +167,19 @@ func TestIdleConnectionsAreClosed(t *testing.T) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
+			addr := silent
+			if i%2 == 1 {
+				addr = afterOne
+			}
 			c, err := net.Dial("tcp", addr)
 			if err != nil {
 				errs <- err
 				return
 			}
 			defer c.Close()
-			_ = c.SetDeadline(time.Now().Add(10 * time.Second))
+			_ = c.SetDeadline(time.Now().Add(30 * time.Second))
 			r := bufio.NewReader(c)
-			if i%2 == 1 {
+			if addr == afterOne {
 				fmt.Fprintf(c, "GET /api/version HTTP/1.1\r\nHost: %s\r\nAuthorization: Bearer tok\r\n\r\n", addr)
 				resp, err := http.ReadResponse(r, nil)
 				if err != nil {
