@@ -148,7 +148,8 @@ func (t *Toolbox) LoadMCP(ctx context.Context) []MCPServerState {
 		}
 	}
 	reg := t.sess.Registry
-	for _, tool := range t.userMCP.Tools() {
+	// The servers' tools, then the one resource pair over all of them.
+	for _, tool := range append(t.userMCP.Tools(), mcp.ResourceTools(t.userMCP)...) {
 		info := tool.Info()
 		if reg.Has(info.Name) {
 			continue // built-in tools win a name clash, as in the agent's sessions

@@ -57,6 +57,8 @@ func TestToolReachesMCPServers(t *testing.T) {
 			[]string{"MCP server broken did not start", "FAKE_API_KEY is not set"}},
 		{"run an MCP tool", []string{"tool", "mcp__fake__echo", "--workspace", ws, "--args", `{"message":"hello there"}`}, exitOK,
 			[]string{"Echo: hello there"}, nil},
+		{"read an MCP resource", []string{"tool", "read_mcp_resource", "--workspace", ws, "--args", `{"server":"fake","uri":"fake://hello"}`}, exitOK,
+			[]string{"Hello from the fake server."}, nil},
 		{"coercion and validation apply", []string{"tool", "mcp__fake__add", "--workspace", ws, "--args", `{"a":"2","b":3}`}, exitOK,
 			[]string{"5"}, nil},
 		{"an MCP error result exits 1", []string{"tool", "mcp__fake__fail", "--workspace", ws}, exitError,
