@@ -15,7 +15,8 @@ import (
 // where each turn is a Turn in its JSON form, plus "chunkDelayMs" for
 // ChunkDelay: {"text": "Hi there", "chunkDelayMs": 50},
 // {"toolCalls": [{"name": "read", "arguments": "{\"path\":\"a\"}"}]},
-// {"status": 429, "retryAfter": "1"}, {"echo": true}.
+// {"status": 429, "retryAfter": "1"}, {"echo": true},
+// {"text": "a long answer", "pauseAfter": 3}.
 type Script struct {
 	Turns []Turn
 	// Default is played whenever Turns has run out (nil: answer with a

@@ -29,7 +29,9 @@ const NoTurnLeft = "llmtest: no scripted turn left"
 // streamed or not), POST /responses (OpenAI's Responses API, not streamed),
 // and GET /models (in the Anthropic shape when the request carries an
 // anthropic-version header, the OpenAI shape otherwise). Each chat request
-// plays the next scripted turn. A Server is safe for concurrent use.
+// plays the next scripted turn. POST /_llmtest/resume is Resume for tests
+// that drive the server from another process. A Server is safe for
+// concurrent use.
 type Server struct {
 	// URL is the base URL to configure an adapter with, including /v1
 	// (http://127.0.0.1:PORT/v1).
@@ -46,6 +48,8 @@ type Server struct {
 	fallback *Turn
 	models   []string
 	requests []Request
+	resume   chan struct{} // closed and replaced by Resume
+	paused   int           // streams waiting in a PauseAfter
 }
 
 // NewServer starts a server that plays turns in order and closes it when
@@ -83,6 +87,7 @@ func newServer(turns []Turn) *Server {
 		closing: make(chan struct{}),
 		turns:   append([]Turn(nil), turns...),
 		models:  []string{"fake-model"},
+		resume:  make(chan struct{}),
 	}
 }
 
@@ -135,6 +140,29 @@ func (s *Server) ChatRequests() []Request {
 	return out
 }
 
+// Resume lets the streams that started before it go on past their
+// PauseAfter, whether they are already waiting there or not yet; streams
+// that start later pause until the next Resume.
+func (s *Server) Resume() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	close(s.resume)
+	s.resume = make(chan struct{})
+}
+
+// Paused returns how many streams are waiting in a PauseAfter.
+func (s *Server) Paused() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.paused
+}
+
+func (s *Server) addPaused(n int) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.paused += n
+}
+
 // Pending returns how many scripted turns have not been played yet.
 func (s *Server) Pending() int {
 	s.mu.Lock()
@@ -160,6 +188,9 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	switch {
 	case r.Method == http.MethodGet && strings.TrimPrefix(r.URL.Path, "/v1") == "/models":
 		s.serveModels(w, req)
+	case r.Method == http.MethodPost && strings.TrimPrefix(r.URL.Path, "/v1") == "/_llmtest/resume":
+		s.Resume()
+		w.WriteHeader(http.StatusNoContent)
 	case r.Method == http.MethodPost && format != "":
 		turn, ok := s.next()
 		if !ok {
@@ -242,6 +273,9 @@ func (s *Server) play(w http.ResponseWriter, r *http.Request, req Request, turn 
 		return
 	}
 
+	s.mu.Lock()
+	resume := s.resume
+	s.mu.Unlock()
 	w.Header().Set("Content-Type", "text/event-stream")
 	w.Header().Set("Cache-Control", "no-cache")
 	w.WriteHeader(http.StatusOK)
@@ -249,6 +283,7 @@ func (s *Server) play(w http.ResponseWriter, r *http.Request, req Request, turn 
 		w: w, rc: http.NewResponseController(w),
 		ctx: r.Context(), closing: s.closing,
 		delay: turn.ChunkDelay, cutAfter: turn.CutAfter, hang: turn.Hang,
+		pauseAfter: turn.PauseAfter, resume: resume, paused: s.addPaused,
 	}
 	sw.rc.Flush()
 	var err error

@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -222,6 +223,74 @@ func TestHangEndsWithTheServer(t *testing.T) {
 	}
 }
 
+// TestPauseHoldsUntilResume: a PauseAfter turn stops after its deltas and
+// goes on to the end once Resume is posted.
+func TestPauseHoldsUntilResume(t *testing.T) {
+	t.Parallel()
+	srv := llmtest.NewServer(t, llmtest.Turn{Chunks: []string{"one ", "two ", "three"}, PauseAfter: 2})
+	res, err := http.Post(srv.URL+"/chat/completions", "application/json", strings.NewReader(`{"model":"m","stream":true}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer res.Body.Close()
+	var mu sync.Mutex
+	var got strings.Builder
+	done := make(chan error, 1)
+	go func() {
+		buf := make([]byte, 512)
+		for {
+			n, err := res.Body.Read(buf)
+			mu.Lock()
+			got.Write(buf[:n])
+			mu.Unlock()
+			if err != nil {
+				done <- err
+				return
+			}
+		}
+	}()
+	read := func() string {
+		mu.Lock()
+		defer mu.Unlock()
+		return got.String()
+	}
+	waitUntil(t, "the stream pauses after two deltas", func() bool {
+		return srv.Paused() == 1 && strings.Contains(read(), `"content":"two "`)
+	})
+	if s := read(); strings.Contains(s, "three") || strings.Contains(s, "[DONE]") {
+		t.Fatalf("a paused stream sent more than its first two deltas:\n%s", s)
+	}
+	if status, _, _ := post(t, srv.URL+"/_llmtest/resume", "", nil); status != http.StatusNoContent {
+		t.Fatalf("POST /_llmtest/resume = %d, want 204", status)
+	}
+	select {
+	case err := <-done:
+		if !errors.Is(err, io.EOF) {
+			t.Fatalf("reading the resumed stream: %v", err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("the stream did not end after Resume")
+	}
+	if s := read(); !strings.Contains(s, `"content":"three"`) || !strings.Contains(s, "[DONE]") {
+		t.Errorf("resumed stream = %s, want the rest and [DONE]", s)
+	}
+	if n := srv.Paused(); n != 0 {
+		t.Errorf("Paused() = %d after the stream ended", n)
+	}
+}
+
+// waitUntil polls cond until it holds, failing the test after 10 seconds.
+func waitUntil(t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out waiting until %s", what)
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+}
+
 func TestParseScript(t *testing.T) {
 	t.Parallel()
 	tests := []struct {
@@ -230,8 +299,8 @@ func TestParseScript(t *testing.T) {
 		def      bool
 		check    func(t *testing.T, s llmtest.Script)
 	}{
-		{"bare list", `[{"text":"hi","chunkDelayMs":25},{"status":429,"retryAfter":"1"}]`, 2, false, func(t *testing.T, s llmtest.Script) {
-			if s.Turns[0].ChunkDelay != 25*time.Millisecond || s.Turns[1].Status != 429 {
+		{"bare list", `[{"text":"hi","chunkDelayMs":25,"pauseAfter":1},{"status":429,"retryAfter":"1"}]`, 2, false, func(t *testing.T, s llmtest.Script) {
+			if s.Turns[0].ChunkDelay != 25*time.Millisecond || s.Turns[0].PauseAfter != 1 || s.Turns[1].Status != 429 {
 				t.Errorf("turns = %+v", s.Turns)
 			}
 		}},

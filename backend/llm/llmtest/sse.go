@@ -29,6 +29,10 @@ type sseWriter struct {
 	cutAfter int
 	hang     bool
 	deltas   int
+
+	pauseAfter int
+	resume     <-chan struct{} // closed by the Resume that ends the pause
+	paused     func(delta int) // counts the stream as paused while it waits
 }
 
 // event writes one event (without an event: line when name is empty) and
@@ -73,7 +77,24 @@ func (s *sseWriter) delta(name string, data any) error {
 	if s.cutAfter > 0 && s.deltas >= s.cutAfter {
 		return errCut
 	}
+	if s.pauseAfter > 0 && s.deltas == s.pauseAfter {
+		return s.pause()
+	}
 	return nil
+}
+
+// pause waits for Resume, the client or the server, whichever comes first.
+func (s *sseWriter) pause() error {
+	s.paused(1)
+	defer s.paused(-1)
+	select {
+	case <-s.resume:
+		return nil
+	case <-s.ctx.Done():
+		return errGone
+	case <-s.closing:
+		return errGone
+	}
 }
 
 // opened is called once the opening events are out.

@@ -68,6 +68,12 @@ type Turn struct {
 	// Hang streams every delta, then sends nothing more until the client
 	// goes away (cancels) or the server closes.
 	Hang bool `json:"hang,omitempty"`
+	// PauseAfter, when positive, holds the stream right after that many
+	// deltas (counted as for CutAfter) until Server.Resume is called, or the
+	// client or the server goes away; then the turn goes on to its end. A
+	// test can look at a half-streamed answer for as long as it needs,
+	// without racing the stream.
+	PauseAfter int `json:"pauseAfter,omitempty"`
 
 	// Dynamic, when set, is called with the request and its result is
 	// played instead of this turn.

@@ -7,7 +7,8 @@
 //	fakellm [-addr 127.0.0.1:0] [-script turns.json] [-echo]
 //
 // The script format is llmtest.Script's. -echo answers every request the
-// script does not cover with the user's last message.
+// script does not cover with the user's last message. A turn with
+// "pauseAfter" holds its stream until POST <base URL>/_llmtest/resume.
 package main
 
 import (
