@@ -146,46 +146,67 @@ func processGone(pid int) bool {
 
 func TestBashTimeoutKillsTheProcessGroup(t *testing.T) {
 	t.Parallel()
-	f := newBashFixture(t, BashOptions{Timeout: 400 * time.Millisecond})
+	// The timeout leaves the shell ample time to start its background
+	// processes and write their pids even on a loaded machine; what is
+	// tested is what happens after it.
+	f := newBashFixture(t, BashOptions{Timeout: 2 * time.Second})
 	// Background grandchildren keep the output pipe open; one would write a
 	// marker after the timeout; one ignores SIGTERM.
 	cmd := `echo started
-bash -c 'sleep 1.2; touch late-marker' &
+bash -c 'sleep 30; touch late-marker' & echo $! > pid0
 sleep 300 & echo $! > pid1
 (trap '' TERM; sleep 300) & echo $! > pid2
 wait`
 	start := time.Now()
 	res := f.run(t, context.Background(), map[string]any{"command": cmd})
-	elapsed := time.Since(start)
-	if elapsed > 3*time.Second {
-		t.Errorf("the call took %s after a 400ms timeout", elapsed)
+	// A call that waited for its background processes would take 300 s.
+	if elapsed := time.Since(start); elapsed > 20*time.Second {
+		t.Errorf("the call took %s after a 2s timeout", elapsed)
 	}
 	if !res.IsError || res.Meta["timedOut"] != true {
 		t.Fatalf("want a timed-out error result, got %+v", res)
 	}
-	for _, w := range []string{"Command timed out after 400ms; the process group was killed. Output so far:", "started"} {
+	for _, w := range []string{"Command timed out after 2s; the process group was killed. Output so far:", "started"} {
 		if !strings.Contains(res.Content, w) {
 			t.Errorf("content lacks %q:\n%s", w, res.Content)
 		}
 	}
-	for _, name := range []string{"pid1", "pid2"} {
-		b, err := os.ReadFile(f.path(name))
-		if err != nil {
-			t.Fatal(err)
-		}
-		pid, _ := strconv.Atoi(strings.TrimSpace(string(b)))
-		deadline := time.Now().Add(2 * time.Second)
-		for !processGone(pid) && time.Now().Before(deadline) {
-			time.Sleep(20 * time.Millisecond)
-		}
-		if !processGone(pid) {
-			t.Errorf("background process %s (%d) survived the timeout", name, pid)
-			_ = syscall.Kill(pid, syscall.SIGKILL)
-		}
+	for _, name := range []string{"pid0", "pid1", "pid2"} {
+		pid := readPID(t, f.path(name))
+		waitGone(t, pid, name+" after the timeout")
 	}
-	time.Sleep(time.Until(start.Add(1500 * time.Millisecond)))
+	// The marker's writer is gone, so the marker can no longer appear.
 	if _, err := os.Stat(f.path("late-marker")); !errors.Is(err, os.ErrNotExist) {
 		t.Errorf("a grandchild outlived the timeout and wrote its marker (%v)", err)
+	}
+}
+
+// readPID reads a pid a test command wrote to a file.
+func readPID(t *testing.T, path string) int {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pid, err := strconv.Atoi(strings.TrimSpace(string(b)))
+	if err != nil {
+		t.Fatalf("pid file %s: %v", path, err)
+	}
+	return pid
+}
+
+// waitGone waits until the process has exited, killing it and failing the
+// test when it is still there after 10 seconds.
+func waitGone(t *testing.T, pid int, what string) {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for !processGone(pid) {
+		if time.Now().After(deadline) {
+			t.Errorf("background process %s (%d) survived", what, pid)
+			_ = syscall.Kill(pid, syscall.SIGKILL)
+			return
+		}
+		time.Sleep(20 * time.Millisecond)
 	}
 }
 
@@ -194,7 +215,8 @@ func TestBashPerCallTimeoutIsCapped(t *testing.T) {
 	f := newBashFixture(t, BashOptions{MaxTimeout: 1500 * time.Millisecond})
 	start := time.Now()
 	res := f.run(t, context.Background(), map[string]any{"command": "sleep 30", "timeout": float64(600000)})
-	if !strings.Contains(res.Content, "timed out after 1.5s") || time.Since(start) > 4*time.Second {
+	// Uncapped, the call would last the whole 30 s sleep.
+	if !strings.Contains(res.Content, "timed out after 1.5s") || time.Since(start) > 20*time.Second {
 		t.Fatalf("want the timeout capped at 1.5s, got after %s:\n%s", time.Since(start), res.Content)
 	}
 }
@@ -203,36 +225,38 @@ func TestBashCancellationKillsTheProcessGroup(t *testing.T) {
 	t.Parallel()
 	f := newBashFixture(t, BashOptions{})
 	ctx, cancel := context.WithCancel(context.Background())
-	time.AfterFunc(300*time.Millisecond, cancel)
+	defer cancel()
+	// Cancel once the command has started its background sleep, not after
+	// a guess at how long that takes.
+	go func() {
+		defer cancel()
+		deadline := time.Now().Add(20 * time.Second)
+		for time.Now().Before(deadline) && ctx.Err() == nil {
+			if b, err := os.ReadFile(f.path("pid")); err == nil && strings.HasSuffix(string(b), "\n") {
+				return
+			}
+			time.Sleep(10 * time.Millisecond)
+		}
+	}()
 	start := time.Now()
 	res := f.run(t, ctx, map[string]any{"command": `echo started; sleep 300 & echo $! > pid; wait`})
-	if elapsed := time.Since(start); elapsed > 3*time.Second {
+	// A call that ignored the cancel would wait out the 300 s sleep.
+	if elapsed := time.Since(start); elapsed > 20*time.Second {
 		t.Errorf("cancellation took %s", elapsed)
 	}
 	if !res.IsError || res.Meta["cancelled"] != true || !strings.Contains(res.Content, "cancelled") || !strings.Contains(res.Content, "started") {
 		t.Fatalf("want a cancelled result with the output so far, got %+v", res)
 	}
-	b, err := os.ReadFile(f.path("pid"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	pid, _ := strconv.Atoi(strings.TrimSpace(string(b)))
-	deadline := time.Now().Add(2 * time.Second)
-	for !processGone(pid) && time.Now().Before(deadline) {
-		time.Sleep(20 * time.Millisecond)
-	}
-	if !processGone(pid) {
-		t.Errorf("the background sleep (%d) survived cancellation", pid)
-		_ = syscall.Kill(pid, syscall.SIGKILL)
-	}
+	waitGone(t, readPID(t, f.path("pid")), "sleep after the cancel")
 }
 
 func TestBashDoesNotWaitForBackgroundProcesses(t *testing.T) {
 	t.Parallel()
 	f := newBashFixture(t, BashOptions{})
 	start := time.Now()
-	res := f.run(t, context.Background(), map[string]any{"command": `(sleep 3; echo late) & echo early`})
-	if elapsed := time.Since(start); elapsed > 2*time.Second {
+	res := f.run(t, context.Background(), map[string]any{"command": `(sleep 10; echo late) & echo early`})
+	// Waiting for the background process would take its 10 s.
+	if elapsed := time.Since(start); elapsed > 8*time.Second {
 		t.Errorf("waited %s for a background process", elapsed)
 	}
 	if res.IsError || !strings.Contains(res.Content, "early") || strings.Contains(res.Content, "late\n") ||
