@@ -64,6 +64,14 @@ describe('parseUnifiedDiff', () => {
     expect(lines[4]).toMatchObject({ text: 'old', oldNo: 4 });
     expect(lines[5]).toMatchObject({ text: 'new', newNo: 4 });
   });
+
+  it('reads the GNU headers the backend writes: one-line sides without a count, a missing newline noted', () => {
+    const lines = parseUnifiedDiff('--- a/x\n+++ b/x\n@@ -7 +7,2 @@\n-a\n\\ No newline at end of file\n+b\n+c\n');
+    expect(lines.map((l) => l.kind)).toEqual(['file', 'file', 'hunk', 'del', 'note', 'add', 'add']);
+    expect(lines[3]).toMatchObject({ text: 'a', oldNo: 7 });
+    expect(lines[5]).toMatchObject({ text: 'b', newNo: 7 });
+    expect(lines[6]).toMatchObject({ text: 'c', newNo: 8 });
+  });
 });
 
 describe('formatCost', () => {
