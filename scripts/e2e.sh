@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
-# Browser end-to-end tests: builds the frontend and `tinyelf serve`, starts the
-# fake model and the server on loopback, and drives Debian's headless Chromium
-# through first run, chat, approvals, plan mode, search, sessions, MCP import,
-# theme and language (frontend/e2e/run.mjs). Screenshots and the servers' logs
-# go to artifacts/e2e/. Installs what it needs first.
+# Browser end-to-end tests: builds the frontend and `tinyelf serve`, and drives
+# Debian's headless Chromium through first run, keyboard focus, the folder
+# picker, chat, approvals, plan mode, stopping, search, sessions, settings and
+# MCP import, theme and language (frontend/e2e/run.mjs), each scenario against
+# its own fake model and server on loopback with a fresh data folder.
+# Screenshots and the servers' logs go to artifacts/e2e/. Installs what it
+# needs first.
 #
 # Usage: bash scripts/e2e.sh
 set -euo pipefail
