@@ -15,6 +15,10 @@ import (
 	"tinyelf/backend/tools"
 )
 
+// stderrDrainGrace is how long an exited server's stderr is still read
+// before the exit is reported without the rest of it.
+const stderrDrainGrace = time.Second
+
 // process is a stdio MCP server's child process. TinyElf owns it directly
 // rather than through mcp-go's stdio transport so that it can start the
 // child in its own process group, notice at once when it exits (the
@@ -25,8 +29,11 @@ type process struct {
 	child  *tools.Child
 	stdin  io.WriteCloser // the child's stdin (our end)
 	stdout *os.File       // the child's stdout (our end)
-	done   chan struct{}  // closed once the child has exited and been reaped
-	err    error          // Wait's result, set before done closes
+	// done is closed once the child has exited and been reaped, and its
+	// stderr has been read to the end (or stderrDrainGrace has passed), so
+	// that whoever reports the exit reports the server's last words too.
+	done chan struct{}
+	err  error // Wait's result, set before done closes
 	// logged is closed once the child's stderr has been read to the end.
 	logged chan struct{}
 
@@ -115,6 +122,14 @@ func startProcess(cfg config.MCPServer, log io.Writer, environ func() []string, 
 		// The server is gone; whatever it left running in its group goes too.
 		child.Signal(true)
 		child.Exited()
+		// The group is gone, so the stderr pipe ends at once, unless a
+		// grandchild that left the group still holds it.
+		t := time.NewTimer(stderrDrainGrace)
+		select {
+		case <-p.logged:
+		case <-t.C:
+		}
+		t.Stop()
 		close(p.done)
 	}()
 	return p, nil

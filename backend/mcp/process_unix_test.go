@@ -60,3 +60,26 @@ func TestCloseKillsProcessGroup(t *testing.T) {
 		time.Sleep(20 * time.Millisecond)
 	}
 }
+
+// TestExitIsReportedWithTheLastStderr: by the time a server's exit is
+// known (done), its last words on stderr are in the log, so the state that
+// reports the exit shows them (a crash's panic message, say).
+func TestExitIsReportedWithTheLastStderr(t *testing.T) {
+	t.Parallel()
+	for i := range 20 {
+		log := newLineLog(StderrLines)
+		p, err := startProcess(config.MCPServer{Command: "sh", Args: []string{"-c", `echo "panic: simulated crash $0" >&2; exit 2`, strconv.Itoa(i)}}, log)
+		must(t, err)
+		select {
+		case <-p.done:
+		case <-time.After(10 * time.Second):
+			t.Fatal("the server's exit was never noticed")
+		}
+		if got, want := strings.Join(log.Lines(), "\n"), "panic: simulated crash "+strconv.Itoa(i); got != want {
+			t.Fatalf("run %d: stderr when the exit was reported = %q, want %q", i, got, want)
+		}
+		if e := p.exitError(); e != "exited with status 2" {
+			t.Errorf("exit = %q", e)
+		}
+	}
+}
