@@ -686,6 +686,9 @@ describe('TinyElf in the browser', { concurrency: 1, timeout: 20 * 60_000 }, () 
     await dialog.getByText('Imported 1').waitFor();
     const server = dialog.getByRole('listitem', { name: 'fake' });
     await server.locator('[data-status="connected"]').waitFor({ timeout: 60_000 });
+    // The card lists a few tools at once and more behind this button.
+    await server.getByRole('button', { name: /^Tools \(\d+\)$/ }).click();
+    await server.getByRole('button', { name: /^Tools \(\d+\)$/, expanded: true }).waitFor();
     await server.getByText('echo', { exact: true }).waitFor();
     await server.getByRole('switch', { name: 'Enable fake' }).waitFor();
     await shot(app, 'mcp-imported');
