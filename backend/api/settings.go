@@ -378,7 +378,10 @@ func (s *Service) ListRules(context.Context, struct{}) ([]config.Rule, error) {
 
 // AddRule persists a permission rule.
 func (s *Service) AddRule(_ context.Context, a AddRuleArgs) (config.Rule, error) {
-	r, err := s.settings.AddRule(config.Rule{Tool: a.Tool, Pattern: a.Pattern, Action: a.Action})
+	r, err := engine.NormalizeRule(config.Rule{Tool: a.Tool, Pattern: a.Pattern, Action: a.Action})
+	if err == nil {
+		r, err = s.settings.AddRule(r)
+	}
 	if err != nil {
 		return config.Rule{}, invalidf("%v", err)
 	}

@@ -9,12 +9,16 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 	"time"
 )
 
 // SettingsVersion is the version of the settings file this build writes.
-const SettingsVersion = 1
+// Version 2 writes Bash rule patterns in Claude Code's notation ("git
+// status:*" for a prefix, "git status" for exactly that command); version 1
+// patterns were all prefixes and are read as such (see migrate).
+const SettingsVersion = 2
 
 // Settings is everything the user configures. The zero value of each field
 // means "the default", so an old or partial file loads cleanly.
@@ -128,8 +132,11 @@ type Permissions struct {
 }
 
 // Rule allows or denies a tool without asking. For Bash, Pattern is a
-// command prefix ("git status") every command of a script must start with;
-// for other tools it is empty (the whole tool).
+// command in Claude Code's notation: "git status:*" allows that command with
+// any further arguments, "git status" exactly that command, and an allow
+// rule never covers a command that writes to a file, sets environment
+// variables or uses an argument that makes it run other code. For other
+// tools it is empty (the whole tool).
 type Rule struct {
 	ID        string    `json:"id"`
 	Tool      string    `json:"tool"`
@@ -296,6 +303,7 @@ func OpenStore(path string) (*Store, error) {
 		return s, nil
 	}
 	s.stamp = stampOf(path)
+	migrate(&s.settings)
 	if s.settings.Version > SettingsVersion {
 		s.warning = fmt.Sprintf("The settings file was written by a newer TinyElf (version %d); unknown settings will be dropped when you save.", s.settings.Version)
 	}
@@ -365,6 +373,7 @@ func (s *Store) reload() {
 	}
 	var fresh Settings
 	if json.Unmarshal(b, &fresh) == nil {
+		migrate(&fresh)
 		s.settings, s.stamp = fresh, st
 	}
 }
@@ -398,6 +407,19 @@ func (s *Store) Update(fn func(*Settings) error) error {
 	}
 	s.settings, s.stamp = next, stampOf(s.path)
 	return nil
+}
+
+// migrate brings settings read from an older file to this version's shape:
+// version 1 Bash patterns were command prefixes, written "git status:*" now.
+func migrate(st *Settings) {
+	if st.Version >= 2 {
+		return
+	}
+	for i, r := range st.Permissions.Rules {
+		if r.Tool == "Bash" && r.Pattern != "" && !strings.HasSuffix(r.Pattern, ":*") {
+			st.Permissions.Rules[i].Pattern = strings.TrimSpace(r.Pattern) + ":*"
+		}
+	}
 }
 
 func clone(in Settings) Settings {

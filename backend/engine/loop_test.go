@@ -207,7 +207,7 @@ func TestAlwaysAllowSurvivesRestart(t *testing.T) {
 		}, withApprover(func(ApprovalRequest) ApprovalAnswer { return ApprovalAnswer{Decision: AllowAlways} }))
 		id := h.session(ModeDefault)
 		h.run(id, "run echo")
-		if len(h.asked) != 1 || h.asked[0].Suggestion != "echo" {
+		if len(h.asked) != 1 || h.asked[0].Suggestion != "Bash(echo:*)" {
 			t.Fatalf("asked %+v", h.asked)
 		}
 		// A new engine on the same files: the rule is remembered.
@@ -219,7 +219,7 @@ func TestAlwaysAllowSurvivesRestart(t *testing.T) {
 			{Text: "done"},
 		})
 		rules := h.settings.Rules()
-		if len(rules) != 1 || rules[0].Tool != "Bash" || rules[0].Pattern != "echo" {
+		if len(rules) != 1 || rules[0].Tool != "Bash" || rules[0].Pattern != "echo:*" {
 			t.Fatalf("rules after restart: %+v", rules)
 		}
 		h.approver = func(ApprovalRequest) ApprovalAnswer { return ApprovalAnswer{Decision: Deny} }
@@ -233,7 +233,7 @@ func TestAlwaysAllowSurvivesRestart(t *testing.T) {
 			t.Errorf("results %+v", results)
 		}
 		answers := logged[sessions.ApprovalAnswered](h, id2, sessions.EventApprovalAnswered)
-		if len(answers) != 2 || answers[0].By != "rule" || answers[0].Rule != "Bash(echo)" || answers[1].Decision != string(Deny) {
+		if len(answers) != 2 || answers[0].By != "rule" || answers[0].Rule != "Bash(echo:*)" || answers[1].Decision != string(Deny) {
 			t.Errorf("decisions logged: %+v", answers)
 		}
 	})

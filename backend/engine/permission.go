@@ -43,8 +43,15 @@ type ApprovalRequest struct {
 	Tool      string   `json:"tool"`
 	Arguments string   `json:"arguments"`
 	Warnings  []string `json:"warnings,omitempty"`
-	// Suggestion is the rule pattern "allow always" creates.
+	// Suggestion is what "allow always" saves, in Claude Code's notation:
+	// "Bash(git status:*)", several rules separated by ", " for a
+	// compound command, or a tool name. Empty when no rule could allow
+	// the call (a held command, one that writes to a file…).
 	Suggestion string `json:"suggestion,omitempty"`
+	// Hold, when set, says why the tool itself asks for this call whatever
+	// the mode: the shell guard cannot tell what it would destroy. No rule
+	// allows such a call, so "allow always" allows it once.
+	Hold string `json:"hold,omitempty"`
 }
 
 // ApprovalAnswer is the user's decision with an optional reason the model
@@ -77,7 +84,8 @@ type RuleStore interface {
 type verdict struct {
 	allow  bool
 	deny   bool
-	by     string // "mode", "rule", "safe"
+	hold   string // the tool asks for a person's approval, whatever the mode
+	by     string // "mode", "rule", "safe", "guard"
 	rule   string // the rule that decided, shown to the user
 	reason string // for a denial
 }
@@ -85,16 +93,23 @@ type verdict struct {
 // acceptEditsTools run without asking in acceptEdits mode.
 var acceptEditsTools = []string{"Write", "Edit"}
 
-// decide applies mode, the seed's SAFE_TOOLS classification and the rules.
-// Deny rules win over everything; plan mode has already hidden the tools it
-// forbids, so allow rules cannot reach them.
-func decide(mode Mode, info tools.Info, params map[string]any, rules []config.Rule) verdict {
-	if r, ok := matchRule(rules, config.RuleDeny, info.Name, params); ok {
+// decide applies deny rules, the tool's own assessment, the mode, the
+// seed's SAFE_TOOLS classification and allow rules. Deny rules and the
+// tool's refusals win over everything; a call the tool holds is asked
+// about in every mode and no allow rule covers it; plan mode has already
+// hidden the tools it forbids.
+func decide(mode Mode, info tools.Info, params map[string]any, rules []config.Rule, as tools.Assessment, wsDir string) verdict {
+	if r, ok := matchDeny(rules, info.Name, params, wsDir); ok {
 		return verdict{deny: true, by: "rule", rule: describeRule(r), reason: fmt.Sprintf("a deny rule (%s) forbids it", describeRule(r))}
+	}
+	if as.Deny != "" {
+		return verdict{deny: true, by: "guard", reason: as.Deny}
 	}
 	switch {
 	case mode == ModePlan && !info.ReadOnly:
 		return verdict{deny: true, by: "mode", reason: "plan mode allows only read-only tools"}
+	case as.Hold != "":
+		return verdict{hold: as.Hold, by: "guard"}
 	case mode == ModeAuto:
 		return verdict{allow: true, by: "mode"}
 	case info.Safe:
@@ -102,18 +117,19 @@ func decide(mode Mode, info tools.Info, params map[string]any, rules []config.Ru
 	case mode == ModeAcceptEdits && slices.Contains(acceptEditsTools, info.Name):
 		return verdict{allow: true, by: "mode"}
 	}
-	if r, ok := matchRule(rules, config.RuleAllow, info.Name, params); ok {
-		return verdict{allow: true, by: "rule", rule: describeRule(r)}
+	if used, ok := matchAllow(rules, info.Name, params, wsDir); ok {
+		return verdict{allow: true, by: "rule", rule: used}
 	}
 	return verdict{}
 }
 
-// matchRule finds a rule of the given action that covers the call. A Bash
-// rule with a pattern covers a script only when every command in it starts
-// with the pattern (for deny: when any command does).
-func matchRule(rules []config.Rule, action, tool string, params map[string]any) (config.Rule, bool) {
+// matchDeny finds a deny rule that covers the call. A Bash deny rule covers
+// a script when any command in it (as written, or as the shell guard sees
+// it run after wrappers and nested code) starts with the rule's words.
+func matchDeny(rules []config.Rule, tool string, params map[string]any, wsDir string) (config.Rule, bool) {
+	var words [][]string
 	for _, r := range rules {
-		if r.Action != action || r.Tool != tool {
+		if r.Action != config.RuleDeny || r.Tool != tool {
 			continue
 		}
 		if r.Pattern == "" {
@@ -122,23 +138,102 @@ func matchRule(rules []config.Rule, action, tool string, params map[string]any) 
 		if tool != "Bash" {
 			continue
 		}
-		cmds, err := tools.ShellCommands(tools.String(params, "command", ""))
-		if err != nil || len(cmds) == 0 {
+		br, err := tools.ParseBashRule(r.Pattern)
+		if err != nil {
 			continue
 		}
-		matches := 0
-		for _, c := range cmds {
-			if tools.CommandMatchesPrefix(c, r.Pattern) {
-				matches++
-			}
+		if words == nil {
+			words = bashWords(tools.String(params, "command", ""), wsDir)
 		}
-		if (action == config.RuleAllow && matches == len(cmds)) || (action == config.RuleDeny && matches > 0) {
-			return r, true
+		for _, w := range words {
+			if br.Names(w) {
+				return r, true
+			}
 		}
 	}
 	return config.Rule{}, false
 }
 
+// bashWords lists the commands of a script for deny rules: the literal
+// words of each simple command, and the commands the guard resolves.
+func bashWords(script, wsDir string) [][]string {
+	out := [][]string{}
+	if cmds, err := tools.SimpleCommands(script); err == nil {
+		for _, c := range cmds {
+			var w []string
+			for _, word := range c.Words {
+				if !word.Literal {
+					break
+				}
+				w = append(w, word.Value)
+			}
+			if len(w) > 0 {
+				out = append(out, w)
+			}
+		}
+	}
+	var ws *tools.Workspace
+	if wsDir != "" {
+		ws, _ = tools.OpenWorkspace(wsDir, false)
+	}
+	out = append(out, tools.ResolvedCommands(script, ws)...)
+	if ws != nil {
+		ws.Close()
+	}
+	return out
+}
+
+// matchAllow reports whether allow rules cover the call, and names the
+// rules used. A tool rule without a pattern covers every call. For Bash,
+// every simple command of the script must be covered by some rule, each
+// exactly as it says (see tools.BashRule.Covers): same words, no
+// redirection to a file, no environment assignment, no blocked argument.
+func matchAllow(rules []config.Rule, tool string, params map[string]any, wsDir string) (string, bool) {
+	var bash []tools.BashRule
+	var names []string
+	for _, r := range rules {
+		if r.Action != config.RuleAllow || r.Tool != tool {
+			continue
+		}
+		if r.Pattern == "" {
+			return describeRule(r), true
+		}
+		if tool != "Bash" {
+			continue
+		}
+		if br, err := tools.ParseBashRule(r.Pattern); err == nil {
+			bash = append(bash, br)
+			names = append(names, describeRule(r))
+		}
+	}
+	if len(bash) == 0 {
+		return "", false
+	}
+	cmds, err := tools.SimpleCommands(tools.String(params, "command", ""))
+	if err != nil || len(cmds) == 0 {
+		return "", false
+	}
+	var used []string
+	for _, c := range cmds {
+		if len(c.Words) == 0 {
+			if tools.CommandRisk(c, wsDir) != "" {
+				return "", false
+			}
+			continue
+		}
+		i := slices.IndexFunc(bash, func(br tools.BashRule) bool { return br.Covers(c, wsDir) })
+		if i < 0 {
+			return "", false
+		}
+		if !slices.Contains(used, names[i]) {
+			used = append(used, names[i])
+		}
+	}
+	return strings.Join(used, ", "), true
+}
+
+// describeRule writes a rule in Claude Code's notation: "Bash(git
+// status:*)", or the tool name for a whole tool.
 func describeRule(r config.Rule) string {
 	if r.Pattern == "" {
 		return r.Tool
@@ -146,47 +241,50 @@ func describeRule(r config.Rule) string {
 	return fmt.Sprintf("%s(%s)", r.Tool, r.Pattern)
 }
 
-// suggestRule proposes the pattern "allow always" would save: for Bash the
-// command's first word, plus its subcommand for tools that have them ("git
-// status", "npm test"); for other tools the whole tool.
-func suggestRule(tool string, params map[string]any) string {
+// suggestRules proposes the rules "allow always" would save: for Bash one
+// exact rule per simple command (see tools.SuggestBashRules), none when a
+// command could not be covered by any rule; for other tools the whole tool.
+func suggestRules(tool string, params map[string]any, wsDir string) []config.Rule {
 	if tool != "Bash" {
-		return ""
+		return []config.Rule{{Tool: tool, Action: config.RuleAllow}}
 	}
-	cmds, err := tools.ShellCommands(tools.String(params, "command", ""))
-	if err != nil || len(cmds) == 0 {
-		return ""
+	brs, ok := tools.SuggestBashRules(tools.String(params, "command", ""), wsDir)
+	if !ok {
+		return nil
 	}
-	words := strings.Fields(cmds[0])
-	if len(words) == 0 || strings.ContainsRune(words[0], 0) {
-		return ""
+	out := make([]config.Rule, 0, len(brs))
+	for _, br := range brs {
+		out = append(out, config.Rule{Tool: tool, Pattern: br.String(), Action: config.RuleAllow})
 	}
-	if len(words) > 1 && subcommandTools[words[0]] && isSubcommand(words[1]) {
-		return words[0] + " " + words[1]
-	}
-	return words[0]
+	return out
 }
 
-// subcommandTools are commands whose second word picks what they do, so an
-// "always" rule should name it: allowing "git status" is not allowing
-// "git push".
-var subcommandTools = map[string]bool{
-	"git": true, "go": true, "npm": true, "pnpm": true, "yarn": true, "bun": true, "deno": true, "npx": true,
-	"cargo": true, "docker": true, "podman": true, "kubectl": true, "helm": true, "gh": true, "pip": true,
-	"uv": true, "poetry": true, "mvn": true, "gradle": true, "dotnet": true, "terraform": true,
-	"systemctl": true, "apt": true, "apt-get": true, "brew": true, "make": true, "task": true, "just": true,
-}
-
-func isSubcommand(w string) bool {
-	if w == "" || strings.ContainsAny(w, "-/.=\x00~$") {
-		return false
+// NormalizeRule checks a rule the user writes and puts it in the stored
+// shape: a tool written in Claude Code's notation ("Bash(git status:*)") is
+// split into tool and pattern, and a Bash pattern must be one simple
+// command written literally.
+func NormalizeRule(r config.Rule) (config.Rule, error) {
+	r.Tool, r.Pattern = strings.TrimSpace(r.Tool), strings.TrimSpace(r.Pattern)
+	if tool, inner, ok := strings.Cut(r.Tool, "("); ok && strings.HasSuffix(inner, ")") && r.Pattern == "" {
+		r.Tool, r.Pattern = strings.TrimSpace(tool), strings.TrimSpace(strings.TrimSuffix(inner, ")"))
 	}
-	for _, r := range w {
-		if !(r >= 'a' && r <= 'z' || r >= '0' && r <= '9' || r == '_' || r == ':') {
-			return false
+	if r.Tool == "Bash" && r.Pattern != "" {
+		br, err := tools.ParseBashRule(r.Pattern)
+		if err != nil {
+			return config.Rule{}, err
 		}
+		r.Pattern = br.String()
 	}
-	return true
+	return r, nil
+}
+
+// describeRules joins rules for the approval card.
+func describeRules(rs []config.Rule) string {
+	parts := make([]string, len(rs))
+	for i, r := range rs {
+		parts[i] = describeRule(r)
+	}
+	return strings.Join(parts, ", ")
 }
 
 // argsJSON renders validated params for an approval card.
@@ -204,7 +302,7 @@ func argsJSON(params map[string]any) string {
 func DirectGate(rules RuleStore) tools.Middleware {
 	return func(next tools.Handler) tools.Handler {
 		return func(ctx context.Context, call *tools.Call) (tools.Result, error) {
-			if r, ok := matchRule(rules.Rules(), config.RuleDeny, call.Name, call.Params); ok {
+			if r, ok := matchDeny(rules.Rules(), call.Name, call.Params, ""); ok {
 				return tools.Errorf("Permission denied for %s: a deny rule (%s) forbids it. Remove the rule in Settings → Permissions to allow it.", call.Name, describeRule(r)), nil
 			}
 			return next(tools.WithApproval(ctx), call)

@@ -130,19 +130,34 @@ func (e *Engine) permissionMiddleware(s *sessionState) tools.Middleware {
 		return func(ctx context.Context, call *tools.Call) (tools.Result, error) {
 			t := turnFrom(ctx)
 			mode := ModeDefault
+			wsDir := ""
+			var as tools.Assessment
 			if t != nil {
 				mode = t.info.Mode
+				wsDir = t.info.Workspace
+				if tool, ok := t.reg.Get(call.Name); ok {
+					if a, ok := tool.(tools.Assessor); ok {
+						as = a.Assess(call.Params)
+					} else if insp, ok := tool.(tools.Inspector); ok {
+						as.Warnings = insp.Warnings(call.Params)
+					}
+				}
 			}
-			v := decide(mode, call.Info, call.Params, e.rules())
+			v := decide(mode, call.Info, call.Params, e.rules(), as, wsDir)
 			if v.allow && v.by == "safe" && mustAsk(ctx, t, call) != "" {
 				// A Safe tool says this call needs approval (WebFetch of a
 				// local address): an allow rule or the user decides.
 				v = verdict{}
-				if r, ok := matchRule(e.rules(), config.RuleAllow, call.Name, call.Params); ok {
-					v = verdict{allow: true, by: "rule", rule: describeRule(r)}
+				if used, ok := matchAllow(e.rules(), call.Name, call.Params, wsDir); ok {
+					v = verdict{allow: true, by: "rule", rule: used}
 				}
 			}
 			switch {
+			case v.deny && v.by == "guard":
+				if err := e.answered(ctx, s.id, call.ID, Deny, v.reason, "", v.by); err != nil {
+					return tools.Result{}, err
+				}
+				return tools.Result{Content: v.reason, IsError: true, Meta: map[string]any{"denied": true}}, nil
 			case v.deny:
 				if err := e.answered(ctx, s.id, call.ID, Deny, v.reason, v.rule, v.by); err != nil {
 					return tools.Result{}, err
@@ -160,19 +175,20 @@ func (e *Engine) permissionMiddleware(s *sessionState) tools.Middleware {
 				}
 				return next(ctx, call)
 			}
-			ans, err := e.ask(ctx, s, call)
+			ans, err := e.ask(ctx, s, call, as, v.hold, wsDir)
 			if err != nil {
 				return tools.Result{}, fmt.Errorf("waiting for approval: %w", err)
 			}
 			switch ans.Decision {
-			case AllowOnce:
-				return next(tools.WithApproval(ctx), call)
-			case AllowAlways:
+			case AllowOnce, AllowAlways:
 				return next(tools.WithApproval(ctx), call)
 			default:
 				msg := fmt.Sprintf("The user denied this call to %s.", call.Name)
 				if r := strings.TrimSpace(ans.Reason); r != "" {
 					msg += " Their reason: " + r
+				}
+				if v.hold != "" {
+					msg += " TinyElf held it for approval because it cannot be checked: " + v.hold
 				}
 				return tools.Errorf("%s Do not repeat the same call; adjust your approach to what the user said.", msg), nil
 			}
@@ -187,27 +203,29 @@ func (e *Engine) rules() []config.Rule {
 	return e.opts.Settings.Rules()
 }
 
-// ask logs the approval request, waits for the answer, persists an
-// "always" rule and logs the answer.
-func (e *Engine) ask(ctx context.Context, s *sessionState, call *tools.Call) (ApprovalAnswer, error) {
-	var warnings []string
-	if t := turnFrom(ctx); t != nil {
-		if tool, ok := t.reg.Get(call.Name); ok {
-			if insp, ok := tool.(tools.Inspector); ok {
-				warnings = insp.Warnings(call.Params)
-			}
+// ask logs the approval request, waits for the answer, persists "always"
+// rules and logs the answer. A held call (hold set) gets no rule: it is
+// asked about every time.
+func (e *Engine) ask(ctx context.Context, s *sessionState, call *tools.Call, as tools.Assessment, hold, wsDir string) (ApprovalAnswer, error) {
+	var rules []config.Rule
+	suggestion := ""
+	if hold == "" {
+		rules = suggestRules(call.Name, call.Params, wsDir)
+		if call.Name == "Bash" {
+			suggestion = describeRules(rules)
 		}
 	}
 	req := ApprovalRequest{
 		SessionID: s.id, CallID: call.ID, Tool: call.Name, Arguments: argsJSON(call.Params),
-		Warnings: warnings, Suggestion: suggestRule(call.Name, call.Params),
+		Warnings: as.Warnings, Suggestion: suggestion, Hold: hold,
 	}
 	wait := func(ctx context.Context) (ApprovalAnswer, error) { return askUntilDone(ctx, e.opts.Approver, req) }
 	if e.opts.Approver == nil {
 		wait = e.expectAnswer(s, req)
 	}
 	if err := e.recordFor(ctx, s.id, sessions.NewEvent(sessions.EventApprovalAsked, sessions.ApprovalAsked{
-		CallID: req.CallID, Name: req.Tool, Arguments: req.Arguments, Warnings: warnings, Suggestion: req.Suggestion,
+		CallID: req.CallID, Name: req.Tool, Arguments: req.Arguments, Warnings: req.Warnings, Suggestion: req.Suggestion,
+		Held: hold != "",
 	})); err != nil {
 		// The UI never saw the question: nobody may wait for its answer.
 		s.mu.Lock()
@@ -221,13 +239,17 @@ func (e *Engine) ask(ctx context.Context, s *sessionState, call *tools.Call) (Ap
 		return ApprovalAnswer{}, err
 	}
 	rule := ""
-	if ans.Decision == AllowAlways && e.opts.Settings != nil {
-		r, rerr := e.opts.Settings.AddRule(config.Rule{Tool: call.Name, Pattern: req.Suggestion, Action: config.RuleAllow})
-		if rerr != nil {
-			ans.Reason = "allowed once; saving the rule failed: " + rerr.Error()
-		} else {
-			rule = describeRule(r)
+	if ans.Decision == AllowAlways && e.opts.Settings != nil && len(rules) > 0 {
+		var saved []config.Rule
+		for _, r := range rules {
+			sr, rerr := e.opts.Settings.AddRule(r)
+			if rerr != nil {
+				ans.Reason = "allowed once; saving the rule failed: " + rerr.Error()
+				break
+			}
+			saved = append(saved, sr)
 		}
+		rule = describeRules(saved)
 	}
 	by := "user"
 	if e.opts.Approver != nil {

@@ -131,9 +131,13 @@ type ApprovalAsked struct {
 	Name      string   `json:"name"`
 	Arguments string   `json:"arguments"`
 	Warnings  []string `json:"warnings,omitempty"`
-	// Suggestion is the rule "allow always" would create (a tool name, or
-	// for Bash a command prefix such as "git status").
+	// Suggestion is the rule "allow always" would create, for Bash in
+	// Claude Code's notation ("Bash(git status:*)"); older logs hold a bare
+	// command prefix ("git status").
 	Suggestion string `json:"suggestion,omitempty"`
+	// Held reports that the tool itself asked (the shell guard could not
+	// check the command): asked in every mode, never covered by a rule.
+	Held bool `json:"held,omitempty"`
 }
 
 // ApprovalAnswered records the decision on a call.

@@ -33,6 +33,7 @@ type Approval struct {
 	Arguments   string   `json:"arguments,omitempty"`
 	Warnings    []string `json:"warnings,omitempty"`
 	Suggestion  string   `json:"suggestion,omitempty"`
+	Held        bool     `json:"held,omitempty"`
 	AskedSeq    int64    `json:"askedSeq,omitempty"`
 	Decision    string   `json:"decision,omitempty"` // "" while waiting
 	Reason      string   `json:"reason,omitempty"`
@@ -81,7 +82,7 @@ func replay(evs []Event) (*ReplayState, error) {
 				return nil, err
 			}
 			st.Approvals = append(st.Approvals, Approval{CallID: a.CallID, Name: a.Name, Arguments: a.Arguments,
-				Warnings: a.Warnings, Suggestion: a.Suggestion, AskedSeq: ev.Seq})
+				Warnings: a.Warnings, Suggestion: a.Suggestion, Held: a.Held, AskedSeq: ev.Seq})
 			pending[a.CallID] = len(st.Approvals) - 1
 		case EventApprovalAnswered:
 			var a ApprovalAnswered

@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -134,13 +135,31 @@ func (t *bashTool) timeoutFor(params map[string]any) time.Duration {
 	return t.opts.Timeout
 }
 
-// Warnings implements Inspector: what CheckCommand found, the refusal first.
+// Warnings implements Inspector: what CheckCommand found, the refusal
+// first, then why the command is held.
 func (t *bashTool) Warnings(params map[string]any) []string {
 	v := CheckCommand(String(params, "command", ""), t.ws)
+	var out []string
 	if v.Denied {
-		return append([]string{v.Reason}, v.Warnings...)
+		out = append(out, v.Reason)
 	}
-	return v.Warnings
+	out = append(out, v.Holds...)
+	return append(out, v.Warnings...)
+}
+
+// Assess implements Assessor: the shell guard's verdict for the permission
+// gate. A held command is approved by a person even in auto mode.
+func (t *bashTool) Assess(params map[string]any) Assessment {
+	v := CheckCommand(String(params, "command", ""), t.ws)
+	a := Assessment{Warnings: v.Warnings}
+	if v.Denied {
+		a.Deny = v.Reason
+	}
+	if v.Held {
+		a.Hold = strings.Join(v.Holds, " ")
+		a.Warnings = append(slices.Clone(v.Holds), v.Warnings...)
+	}
+	return a
 }
 
 func (t *bashTool) Execute(ctx context.Context, params map[string]any) (Result, error) {

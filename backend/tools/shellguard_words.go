@@ -1,321 +1,354 @@
 package tools
 
 import (
-	"os/user"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
 	"slices"
 	"strconv"
 	"strings"
 	"unicode/utf8"
 
+	"mvdan.cc/sh/v3/expand"
 	"mvdan.cc/sh/v3/syntax"
 )
 
-// shWord is one shell word after quote removal.
-type shWord struct {
-	// val is the word's value; dynamic parts ($VAR, $(…)) are left out.
+// shArg is one field of a command after bash's expansions.
+type shArg struct {
+	// val is the field's value; unknown parts are markers (see unknown).
 	val string
-	// static reports whether val is the whole value, known before running.
-	static bool
-	// raw is the word as written, for messages.
-	raw  string
-	word *syntax.Word
+	// raw is the word it came from, as written, for messages.
+	raw string
+	// lost, when >0, is the source of an unknown value an expansion
+	// (${x:1}, ${#x}) consumed, so that val shows no marker but is unknown.
+	lost int
+	// glob is the pattern when the word was a glob; unmatched reports that
+	// it matched nothing here (bash then passes the pattern itself).
+	glob      string
+	unmatched bool
 }
 
-// resolveArgs resolves the words of a command, expanding brace lists.
-func (g *shellGuard) resolveArgs(words []*syntax.Word) []shWord {
-	out := make([]shWord, 0, len(words))
-	for i, w := range words {
-		r := g.resolveWord(w)
-		if i > 0 && r.static && strings.Contains(r.val, "{") {
-			for _, v := range braceExpand(r.val, 64) {
-				out = append(out, shWord{val: v, static: true, raw: r.raw, word: w})
-			}
-			continue
+// dynamic reports whether the field's value is not known before running.
+func (a shArg) dynamic() bool { return a.lost > 0 || hasMarker(a.val) }
+
+// known returns a field whose value is known.
+func known(v string) shArg { return shArg{val: v, raw: v} }
+
+// argSource says where an unknown field comes from.
+func (g *shellGuard) argSource(a shArg) source {
+	if s, ok := g.sourceOf(a.val); ok {
+		return s
+	}
+	return g.sourceAt(a.lost)
+}
+
+// errDirBudget stops globbing that would list too many folders.
+var errDirBudget = errors.New("the pattern would list too many folders")
+
+// maxDirsRead bounds the folders one check lists for globs.
+const maxDirsRead = 256
+
+func (g *shellGuard) readDir(dir string) ([]fs.DirEntry, error) {
+	g.mu.Lock()
+	g.dirsRead++
+	n := g.dirsRead
+	g.mu.Unlock()
+	if n > maxDirsRead {
+		return nil, errDirBudget
+	}
+	return os.ReadDir(dir)
+}
+
+// config returns the expansion settings for words in st.
+func (g *shellGuard) config(st *shState) *expand.Config {
+	if cfg, ok := g.configs[st]; ok {
+		cfg.GlobStar, cfg.DotGlob, cfg.NullGlob, cfg.NoCaseGlob = st.glob.globstar, st.glob.dotglob, st.glob.nullglob, st.glob.nocaseglob
+		cfg.ReadDir2 = nil
+		if !st.glob.noglob && st.cwd != "" {
+			cfg.ReadDir2 = g.readDir
 		}
-		out = append(out, r)
+		return cfg
+	}
+	cfg := &expand.Config{
+		Env: guardEnv{g, st},
+		CmdSubst: func(w io.Writer, cs *syntax.CmdSubst) error {
+			_, err := io.WriteString(w, g.substOutput(st, cs))
+			return err
+		},
+		ProcSubst: func(ps *syntax.ProcSubst) (string, error) {
+			return g.procPath(st, ps), nil
+		},
+		GlobStar:   st.glob.globstar,
+		DotGlob:    st.glob.dotglob,
+		NullGlob:   st.glob.nullglob,
+		NoCaseGlob: st.glob.nocaseglob,
+		ExtGlob:    true,
+	}
+	if !st.glob.noglob && st.cwd != "" {
+		cfg.ReadDir2 = g.readDir
+	}
+	g.configs[st] = cfg
+	return cfg
+}
+
+// wordText is a word as written.
+func wordText(w *syntax.Word) string {
+	if w == nil {
+		return ""
+	}
+	if lit := w.Lit(); lit != "" {
+		return lit
+	}
+	var b strings.Builder
+	if syntax.NewPrinter().Print(&b, w) != nil {
+		return ""
+	}
+	return b.String()
+}
+
+// wordText is a word as written, printed with the check's printer.
+func (g *shellGuard) wordText(w *syntax.Word) string {
+	if w == nil {
+		return ""
+	}
+	if lit := w.Lit(); lit != "" {
+		return lit
+	}
+	return g.print(w)
+}
+
+// fields expands command words as bash does: brace, tilde, parameter,
+// arithmetic and command substitution, field splitting on IFS, pathname
+// expansion and quote removal.
+func (g *shellGuard) fields(st *shState, words []*syntax.Word) []shArg {
+	out := make([]shArg, 0, len(words))
+	for _, w := range words {
+		out = append(out, g.wordFields(st, w)...)
 	}
 	return out
 }
 
-// resolveWord removes quotes and escapes and substitutes what is known: ~,
-// $HOME, $PWD and variables the script assigned literally.
-func (g *shellGuard) resolveWord(w *syntax.Word) shWord {
-	var b strings.Builder
-	static := true
-	for i, p := range w.Parts {
-		if !g.resolvePart(&b, p, false, i == 0) {
-			static = false
+func (g *shellGuard) wordFields(st *shState, w *syntax.Word) []shArg {
+	raw := g.wordText(w)
+	cfg := g.config(st)
+	vals, err := expand.Fields(cfg, w)
+	if err != nil {
+		desc := fmt.Sprintf("`%s`, which the guard could not expand (%v)", clip(raw, 60), err)
+		if errors.Is(err, errDirBudget) {
+			desc = fmt.Sprintf("the glob `%s`, which matches too many files to check", clip(raw, 60))
+		}
+		return []shArg{{val: g.unknown(source{desc: desc}), raw: raw}}
+	}
+	lost := g.lostTaint(st, w)
+	pattern, isGlob := "", false
+	if !st.glob.noglob && hasGlobMeta(w) {
+		plain := *cfg
+		plain.ReadDir2 = nil
+		plain.NullGlob = false
+		if pats, err := expand.Fields(&plain, w); err == nil && len(pats) > 0 {
+			pattern, isGlob = pats[0], true
+			if st.cwd == "" && !strings.HasPrefix(pattern, "/") {
+				desc := fmt.Sprintf("the glob `%s` in a folder the guard cannot follow (%s)", clip(raw, 60), st.cwdWhy)
+				return []shArg{{val: g.unknown(source{desc: desc}), raw: raw, glob: pattern}}
+			}
+			if slices.Equal(vals, pats) {
+				out := make([]shArg, len(vals))
+				for i, v := range vals {
+					out[i] = shArg{val: v, raw: raw, lost: lost, glob: v, unmatched: true}
+				}
+				return out
+			}
 		}
 	}
-	raw := ""
-	var pr strings.Builder
-	if syntax.NewPrinter().Print(&pr, w) == nil {
-		raw = pr.String()
+	out := make([]shArg, len(vals))
+	for i, v := range vals {
+		out[i] = shArg{val: v, raw: raw, lost: lost}
+		if isGlob {
+			out[i].glob = pattern
+		}
 	}
-	return shWord{val: b.String(), static: static, raw: raw, word: w}
+	return out
 }
 
-// resolveQuoted resolves a heredoc body, whose escapes follow the rules of
-// double quotes.
-func (g *shellGuard) resolveQuoted(w *syntax.Word) string {
-	var b strings.Builder
+// literal expands a word as an assignment value: no field splitting and no
+// pathname expansion.
+func (g *shellGuard) literal(st *shState, w *syntax.Word) shArg {
+	if w == nil {
+		return known("")
+	}
+	v, err := expand.Literal(g.config(st), unescapeWord(w))
+	raw := g.wordText(w)
+	if err != nil {
+		return shArg{val: g.unknown(source{desc: fmt.Sprintf("`%s`, which the guard could not expand (%v)", clip(raw, 60), err)}), raw: raw}
+	}
+	return shArg{val: v, raw: raw, lost: g.lostTaint(st, w)}
+}
+
+// unescapeWord returns w with the backslashes of its unquoted text removed,
+// as bash's quote removal does for assignment values (expand.Literal keeps
+// them). The unescaped text is made single-quoted so that an escaped ~ or
+// $ stays literal.
+func unescapeWord(w *syntax.Word) *syntax.Word {
+	changed := false
 	for _, p := range w.Parts {
-		g.resolvePart(&b, p, true, false)
-	}
-	return b.String()
-}
-
-// resolvePart appends the value of one word part and reports whether it was
-// known statically.
-func (g *shellGuard) resolvePart(b *strings.Builder, p syntax.WordPart, quoted, first bool) bool {
-	switch p := p.(type) {
-	case *syntax.Lit:
-		v := p.Value
-		if quoted {
-			b.WriteString(unescapeDouble(v))
-			return true
+		if lit, ok := p.(*syntax.Lit); ok && strings.Contains(lit.Value, `\`) {
+			changed = true
 		}
-		if first && strings.HasPrefix(v, "~") {
-			v = g.expandTilde(v)
-		}
-		b.WriteString(unescapeBare(v))
-		return true
-	case *syntax.SglQuoted:
-		if p.Dollar {
-			b.WriteString(decodeANSIC(p.Value))
-		} else {
-			b.WriteString(p.Value)
-		}
-		return true
-	case *syntax.DblQuoted:
-		ok := true
-		for _, q := range p.Parts {
-			if !g.resolvePart(b, q, true, false) {
-				ok = false
-			}
-		}
-		return ok
-	case *syntax.ParamExp:
-		if v, ok := g.paramValue(p); ok {
-			b.WriteString(v)
-			return true
-		}
-		return false
-	case *syntax.ExtGlob:
-		b.WriteString(p.Op.String() + p.Pattern.Value + ")")
-		return true
 	}
-	return false // command, arithmetic and process substitutions
-}
-
-// paramValue resolves $NAME / ${NAME} when the guard knows its value.
-func (g *shellGuard) paramValue(p *syntax.ParamExp) (string, bool) {
-	if p.Param == nil || p.Excl || p.Length || p.Index != nil || p.Slice != nil || p.Repl != nil || p.Exp != nil || p.Names != 0 {
-		return "", false
+	if !changed {
+		return w
 	}
-	name := p.Param.Value
-	if v, ok := g.vars[name]; ok {
-		return v, true
-	}
-	switch name {
-	case "HOME":
-		return g.home, g.home != ""
-	case "PWD":
-		return g.cwd, g.cwd != ""
-	}
-	return "", false
-}
-
-// expandTilde expands a leading ~ or ~user.
-func (g *shellGuard) expandTilde(v string) string {
-	name, rest, _ := strings.Cut(v[1:], "/")
-	if strings.ContainsAny(name, `\'"$`) {
-		return v
-	}
-	home := g.home
-	if name != "" {
-		u, err := user.Lookup(name)
-		if err != nil {
-			return v
-		}
-		home = u.HomeDir
-	}
-	if home == "" {
-		return v
-	}
-	if rest == "" && !strings.Contains(v, "/") {
-		return home
-	}
-	return home + "/" + rest
-}
-
-// unescapeBare removes backslash escapes from an unquoted literal.
-func unescapeBare(s string) string {
-	if !strings.Contains(s, `\`) {
-		return s
-	}
-	var b strings.Builder
-	for i := 0; i < len(s); i++ {
-		if s[i] == '\\' && i+1 < len(s) {
-			i++
-			if s[i] != '\n' {
-				b.WriteByte(s[i])
-			}
+	out := &syntax.Word{Parts: make([]syntax.WordPart, 0, len(w.Parts)*2)}
+	for _, p := range w.Parts {
+		lit, ok := p.(*syntax.Lit)
+		if !ok || !strings.Contains(lit.Value, `\`) {
+			out.Parts = append(out.Parts, p)
 			continue
 		}
-		b.WriteByte(s[i])
+		v := lit.Value
+		if j := strings.IndexByte(v, '\\'); j > 0 {
+			// Text before the first backslash keeps its meaning (a
+			// leading ~ is still a tilde).
+			out.Parts = append(out.Parts, &syntax.Lit{ValuePos: lit.ValuePos, ValueEnd: lit.ValueEnd, Value: v[:j]})
+			v = v[j:]
+		}
+		var b strings.Builder
+		for k := 0; k < len(v); k++ {
+			if v[k] == '\\' && k+1 < len(v) {
+				k++
+			}
+			b.WriteByte(v[k])
+		}
+		out.Parts = append(out.Parts, &syntax.SglQuoted{Left: lit.ValuePos, Right: lit.ValueEnd, Value: b.String()})
 	}
-	return b.String()
+	return out
 }
 
-// unescapeDouble removes the escapes bash honours inside double quotes.
-func unescapeDouble(s string) string {
-	if !strings.Contains(s, `\`) {
-		return s
+// document expands a here-document body.
+func (g *shellGuard) document(st *shState, w *syntax.Word) string {
+	if w == nil {
+		return ""
 	}
-	var b strings.Builder
-	for i := 0; i < len(s); i++ {
-		if s[i] == '\\' && i+1 < len(s) && strings.IndexByte("$`\"\\\n", s[i+1]) >= 0 {
-			i++
-			if s[i] != '\n' {
-				b.WriteByte(s[i])
-			}
-			continue
-		}
-		b.WriteByte(s[i])
+	v, err := expand.Document(g.config(st), w)
+	if err != nil {
+		return g.unknown(source{desc: "a here-document the guard could not expand"})
 	}
-	return b.String()
+	if l := g.lostTaint(st, w); l > 0 {
+		v += string(rune(markerBase + l))
+	}
+	return v
 }
 
-// decodeANSIC decodes the escapes of a $'…' string.
-func decodeANSIC(s string) string {
-	var b strings.Builder
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if c != '\\' || i+1 >= len(s) {
-			b.WriteByte(c)
-			continue
-		}
-		i++
-		switch e := s[i]; e {
-		case 'a':
-			b.WriteByte('\a')
-		case 'b':
-			b.WriteByte('\b')
-		case 'e', 'E':
-			b.WriteByte(0x1b)
-		case 'f':
-			b.WriteByte('\f')
-		case 'n':
-			b.WriteByte('\n')
-		case 'r':
-			b.WriteByte('\r')
-		case 't':
-			b.WriteByte('\t')
-		case 'v':
-			b.WriteByte('\v')
-		case 'c':
-			if i+1 < len(s) {
-				i++
-				b.WriteByte(s[i] & 0x1f)
-			}
-		case 'x', 'u', 'U':
-			limit := map[byte]int{'x': 2, 'u': 4, 'U': 8}[e]
-			j := i + 1
-			for j < len(s) && j-i-1 < limit && strings.IndexByte("0123456789abcdefABCDEF", s[j]) >= 0 {
-				j++
-			}
-			if j == i+1 {
-				b.WriteByte('\\')
-				b.WriteByte(e)
-				continue
-			}
-			n, _ := strconv.ParseUint(s[i+1:j], 16, 32)
-			if e == 'x' {
-				b.WriteByte(byte(n))
-			} else {
-				b.WriteRune(rune(n))
-			}
-			i = j - 1
-		case '0', '1', '2', '3', '4', '5', '6', '7':
-			j := i
-			for j < len(s) && j-i < 3 && s[j] >= '0' && s[j] <= '7' {
-				j++
-			}
-			n, _ := strconv.ParseUint(s[i:j], 8, 16)
-			b.WriteByte(byte(n))
-			i = j - 1
-		default:
-			b.WriteByte(e) // \\ \' \" \? and unknown escapes
-		}
+// lostTaint finds an unknown value that an expansion of w consumes without
+// leaving a marker (a slice, a length, an indirection, arithmetic) and
+// returns its source, or 0.
+func (g *shellGuard) lostTaint(st *shState, w *syntax.Word) int {
+	if w == nil {
+		return 0
 	}
-	if !utf8.ValidString(b.String()) {
-		return strings.ToValidUTF8(b.String(), "\uFFFD")
-	}
-	return b.String()
+	return g.lostInParts(st, w.Parts)
 }
 
-// braceExpand expands bash brace lists ({a,b}) in s, giving at most limit
-// results; sequences ({1..9}) are left as written.
-func braceExpand(s string, limit int) []string {
-	open := -1
-	depth := 0
-	for i := 0; i < len(s); i++ {
-		switch s[i] {
-		case '{':
-			if depth == 0 {
-				open = i
+func (g *shellGuard) lostInParts(st *shState, parts []syntax.WordPart) int {
+	for _, p := range parts {
+		switch p := p.(type) {
+		case *syntax.DblQuoted:
+			if n := g.lostInParts(st, p.Parts); n != 0 {
+				return n
 			}
-			depth++
-		case '}':
-			if depth == 0 {
+		case *syntax.ParamExp:
+			if p.Param == nil || p.Short || !(p.Excl || p.Length || p.Width || p.Slice != nil || p.Repl != nil || p.Exp != nil || p.Index != nil || p.Names != 0) {
 				continue
 			}
-			depth--
-			if depth != 0 {
-				continue
+			if n := g.taintOf(st, p.Param.Value); n != 0 {
+				return n
 			}
-			alts := splitTopLevel(s[open+1 : i])
-			if len(alts) < 2 {
-				open = -1
-				continue
-			}
-			var out []string
-			for _, a := range alts {
-				if len(out) >= limit {
-					return out
-				}
-				for _, tail := range braceExpand(s[:open]+a+s[i+1:], limit) {
-					if len(out) >= limit {
-						return out
+			if p.Excl {
+				if v := (guardEnv{g, st}).Get(p.Param.Value); v.Kind == expand.String && syntax.ValidName(v.Str) {
+					if n := g.taintOf(st, v.Str); n != 0 {
+						return n
 					}
-					out = append(out, tail)
 				}
 			}
-			return out
-		}
-	}
-	return []string{s}
-}
-
-// splitTopLevel splits s at commas outside nested braces.
-func splitTopLevel(s string) []string {
-	var out []string
-	depth, start := 0, 0
-	for i := 0; i < len(s); i++ {
-		switch s[i] {
-		case '{':
-			depth++
-		case '}':
-			depth--
-		case ',':
-			if depth == 0 {
-				out = append(out, s[start:i])
-				start = i + 1
+		case *syntax.ArithmExp:
+			found := 0
+			syntax.Walk(p, func(m syntax.Node) bool {
+				if lit, ok := m.(*syntax.Lit); ok && found == 0 && syntax.ValidName(lit.Value) {
+					found = g.taintOf(st, lit.Value)
+				}
+				return found == 0
+			})
+			if found != 0 {
+				return found
 			}
 		}
 	}
-	return append(out, s[start:])
+	return 0
+}
+
+// taintOf returns the source of an unknown value in a variable, or 0.
+func (g *shellGuard) taintOf(st *shState, name string) int {
+	env := guardEnv{g, st}
+	vr := env.Get(name)
+	if _, r := vr.Resolve(env); r.Set || r.Kind != expand.Unknown {
+		vr = r
+	}
+	check := func(s string) int {
+		i := strings.IndexFunc(s, isMarker)
+		if i < 0 {
+			return 0
+		}
+		r, _ := utf8.DecodeRuneInString(s[i:])
+		if n := int(r - markerBase); n != 0 {
+			return n
+		}
+		m := g.unknown(g.sourceAt(0)) // the generic marker: any other index will do
+		r, _ = utf8.DecodeRuneInString(m)
+		return int(r - markerBase)
+	}
+	if n := check(vr.Str); n != 0 {
+		return n
+	}
+	for _, s := range vr.List {
+		if n := check(s); n != 0 {
+			return n
+		}
+	}
+	for _, s := range vr.Map {
+		if n := check(s); n != 0 {
+			return n
+		}
+	}
+	return 0
+}
+
+// hasGlobMeta reports whether a word has an unquoted glob character.
+func hasGlobMeta(w *syntax.Word) bool {
+	for _, p := range w.Parts {
+		switch p := p.(type) {
+		case *syntax.Lit:
+			v := p.Value
+			for i := 0; i < len(v); i++ {
+				switch v[i] {
+				case '\\':
+					i++
+				case '*', '?', '[':
+					return true
+				}
+			}
+		case *syntax.ExtGlob:
+			return true
+		case *syntax.BraceExp:
+			for _, e := range p.Elems {
+				if hasGlobMeta(e) {
+					return true
+				}
+			}
+		}
+	}
+	return false
 }
 
 // commandBase returns the name a command is known by: the last path element,
@@ -330,47 +363,57 @@ func commandBase(name string) string {
 	return strings.TrimSuffix(base, ".exe")
 }
 
-// joinWords joins resolved words into a command line.
-func joinWords(ws []shWord) string {
-	parts := make([]string, len(ws))
-	for i, w := range ws {
-		if w.static {
-			parts[i] = w.val
-		} else {
-			parts[i] = w.raw
-		}
+// joinArgs joins fields into a command line for a shell to parse again.
+func joinArgs(args []shArg) string {
+	parts := make([]string, len(args))
+	for i, a := range args {
+		parts[i] = a.val
 	}
 	return strings.Join(parts, " ")
 }
 
-// display shows resolved words for a message, quoting what needs it.
-func display(ws []shWord) string {
-	parts := make([]string, len(ws))
-	for i, w := range ws {
-		switch {
-		case !w.static:
-			parts[i] = w.raw
-		case w.val == "" || strings.ContainsAny(w.val, " \t\n'\"$`\\"):
-			parts[i] = strconv.Quote(w.val)
-		default:
-			parts[i] = w.val
+// quoteArgs joins fields into a command line that parses back to the same
+// fields.
+func quoteArgs(args []shArg) string {
+	parts := make([]string, len(args))
+	for i, a := range args {
+		q, err := syntax.Quote(a.val, syntax.LangBash)
+		if err != nil {
+			q = "'" + strings.ReplaceAll(a.val, "'", `'\''`) + "'"
 		}
+		parts[i] = q
+	}
+	return strings.Join(parts, " ")
+}
+
+// display shows fields for a message, quoting what needs it.
+func display(ws []shArg) string {
+	parts := make([]string, 0, min(len(ws), 32))
+	n := 0
+	for _, w := range ws {
+		if n > 200 {
+			parts = append(parts, "…")
+			break
+		}
+		var part string
+		v := shown(w.val)
+		switch {
+		case w.dynamic() && w.raw != "":
+			part = w.raw
+		case v == "" || strings.ContainsAny(v, " \t\n'\"$`\\"):
+			part = strconv.Quote(v)
+		default:
+			part = v
+		}
+		parts = append(parts, part)
+		n += len(part) + 1
 	}
 	return clip(strings.Join(parts, " "), 120)
 }
 
-// snippet returns the source text of a node, shortened for messages.
-func snippet(src string, n syntax.Node) string {
-	start, end := int(n.Pos().Offset()), int(n.End().Offset())
-	if start < 0 || end > len(src) || start >= end {
-		return ""
-	}
-	return clip(src[start:end], 100)
-}
-
 // clip shortens s for a message.
 func clip(s string, n int) string {
-	s = strings.Join(strings.Fields(s), " ")
+	s = strings.Join(strings.Fields(shown(s)), " ")
 	if len(s) <= n {
 		return s
 	}
@@ -379,16 +422,19 @@ func clip(s string, n int) string {
 
 // hasFlag reports whether args carry one of the short flag letters (alone or
 // combined, as in -rf) or the long flag, before a "--".
-func hasFlag(args []shWord, short, long string) bool {
+func hasFlag(args []shArg, short, long string) bool {
 	for _, a := range args {
 		v := a.val
 		if v == "--" {
 			return false
 		}
-		if v == long {
+		if long != "" && (v == long || strings.HasPrefix(v, long+"=")) {
 			return true
 		}
-		if len(v) > 1 && v[0] == '-' && v[1] != '-' && strings.ContainsAny(v[1:], short) {
+		if name, _, _ := strings.Cut(v, "="); long != "" && len(name) > 3 && strings.HasPrefix(name, "--") && strings.HasPrefix(long, name) {
+			return true // GNU tools accept unambiguous abbreviations: --rec
+		}
+		if short != "" && len(v) > 1 && v[0] == '-' && v[1] != '-' && strings.ContainsAny(v[1:], short) {
 			return true
 		}
 	}
@@ -397,20 +443,16 @@ func hasFlag(args []shWord, short, long string) bool {
 
 // operands returns the arguments that are not options (everything after
 // "--", and words not starting with "-" before it).
-func operands(args []shWord) []shWord {
-	var out []shWord
+func operands(args []shArg) []shArg {
+	var out []shArg
 	for i, a := range args {
-		if a.val == "--" && a.static {
+		if a.val == "--" {
 			return append(out, args[i+1:]...)
 		}
-		if a.static && len(a.val) > 1 && a.val[0] == '-' {
+		if !a.dynamic() && len(a.val) > 1 && a.val[0] == '-' {
 			continue
 		}
 		out = append(out, a)
 	}
 	return out
-}
-
-func allStatic(ws []shWord) bool {
-	return !slices.ContainsFunc(ws, func(w shWord) bool { return !w.static })
 }

@@ -90,6 +90,25 @@ type Inspector interface {
 	Warnings(params map[string]any) []string
 }
 
+// Assessment is a tool's own judgement of a call before it runs, for the
+// permission gate.
+type Assessment struct {
+	// Deny, when set, says why the call must not run at all.
+	Deny string
+	// Hold, when set, says why a person must approve the call whatever the
+	// permission mode (auto included) and the rules: the tool cannot tell
+	// what the call would destroy.
+	Hold string
+	// Warnings are shown on the approval card.
+	Warnings []string
+}
+
+// Assessor is implemented by tools that judge their calls beyond warnings:
+// the shell guard refuses some commands and holds others for approval.
+type Assessor interface {
+	Assess(params map[string]any) Assessment
+}
+
 // Errorf returns an error result whose text the model can act on.
 func Errorf(format string, args ...any) Result {
 	return Result{Content: fmt.Sprintf(format, args...), IsError: true}

@@ -1,0 +1,617 @@
+package tools
+
+import (
+	"encoding/base64"
+	"regexp"
+	"strings"
+	"unicode/utf16"
+)
+
+// The inline code of the usual interpreters (python -c, perl -e, node -e,
+// ruby -e, php -r, awk programs) and the scripts they run are scanned for
+// the obvious destructive calls: running a shell command (checked like any
+// other), deleting a folder tree, killing every process, forking without
+// end, writing to a disk device, and running code built at run time.
+
+// codeLang names the language an interpreter runs, or "".
+func codeLang(base string) string {
+	trimmed := strings.TrimRight(base, "0123456789.")
+	switch trimmed {
+	case "python", "pypy", "python-m", "ipython":
+		return "python"
+	case "perl":
+		return "perl"
+	case "ruby", "jruby", "irb":
+		return "ruby"
+	case "node", "nodejs", "deno", "bun", "qjs", "js":
+		return "js"
+	case "php", "php-cli":
+		return "php"
+	case "awk", "gawk", "mawk", "nawk":
+		return "awk"
+	case "lua", "luajit":
+		return "lua"
+	case "rscript", "r":
+		return "r"
+	case "tclsh", "wish", "expect":
+		return "tcl"
+	case "pwsh", "powershell":
+		return "pwsh"
+	}
+	return ""
+}
+
+// interpreter follows the code an interpreter runs. It reports whether
+// base is an interpreter it handled.
+func (g *shellGuard) interpreter(c *shCall) bool {
+	lang := codeLang(c.base)
+	if lang == "" {
+		return false
+	}
+	args := c.args[1:]
+	origin := "`" + c.base + "`"
+	child := c.env.child()
+	inline := func(code shArg, flag string) {
+		o := "`" + c.base + " " + flag + "`"
+		if code.dynamic() {
+			g.hold("The code %s runs comes from %s cannot be checked before it runs.", o, and(g.argSource(code).desc))
+		}
+		g.scanCode(child, lang, code.val, o, true)
+	}
+	var codes []shArg
+	codeFlag := ""
+	i := 0
+	for ; i < len(args); i++ {
+		a := args[i]
+		v := a.val
+		if a.dynamic() {
+			break
+		}
+		if v == "--" {
+			i++
+			break
+		}
+		if lang == "awk" {
+			switch {
+			case v == "-f" && i+1 < len(args):
+				g.scriptFile(child, args[i+1], origin+" -f", "awk")
+				return true
+			case v == "-F" || v == "-v" || v == "-i" || v == "--assign" || v == "--field-separator":
+				i++
+				continue
+			case strings.HasPrefix(v, "-"):
+				continue
+			}
+			inline(a, "program")
+			return true
+		}
+		if !strings.HasPrefix(v, "-") || v == "-" {
+			break
+		}
+		switch {
+		case lang == "python" && v == "-c", lang == "php" && v == "-r", lang == "lua" && v == "-e", lang == "r" && v == "-e",
+			lang == "js" && (v == "-e" || v == "--eval" || v == "-p" || v == "--print"),
+			lang == "pwsh" && (strings.EqualFold(v, "-c") || strings.EqualFold(v, "-command")),
+			lang == "tcl" && v == "-c":
+			if i+1 < len(args) {
+				codes, codeFlag = append(codes, args[i+1]), v
+			}
+			i++
+			if lang != "perl" && lang != "ruby" {
+				i = len(args)
+			}
+		case lang == "pwsh" && (strings.EqualFold(v, "-encodedcommand") || strings.EqualFold(v, "-e") || strings.EqualFold(v, "-ec")):
+			if i+1 < len(args) {
+				codes, codeFlag = append(codes, known(decodePwsh(args[i+1].val))), v
+			}
+			i = len(args)
+		case (lang == "perl" || lang == "ruby") && !strings.HasPrefix(v, "--") && strings.HasSuffix(v, "e") || lang == "perl" && strings.HasSuffix(v, "E") && !strings.HasPrefix(v, "--"):
+			if i+1 < len(args) {
+				codes, codeFlag = append(codes, args[i+1]), v
+			}
+			i++
+		case lang == "python" && v == "-m", lang == "php" && v == "-f", lang == "pwsh" && strings.EqualFold(v, "-file"):
+			if v == "-m" {
+				return true
+			}
+			if i+1 < len(args) {
+				g.scriptFile(child, args[i+1], origin, lang)
+			}
+			return true
+		case lang == "perl" && (v == "-I" || v == "-M" || v == "-m" || v == "-x"):
+			i++
+		case lang == "python" && (v == "-W" || v == "-X" || v == "-Q"):
+			i++
+		case lang == "js" && (v == "-r" || v == "--require" || v == "--import" || v == "--loader"):
+			i++
+		}
+	}
+	if len(codes) > 0 {
+		var parts []string
+		dyn := shArg{}
+		for _, cd := range codes {
+			parts = append(parts, cd.val)
+			if cd.dynamic() {
+				dyn = cd
+			}
+		}
+		inline(shArg{val: strings.Join(parts, "\n"), raw: dyn.raw, lost: dyn.lost}, codeFlag)
+		return true
+	}
+	if lang == "js" && c.base == "deno" && i < len(args) {
+		if args[i].val == "eval" && i+1 < len(args) {
+			inline(args[i+1], "eval")
+			return true
+		}
+		if args[i].val == "run" {
+			i++
+		}
+	}
+	if lang == "js" && c.base == "bun" {
+		return false // bun run, bun install: package scripts
+	}
+	if i < len(args) && args[i].val != "-" {
+		for _, p := range args[i+1:] {
+			child.params = append(child.params, p.val)
+		}
+		g.scriptFile(child, args[i], origin, lang)
+		return true
+	}
+	text, ok := g.inputText(c.env.stdin)
+	if !ok {
+		g.hold("The code %s runs comes from %s cannot be checked before it runs.", origin, and(c.env.stdin.desc))
+		return true
+	}
+	if hasMarker(text) {
+		s, _ := g.sourceOf(text)
+		g.hold("The code %s runs comes from %s cannot be checked before it runs.", origin, and(s.desc))
+	}
+	g.scanCode(child, lang, text, origin+" (from its input)", c.env.stdin.set)
+	return true
+}
+
+// decodePwsh decodes PowerShell's -EncodedCommand (base64 of UTF-16LE).
+func decodePwsh(s string) string {
+	b, err := base64.StdEncoding.DecodeString(s)
+	if err != nil || len(b)%2 != 0 {
+		return s
+	}
+	u := make([]uint16, len(b)/2)
+	for i := range u {
+		u[i] = uint16(b[2*i]) | uint16(b[2*i+1])<<8
+	}
+	return string(utf16.Decode(u))
+}
+
+// codeCall is a family of calls in interpreter code.
+type codeCall struct {
+	re   *regexp.Regexp // matches up to the opening of the arguments
+	kind string         // "shell", "argv", "rmtree", "remove", "eval", "kill"
+}
+
+var (
+	pyCalls = []codeCall{
+		{regexp.MustCompile(`\b(os\.system|os\.popen|subprocess\.getoutput|subprocess\.getstatusoutput|commands\.getoutput|asyncio\.create_subprocess_shell|pty\.spawn)\s*\(`), "shell"},
+		{regexp.MustCompile(`\bsubprocess\.(run|call|check_call|check_output|Popen)\s*\(`), "argv"},
+		{regexp.MustCompile(`\bos\.(exec[lv]p?e?|spawn[lv]p?e?|posix_spawnp?)\s*\(`), "argv"},
+		{regexp.MustCompile(`\bsystem\s*\(`), "shell"},
+		{regexp.MustCompile(`\b(shutil\.rmtree|rmtree|os\.removedirs)\s*\(`), "rmtree"},
+		{regexp.MustCompile(`\b(os\.remove|os\.unlink|os\.rmdir)\s*\(`), "remove"},
+		{regexp.MustCompile(`\b(exec|eval|compile)\s*\(`), "eval"},
+		{regexp.MustCompile(`\bos\.(kill|killpg)\s*\(`), "kill"},
+	}
+	perlCalls = []codeCall{
+		{regexp.MustCompile(`\b(system|exec)\b\s*\(?`), "argv"},
+		{regexp.MustCompile(`\b(rmtree|remove_tree)\b\s*\(?`), "rmtree"},
+		{regexp.MustCompile(`\b(unlink|rmdir)\b\s*\(?`), "remove"},
+		{regexp.MustCompile(`\beval\b\s*\(?`), "eval"},
+		{regexp.MustCompile(`\bkill\b\s*\(?`), "kill"},
+	}
+	rubyCalls = []codeCall{
+		{regexp.MustCompile(`\b(system|exec|spawn|IO\.popen|Open3\.\w+|Kernel\.system|Process\.spawn)\b\s*\(?`), "argv"},
+		{regexp.MustCompile(`\b(FileUtils\.(rm_rf|rm_r|remove_dir|remove_entry|remove_entry_secure|rmtree)|Pathname\.new\([^)]*\)\.rmtree)\s*\(?`), "rmtree"},
+		{regexp.MustCompile(`\b(FileUtils\.(rm|rm_f|remove)|File\.delete|File\.unlink|Dir\.rmdir|Dir\.delete)\s*\(?`), "remove"},
+		{regexp.MustCompile(`\b(eval|instance_eval|class_eval)\b\s*\(?`), "eval"},
+		{regexp.MustCompile(`\bProcess\.kill\s*\(`), "kill"},
+	}
+	jsCalls = []codeCall{
+		{regexp.MustCompile(`\b(exec|execSync)\s*\(`), "shell"},
+		{regexp.MustCompile(`\b(spawn|spawnSync|execFile|execFileSync|fork|Bun\.spawn|Bun\.spawnSync)\s*\(`), "argv"},
+		{regexp.MustCompile(`\b(rmSync|rmdirSync|rm|rmdir|removeSync|remove|emptyDirSync|emptyDir|rimraf|rimrafSync|deleteSync|del)\s*\(`), "rmtree"},
+		{regexp.MustCompile(`\b(unlinkSync|unlink)\s*\(`), "remove"},
+		{regexp.MustCompile(`\b(eval|Function|runInThisContext|runInNewContext)\s*\(`), "eval"},
+		{regexp.MustCompile(`\bprocess\.kill\s*\(`), "kill"},
+	}
+	phpCalls = []codeCall{
+		{regexp.MustCompile(`\b(system|exec|shell_exec|passthru|popen|proc_open|pcntl_exec)\s*\(`), "shell"},
+		{regexp.MustCompile(`\b(rmdir)\s*\(`), "rmtree"},
+		{regexp.MustCompile(`\b(unlink)\s*\(`), "remove"},
+		{regexp.MustCompile(`\b(eval|assert|create_function)\s*\(`), "eval"},
+		{regexp.MustCompile(`\bposix_kill\s*\(`), "kill"},
+	}
+	awkCalls = []codeCall{
+		{regexp.MustCompile(`\bsystem\s*\(`), "shell"},
+	}
+	luaCalls = []codeCall{
+		{regexp.MustCompile(`\b(os\.execute|io\.popen)\s*\(?`), "shell"},
+		{regexp.MustCompile(`\bos\.remove\s*\(`), "remove"},
+	}
+	rCalls = []codeCall{
+		{regexp.MustCompile(`\b(system|shell)\s*\(`), "shell"},
+		{regexp.MustCompile(`\bsystem2\s*\(`), "argv"},
+		{regexp.MustCompile(`\bunlink\s*\(`), "rmtree"},
+	}
+	tclCalls = []codeCall{
+		{regexp.MustCompile(`\b(exec|spawn)\s+`), "argv"},
+	}
+	pwshCalls = []codeCall{
+		{regexp.MustCompile(`(?i)\b(Invoke-Expression|iex)\b\s*\(?`), "eval"},
+		{regexp.MustCompile(`(?i)\b(cmd(\.exe)?\s+/c|bash\s+-c|sh\s+-c)\s+`), "shell"},
+	}
+)
+
+// Code patterns refused whatever their arguments.
+var (
+	forkCall     = regexp.MustCompile(`\b(os\.fork|fork|pcntl_fork|child_process\.fork|Process\.fork|posix\.fork|spawn|Popen|Process\.spawn|Bun\.spawn)\s*(\(|\bwhile\b|;|$|\{|\})`)
+	endlessLoop  = regexp.MustCompile(`(?i)\bwhile\s*\(?\s*(1|true|:)\s*\)?|\bwhile\s+fork\b|\bloop\s*(do|\{)|\bfor\s*\(\s*;\s*;\s*\)|\buntil\s+false\b|\bwhile\b[^\n;]*\bfork\b|\b1\s+while\b|\bfork\s+while\b|\bwhile\s*\(\s*fork|\biter\(\s*int\s*,|itertools\.count\(|setInterval\(`)
+	killAllCode  = regexp.MustCompile(`\b(os\.kill|os\.killpg|process\.kill|Process\.kill|posix_kill|kill)\s*\(?\s*(-1\s*[,)]|['":]?\w*['"]?\s*,\s*-1\b|9\s*,\s*-1\b|-9\s*,\s*-1\b|['"]KILL['"]\s*,\s*-1\b)`)
+	writeMode    = regexp.MustCompile(`['"](w|wb|w\+|wb\+|r\+|rb\+|r\+b|a|ab|a\+)['"]|O_WRONLY|O_RDWR|writeFile|createWriteStream|write_bytes|write_text|File\.write|IO\.write|file_put_contents|fopen\s*\([^)]*,\s*['"][wa]|open\s*\([^,]*,\s*['"]\s*[>+|]|>\s*/dev/|\bsysopen\b|\.write\(`)
+	pwshDestroy  = regexp.MustCompile(`(?i)\b(Format-Volume|Clear-Disk|Initialize-Disk|Remove-Partition|Stop-Computer|Restart-Computer)\b`)
+	pwshRemove   = regexp.MustCompile(`(?i)\b(Remove-Item|rm|del|erase|rd|rmdir|ri)\b([^;|\n]*)`)
+	stringLitRe  = regexp.MustCompile(`'(?:[^'\\\n]|\\.)*'|"(?:[^"\\\n]|\\.)*"`)
+	backtickCode = regexp.MustCompile("`([^`]*)`|\\bqx\\s*[({\\[/]([^)}\\]/]*)[)}\\]/]|%x\\s*[({\\[]([^)}\\]]*)[)}\\]]")
+)
+
+// scanCode checks a program in lang. strict code (given inline) is held
+// when it runs commands or deletes paths built at run time; a script file
+// only gets a warning for those, since real programs compute paths all the
+// time.
+func (g *shellGuard) scanCode(st *shState, lang, code, origin string, strict bool) {
+	if lang == "sh" {
+		g.code(st, code, origin)
+		return
+	}
+	if g.depth > maxShellDepth {
+		return
+	}
+	g.depth++
+	defer func() { g.depth-- }()
+	unknown := func(format string, args ...any) {
+		if strict {
+			g.hold(format, args...)
+		} else {
+			g.warn(format, args...)
+		}
+	}
+	if forkCall.MatchString(code) && endlessLoop.MatchString(code) {
+		g.deny("Refused: the code %s runs forks new processes in an endless loop (a fork bomb), which exhausts the system's processes.", origin)
+	}
+	if killAllCode.MatchString(code) {
+		g.deny("Refused: the code %s runs would kill every process of the user (signal to pid -1).", origin)
+	}
+	for _, lit := range stringLitRe.FindAllString(code, -1) {
+		v := lit[1 : len(lit)-1]
+		if (isDiskDevice(v) && strings.HasPrefix(v, "/dev/")) || isSysrq(v) {
+			if writeMode.MatchString(code) {
+				g.deny("Refused: the code %s runs writes to %s, which would destroy a disk's data or trigger the kernel's SysRq actions.", origin, v)
+			}
+		}
+	}
+	if lang == "pwsh" {
+		g.scanPwsh(st, code, origin)
+	}
+	if lang == "perl" || lang == "ruby" || lang == "php" || lang == "js" {
+		for _, m := range backtickCode.FindAllStringSubmatch(code, -1) {
+			cmd := m[1] + m[2] + m[3]
+			if lang == "js" {
+				if !strings.Contains(code, "exec") {
+					continue // a template string, not a command
+				}
+			}
+			if strings.Contains(cmd, "${") || strings.Contains(cmd, "#{") || (lang != "js" && strings.Contains(cmd, "$")) {
+				unknown("The command the code %s runs in backticks is built when it runs and cannot be checked before it runs.", origin)
+			}
+			if lang != "js" {
+				g.code(st.clone(), cmd, "the code "+origin+" runs in backticks")
+			}
+		}
+	}
+	if lang == "awk" {
+		for _, stmt := range strings.FieldsFunc(code, func(r rune) bool { return r == ';' || r == '\n' || r == '{' || r == '}' }) {
+			m := regexp.MustCompile(`^\s*(print|printf)\b(.*)\|\s*("(?:[^"\\]|\\.)*")\s*$`).FindStringSubmatch(stmt)
+			if m == nil {
+				if g2 := regexp.MustCompile(`("(?:[^"\\]|\\.)*")\s*\|\s*getline`).FindStringSubmatch(stmt); g2 != nil {
+					g.code(st.clone(), unquoteCode(g2[1]), "the code "+origin+" reads from")
+				}
+				continue
+			}
+			target := unquoteCode(m[3])
+			g.code(st.clone(), target, "the code "+origin+" pipes to")
+			if f := strings.Fields(target); len(f) > 0 && isShell(commandBase(f[0])) {
+				data, ok := g.evalArgs("awk", strings.TrimSpace(m[2]))
+				if ok && len(data) > 0 {
+					g.code(st.clone(), data[0], "the text "+origin+" pipes to "+f[0])
+				} else {
+					g.hold("The code %s pipes to %s is built when it runs and cannot be checked before it runs.", origin, f[0])
+				}
+			}
+		}
+	}
+	var calls []codeCall
+	switch lang {
+	case "python":
+		calls = pyCalls
+	case "perl":
+		calls = perlCalls
+	case "ruby":
+		calls = rubyCalls
+	case "js":
+		calls = jsCalls
+	case "php":
+		calls = phpCalls
+	case "awk":
+		calls = awkCalls
+	case "lua":
+		calls = luaCalls
+	case "r":
+		calls = rCalls
+	case "tcl":
+		calls = tclCalls
+	case "pwsh":
+		calls = pwshCalls
+	}
+	for _, cc := range calls {
+		for _, loc := range cc.re.FindAllStringIndex(code, 8) {
+			name := strings.TrimRight(strings.TrimSpace(code[loc[0]:loc[1]]), "( ")
+			argText := callArgs(code, loc[1], strings.HasSuffix(code[loc[0]:loc[1]], "("))
+			vals, ok := g.evalArgs(lang, argText)
+			what := "`" + name + "` in " + origin
+			switch cc.kind {
+			case "shell":
+				if !ok || len(vals) == 0 {
+					if strings.TrimSpace(argText) != "" {
+						unknown("The command %s runs is built when it runs and cannot be checked before it runs.", what)
+					}
+					continue
+				}
+				g.code(st.clone(), vals[0], what)
+			case "argv":
+				if !ok || len(vals) == 0 {
+					if strings.TrimSpace(argText) != "" {
+						unknown("The command %s runs is built when it runs and cannot be checked before it runs.", what)
+					}
+					continue
+				}
+				if len(vals) == 1 && (lang == "perl" || lang == "ruby" || strings.Contains(argText, "shell=True") || lang == "tcl") {
+					g.code(st.clone(), vals[0], what)
+					continue
+				}
+				if lang == "python" && strings.HasPrefix(name, "os.") && len(vals) > 1 {
+					vals = vals[1:] // os.execvp(file, [argv0, …])
+				}
+				words := make([]shArg, len(vals))
+				for i, v := range vals {
+					words[i] = known(v)
+				}
+				g.command(nil, st.clone(), words, what)
+			case "rmtree", "remove":
+				if !ok || len(vals) == 0 {
+					if strings.TrimSpace(argText) != "" && cc.kind == "rmtree" {
+						unknown("The folders %s deletes are computed when it runs and cannot be checked before it runs.", what)
+					}
+					continue
+				}
+				if lang == "js" && cc.kind == "rmtree" && (name == "rm" || name == "rmSync" || name == "rmdir" || name == "rmdirSync") && !strings.Contains(argText, "recursive") {
+					cc.kind = "remove"
+				}
+				kind := killRecursive
+				if cc.kind == "remove" {
+					kind = killFiles
+				}
+				label := "`" + name + "(" + clip(argText, 40) + ")` in " + origin
+				g.destroy(&shCall{env: st, args: []shArg{known(name), known(vals[0])}, label: label}, kind, name, []shArg{known(vals[0])})
+			case "eval":
+				if !ok || len(vals) == 0 {
+					if strings.TrimSpace(argText) != "" && !(lang == "python" && name == "compile") {
+						unknown("The code %s runs is built when it runs and cannot be checked before it runs.", what)
+					}
+					continue
+				}
+				g.scanCode(st, lang, vals[0], what, strict)
+			}
+		}
+	}
+}
+
+// scanPwsh checks the PowerShell commands that erase disks, power off or
+// delete folder trees.
+func (g *shellGuard) scanPwsh(st *shState, code, origin string) {
+	if m := pwshDestroy.FindString(code); m != "" {
+		g.deny("Refused: the code %s runs uses %s, which erases disks or shuts the computer down.", origin, m)
+	}
+	for _, m := range pwshRemove.FindAllStringSubmatch(code, -1) {
+		args := m[2]
+		if !regexp.MustCompile(`(?i)(^|\s)-(r|recurse)\b`).MatchString(args) {
+			continue
+		}
+		for _, f := range strings.Fields(args) {
+			f = strings.Trim(f, `'"`)
+			switch {
+			case strings.HasPrefix(f, "-"):
+			case regexp.MustCompile(`(?i)^[a-z]:[\\/]?\*?$`).MatchString(f), f == "/", f == "\\", f == "~", strings.EqualFold(f, "$HOME"), strings.EqualFold(f, "$env:USERPROFILE"), strings.EqualFold(f, "$env:SystemRoot"), strings.EqualFold(f, `C:\Windows`), strings.EqualFold(f, `C:\Users`):
+				g.deny("Refused: the code %s runs would recursively delete %s.", origin, f)
+			default:
+				g.destroy(&shCall{env: st, args: []shArg{known("Remove-Item"), known(f)}, label: "`Remove-Item " + f + "` in " + origin}, killRecursive, "Remove-Item -Recurse", []shArg{known(strings.ReplaceAll(f, `\`, "/"))})
+			}
+		}
+	}
+}
+
+// callArgs returns the argument text of a call whose arguments start at i:
+// up to the matching parenthesis, or (without one) to the end of the
+// statement.
+func callArgs(code string, i int, paren bool) string {
+	depth := 0
+	if paren {
+		depth = 1
+	}
+	var quote byte
+	for j := i; j < len(code); j++ {
+		ch := code[j]
+		switch {
+		case quote != 0:
+			if ch == '\\' {
+				j++
+			} else if ch == quote {
+				quote = 0
+			}
+		case ch == '\'' || ch == '"' || ch == '`':
+			quote = ch
+		case ch == '(' || ch == '[' || ch == '{':
+			depth++
+		case ch == ')' || ch == ']' || ch == '}':
+			depth--
+			if depth == 0 && paren || depth < 0 {
+				return code[i:j]
+			}
+		case !paren && depth == 0 && (ch == ';' || ch == '\n'):
+			return code[i:j]
+		}
+	}
+	return code[i:]
+}
+
+// evalArgs evaluates the leading string arguments of a call: literals,
+// their concatenations, home-folder lookups, and lists of literals. ok is
+// false when the first argument is anything else.
+func (g *shellGuard) evalArgs(lang, text string) ([]string, bool) {
+	parts := splitTop(text, ',')
+	if len(parts) == 0 || strings.TrimSpace(parts[0]) == "" {
+		return nil, false
+	}
+	var out []string
+	for i, p := range parts {
+		p = strings.TrimSpace(p)
+		if strings.HasPrefix(p, "[") && strings.HasSuffix(p, "]") || lang == "ruby" && strings.HasPrefix(p, "%w") {
+			inner := strings.TrimSuffix(strings.TrimPrefix(strings.TrimPrefix(p, "%w"), "["), "]")
+			elems := splitTop(inner, ',')
+			if lang == "ruby" && strings.HasPrefix(p, "%w") {
+				elems = strings.Fields(strings.Trim(inner, "()"))
+				for j := range elems {
+					elems[j] = "'" + elems[j] + "'"
+				}
+			}
+			for _, e := range elems {
+				v, ok := g.evalString(lang, strings.TrimSpace(e))
+				if !ok {
+					return nil, false
+				}
+				out = append(out, v)
+			}
+			continue
+		}
+		v, ok := g.evalString(lang, p)
+		if !ok {
+			if i == 0 {
+				return nil, false
+			}
+			break
+		}
+		out = append(out, v)
+	}
+	return out, len(out) > 0
+}
+
+// evalString evaluates a string expression made of literals, + or .
+// concatenations and the usual ways of naming the home folder.
+func (g *shellGuard) evalString(lang, expr string) (string, bool) {
+	sep := byte('+')
+	if lang == "perl" || lang == "php" {
+		sep = '.'
+	}
+	var b strings.Builder
+	for _, term := range splitTop(expr, sep) {
+		t := strings.TrimSpace(term)
+		for len(t) > 1 && strings.ContainsRune("rRbBuU", rune(t[0])) && (t[1] == '\'' || t[1] == '"' || strings.ContainsRune("rRbB", rune(t[1])) && len(t) > 2 && (t[2] == '\'' || t[2] == '"')) {
+			t = t[1:]
+		}
+		switch {
+		case len(t) >= 6 && (strings.HasPrefix(t, `'''`) && strings.HasSuffix(t, `'''`) || strings.HasPrefix(t, `"""`) && strings.HasSuffix(t, `"""`)):
+			b.WriteString(t[3 : len(t)-3])
+		case len(t) >= 2 && (t[0] == '\'' || t[0] == '"' || lang == "js" && t[0] == '`'):
+			// One literal, or several side by side (Python and awk join them).
+			lits := stringLitRe.FindAllStringIndex(t, -1)
+			if lang == "js" && t[0] == '`' {
+				lits = [][]int{{0, len(t)}}
+			}
+			end := 0
+			for _, l := range lits {
+				if strings.TrimSpace(t[end:l[0]]) != "" {
+					return "", false
+				}
+				lit := t[l[0]:l[1]]
+				body := lit[1 : len(lit)-1]
+				if (lit[0] == '"' && (lang == "perl" || lang == "php" || lang == "ruby") && (strings.Contains(body, "$") || strings.Contains(body, "#{") || strings.Contains(body, "@"))) || (lit[0] == '`' && strings.Contains(body, "${")) || (lang == "python" && strings.ContainsAny(body, "{}") && strings.HasPrefix(strings.TrimSpace(term), "f")) {
+					return "", false
+				}
+				b.WriteString(unquoteCode(lit))
+				end = l[1]
+			}
+			if strings.TrimSpace(t[end:]) != "" || len(lits) == 0 {
+				return "", false
+			}
+		case g.home != "" && regexp.MustCompile(`^(os\.path\.expanduser\(\s*['"]~['"]\s*\)|(pathlib\.)?Path\.home\(\)|os\.environ\[\s*['"]HOME['"]\s*\]|os\.getenv\(\s*['"]HOME['"]\s*\)|(require\(['"]os['"]\)|os)\.homedir\(\)|process\.env\.HOME|\$ENV\{\s*['"]?HOME['"]?\s*\}|ENV\[\s*['"]HOME['"]\s*\]|Dir\.home|getenv\(\s*['"]HOME['"]\s*\)|\$_SERVER\[\s*['"]HOME['"]\s*\])$`).MatchString(t):
+			b.WriteString(g.home)
+		case regexp.MustCompile(`^(os\.path\.expanduser|(pathlib\.)?Path|File\.expand_path|path\.resolve)\(\s*(['"][^'"]*['"])\s*\)$`).MatchString(t):
+			m := regexp.MustCompile(`['"]([^'"]*)['"]`).FindStringSubmatch(t)
+			v := m[1]
+			if strings.HasPrefix(v, "~") && g.home != "" {
+				v = g.home + v[1:]
+			}
+			b.WriteString(v)
+		default:
+			return "", false
+		}
+	}
+	return b.String(), true
+}
+
+// unquoteCode removes the quotes of a string literal and its common escapes.
+func unquoteCode(lit string) string {
+	if len(lit) < 2 {
+		return lit
+	}
+	body := lit[1 : len(lit)-1]
+	if lit[0] == '\'' {
+		return strings.NewReplacer(`\'`, `'`, `\\`, `\`).Replace(body)
+	}
+	return strings.NewReplacer(`\"`, `"`, `\\`, `\`, `\n`, "\n", `\t`, "\t", `\$`, `$`, "\\`", "`").Replace(body)
+}
+
+// splitTop splits s at sep outside quotes and brackets.
+func splitTop(s string, sep byte) []string {
+	var out []string
+	depth, start := 0, 0
+	var quote byte
+	for i := 0; i < len(s); i++ {
+		ch := s[i]
+		switch {
+		case quote != 0:
+			if ch == '\\' {
+				i++
+			} else if ch == quote {
+				quote = 0
+			}
+		case ch == '\'' || ch == '"' || ch == '`':
+			quote = ch
+		case ch == '(' || ch == '[' || ch == '{':
+			depth++
+		case ch == ')' || ch == ']' || ch == '}':
+			depth--
+		case ch == sep && depth == 0:
+			out = append(out, s[start:i])
+			start = i + 1
+		}
+	}
+	return append(out, s[start:])
+}

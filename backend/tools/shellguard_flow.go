@@ -1,0 +1,455 @@
+package tools
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	"mvdan.cc/sh/v3/syntax"
+)
+
+// pipeline walks the stages of a pipeline, each in a subshell, with the
+// output of one stage as the next stage's input.
+func (g *shellGuard) pipeline(st *shState, b *syntax.BinaryCmd) {
+	var stages []*syntax.Stmt
+	var flatten func(s *syntax.Stmt)
+	flatten = func(s *syntax.Stmt) {
+		if bc, ok := s.Cmd.(*syntax.BinaryCmd); ok && (bc.Op == syntax.Pipe || bc.Op == syntax.PipeAll) && len(s.Redirs) == 0 && !s.Background {
+			flatten(bc.X)
+			flatten(bc.Y)
+			return
+		}
+		stages = append(stages, s)
+	}
+	flatten(b.X)
+	flatten(b.Y)
+	var prev *syntax.Stmt
+	var prevState *shState
+	for _, s := range stages {
+		c := st.clone()
+		if prev != nil {
+			c.stdin = input{set: true, producer: prev, pst: prevState, desc: "`" + clip(g.print(prev), 60) + "`"}
+			c.stdin.under, c.stdin.all, c.stdin.nul = g.findOutput(prevState, prev)
+		}
+		prevState = c.clone()
+		g.stmt(c, s)
+		prev = s
+	}
+}
+
+// findOutput recognises `find START … -print0`, whose output is NUL
+// separated paths under START: a consumer that splits on NUL gets paths it
+// can judge.
+func (g *shellGuard) findOutput(st *shState, s *syntax.Stmt) (under string, all, nul bool) {
+	call, ok := s.Cmd.(*syntax.CallExpr)
+	if !ok || len(call.Args) == 0 || call.Args[0].Lit() != "find" {
+		return "", false, false
+	}
+	args := g.fields(st.clone(), call.Args)
+	if !slices.ContainsFunc(args, func(a shArg) bool { return a.val == "-print0" }) {
+		return "", false, false
+	}
+	starts, expr := findStarts(args[1:])
+	if len(starts) != 1 || starts[0].dynamic() {
+		return "", false, false
+	}
+	p, ok := g.absPath(st, starts[0].val)
+	if !ok {
+		return "", false, false
+	}
+	return p, !findSelects(expr), true
+}
+
+// inputText returns what a command reads on standard input, computing a
+// pipeline stage's output in the sandbox. ok is false when it cannot be
+// known at all.
+func (g *shellGuard) inputText(in input) (string, bool) {
+	switch {
+	case !in.set:
+		return "", true // the Bash tool's stdin is /dev/null
+	case in.known:
+		return in.text, true
+	case in.producer != nil:
+		return g.sandbox(in.pst, []*syntax.Stmt{in.producer}, in.pst.stdin), true
+	}
+	return "", false
+}
+
+// fileInput is the input of `cmd < file`.
+func (g *shellGuard) fileInput(st *shState, a shArg) input {
+	if a.dynamic() {
+		return input{set: true, desc: "the file `" + a.raw + "`, whose name comes from " + g.argSource(a).desc}
+	}
+	switch a.val {
+	case "/dev/null":
+		return input{set: true, known: true}
+	case "/dev/stdin", "/dev/fd/0":
+		return st.stdin
+	}
+	p, ok := g.absPath(st, a.val)
+	if !ok {
+		return input{set: true, desc: "the file " + a.val}
+	}
+	text, known, exists := g.fileText(st, p)
+	if !exists || !known {
+		return input{set: true, desc: "the file " + a.val}
+	}
+	return input{set: true, known: true, text: text, desc: "the file " + a.val}
+}
+
+// maxInputItems bounds the input items of xargs and parallel checked one by
+// one.
+const maxInputItems = 16
+
+// xargs checks the command xargs runs with the items it reads.
+func (g *shellGuard) xargs(c *shCall) {
+	args := c.args[1:]
+	mode, delim, replace := "blank", "", ""
+	procs0 := false
+	in := c.env.stdin
+	for len(args) > 0 && strings.HasPrefix(args[0].val, "-") && !args[0].dynamic() {
+		v := args[0].val
+		args = args[1:]
+		value := func() string {
+			if len(args) == 0 {
+				return ""
+			}
+			s := args[0].val
+			args = args[1:]
+			return s
+		}
+		switch {
+		case v == "--":
+			goto done
+		case v == "-0" || v == "--null":
+			mode = "nul"
+		case v == "-d" || v == "--delimiter":
+			mode, delim = "delim", unescapeDelim(value())
+		case strings.HasPrefix(v, "--delimiter="):
+			mode, delim = "delim", unescapeDelim(strings.TrimPrefix(v, "--delimiter="))
+		case strings.HasPrefix(v, "-d") && len(v) > 2:
+			mode, delim = "delim", unescapeDelim(v[2:])
+		case v == "-I":
+			replace = value()
+			mode = "line"
+		case v == "-i" || v == "--replace":
+			replace, mode = "{}", "line"
+		case strings.HasPrefix(v, "--replace="):
+			replace, mode = strings.TrimPrefix(v, "--replace="), "line"
+		case strings.HasPrefix(v, "-I") || strings.HasPrefix(v, "-i"):
+			replace, mode = v[2:], "line"
+		case v == "-a" || v == "--arg-file":
+			in = g.fileInput(c.env, shArg{val: value()})
+		case strings.HasPrefix(v, "--arg-file="):
+			in = g.fileInput(c.env, known(strings.TrimPrefix(v, "--arg-file=")))
+		case v == "-P" || v == "--max-procs":
+			procs0 = value() == "0"
+		case strings.HasPrefix(v, "--max-procs="):
+			procs0 = strings.TrimPrefix(v, "--max-procs=") == "0"
+		case v == "-P0":
+			procs0 = true
+		case slices.Contains([]string{"-n", "--max-args", "-L", "--max-lines", "-s", "--max-chars", "-E", "-e", "--eof", "--process-slot-var"}, v):
+			value()
+		}
+	}
+done:
+	cmd := args
+	if len(cmd) == 0 {
+		cmd = []shArg{known("echo")}
+	}
+	if procs0 && in.producer != nil {
+		if p, ok := in.producer.Cmd.(*syntax.CallExpr); ok && len(p.Args) > 0 && (p.Args[0].Lit() == "yes" || p.Args[0].Lit() == "seq") {
+			g.deny("Refused: %s starts processes without limit from an endless input (a fork bomb).", c.cmdText())
+		}
+	}
+	var items []string
+	text, ok := g.inputText(in)
+	if ok && !hasMarker(text) {
+		items = splitItems(text, mode, delim)
+	} else {
+		src := source{desc: "`xargs`"}
+		if in.nul && mode == "nul" {
+			src.under, src.all = in.under, in.all
+			src.desc = "`xargs` (the paths " + in.desc + " finds)"
+		}
+		items = []string{g.unknown(src)}
+	}
+	if len(items) > maxInputItems {
+		items = append(items[:maxInputItems], g.unknown(source{desc: fmt.Sprintf("`xargs` (more than %d items)", maxInputItems)}))
+	}
+	run := func(words []shArg) {
+		g.command(nil, c.env, words, c.src)
+	}
+	if replace != "" {
+		for _, it := range items {
+			words := make([]shArg, len(cmd))
+			for i, w := range cmd {
+				words[i] = w
+				words[i].val = strings.ReplaceAll(w.val, replace, it)
+			}
+			run(words)
+		}
+		return
+	}
+	words := slices.Clone(cmd)
+	for _, it := range items {
+		words = append(words, shArg{val: it, raw: "(from xargs)"})
+	}
+	run(words)
+}
+
+// unescapeDelim reads xargs -d's delimiter ("\n", "\t", "x").
+func unescapeDelim(s string) string {
+	switch s {
+	case `\n`:
+		return "\n"
+	case `\t`:
+		return "\t"
+	case `\0`, "":
+		return "\x00"
+	}
+	return s[:1]
+}
+
+// splitItems splits xargs input.
+func splitItems(text, mode, delim string) []string {
+	switch mode {
+	case "nul":
+		return slices.DeleteFunc(strings.Split(text, "\x00"), func(s string) bool { return s == "" })
+	case "delim":
+		return slices.DeleteFunc(strings.Split(text, delim), func(s string) bool { return s == "" })
+	case "line":
+		var out []string
+		for _, l := range strings.Split(text, "\n") {
+			if l = strings.TrimLeft(l, " \t"); l != "" {
+				out = append(out, l)
+			}
+		}
+		return out
+	}
+	// xargs' default: blanks separate, quotes and backslashes group.
+	f, err := parseScript("x " + text)
+	if err == nil && len(f.Stmts) == 1 {
+		if call, ok := f.Stmts[0].Cmd.(*syntax.CallExpr); ok {
+			var out []string
+			for _, w := range call.Args[1:] {
+				out = append(out, unquoteWord(w))
+			}
+			return out
+		}
+	}
+	return strings.Fields(text)
+}
+
+// unquoteWord removes quotes from a literal word.
+func unquoteWord(w *syntax.Word) string {
+	var b strings.Builder
+	for _, p := range w.Parts {
+		switch p := p.(type) {
+		case *syntax.Lit:
+			b.WriteString(p.Value)
+		case *syntax.SglQuoted:
+			b.WriteString(p.Value)
+		case *syntax.DblQuoted:
+			for _, q := range p.Parts {
+				if l, ok := q.(*syntax.Lit); ok {
+					b.WriteString(l.Value)
+				} else {
+					b.WriteString(printNode(q))
+				}
+			}
+		default:
+			b.WriteString(printNode(p))
+		}
+	}
+	return b.String()
+}
+
+// parallelValueOpts are GNU parallel's options that take a value.
+var parallelValueOpts = []string{"-j", "--jobs", "-S", "--sshlogin", "-a", "--arg-file", "--colsep", "-C", "-d", "--delimiter", "-E", "-I", "--joblog", "--results", "--res", "--timeout", "-n", "-N", "--max-args", "--halt", "--delay", "--load", "--memfree", "--tmpdir", "--workdir", "--wd", "--basefile", "--bf", "--env", "-L", "--max-lines", "-s", "--max-chars", "--tagstring", "--retries", "--sshloginfile", "--slf", "--block", "--rpl", "--tag-string", "--shebang-wrap", "--limit", "--nice", "--hgrp", "--ssh", "--transferfile", "--tf", "--return"}
+
+// parallel checks the command lines GNU parallel builds from its inputs.
+func (g *shellGuard) parallel(c *shCall) {
+	args := c.args[1:]
+	for len(args) > 0 && strings.HasPrefix(args[0].val, "-") && !strings.HasPrefix(args[0].val, ":::") {
+		v := args[0].val
+		args = args[1:]
+		if slices.Contains(parallelValueOpts, v) && len(args) > 0 {
+			args = args[1:]
+		}
+		if v == "--" {
+			break
+		}
+	}
+	var tmpl, inputs []shArg
+	fromFiles, sep := false, false
+	for _, a := range args {
+		switch a.val {
+		case ":::", ":::+":
+			sep, fromFiles = true, false
+			continue
+		case "::::", "::::+":
+			sep, fromFiles = true, true
+			continue
+		}
+		if !sep {
+			tmpl = append(tmpl, a)
+		} else if fromFiles {
+			inputs = append(inputs, shArg{val: g.unknown(source{desc: "`parallel` (the lines of " + a.val + ")"})})
+		} else {
+			inputs = append(inputs, a)
+		}
+	}
+	if !sep {
+		text, ok := g.inputText(c.env.stdin)
+		if ok && !hasMarker(text) {
+			for _, l := range strings.Split(text, "\n") {
+				if l != "" {
+					inputs = append(inputs, known(l))
+				}
+			}
+		} else {
+			inputs = []shArg{{val: g.unknown(source{desc: "`parallel`"})}}
+		}
+	}
+	if len(inputs) > maxInputItems {
+		inputs = inputs[:maxInputItems]
+	}
+	line := joinArgs(tmpl)
+	for _, in := range inputs {
+		var text string
+		switch {
+		case len(tmpl) == 0:
+			// No command: every input is a command line of its own.
+			g.code(c.env.child(), in.val, "`parallel`")
+			continue
+		case strings.Contains(line, "{"):
+			q := quoteArgs([]shArg{in})
+			text = line
+			for _, r := range []string{"{}", "{.}", "{/}", "{//}", "{/.}", "{1}", "{2}", "{3}"} {
+				text = strings.ReplaceAll(text, r, q)
+			}
+		default:
+			text = line + " " + quoteArgs([]shArg{in})
+		}
+		if hasMarker(line) {
+			g.code(c.env.child(), text, "`parallel`")
+			continue
+		}
+		// The template is known; its inputs are single words.
+		g.script(c.env.child(), text, g.depth+1, "`parallel`")
+	}
+}
+
+// sshValueOpts are ssh's options that take a value.
+const sshValueOpts = "bcDEeFIiJLlmOopQRSWw"
+
+// ssh checks the command ssh runs on the other machine, and the local
+// commands its options run (ProxyCommand, LocalCommand).
+func (g *shellGuard) ssh(c *shCall) {
+	args := c.args[1:]
+	for len(args) > 0 && strings.HasPrefix(args[0].val, "-") && len(args[0].val) > 1 {
+		v := args[0].val
+		args = args[1:]
+		if v == "--" {
+			break
+		}
+		last := v[len(v)-1]
+		value := ""
+		if strings.IndexByte(sshValueOpts, last) >= 0 && len(args) > 0 {
+			value = args[0].val
+			args = args[1:]
+		} else if i := strings.IndexByte(v, 'o'); i > 0 && i < len(v)-1 {
+			value = v[i+1:]
+			last = 'o'
+		}
+		if last == 'o' {
+			g.sshOption(c, value)
+		}
+	}
+	if len(args) < 2 {
+		return
+	}
+	remote := c.env.child()
+	remote.remote, remote.cwd, remote.cwdWhy = true, "", "the command runs on another machine"
+	remote.inherit = false
+	g.code(remote, joinArgs(args[1:]), "`ssh "+args[0].val+"`")
+}
+
+// sshOption checks -o options that run local commands.
+func (g *shellGuard) sshOption(c *shCall, opt string) {
+	key, val, ok := strings.Cut(opt, "=")
+	if !ok {
+		key, val, _ = strings.Cut(opt, " ")
+	}
+	switch strings.ToLower(strings.TrimSpace(key)) {
+	case "proxycommand", "localcommand", "knownhostscommand", "remotecommand":
+		g.code(c.env.child(), val, "`ssh -o "+key+"`")
+	}
+}
+
+// tmux checks the commands tmux is told to run or to type.
+func (g *shellGuard) tmux(c *shCall) {
+	args := c.args[1:]
+	for len(args) > 0 && strings.HasPrefix(args[0].val, "-") {
+		if strings.ContainsAny(args[0].val[len(args[0].val)-1:], "LSfc") && len(args) > 1 {
+			args = args[1:]
+		}
+		args = args[1:]
+	}
+	if len(args) == 0 {
+		return
+	}
+	sub := args[0].val
+	var words []shArg
+	rest := args[1:]
+	for i := 0; i < len(rest); i++ {
+		v := rest[i].val
+		if strings.HasPrefix(v, "-") && len(v) > 1 {
+			if strings.ContainsAny(v[len(v)-1:], "tsnNcFlexXyTwhzEbdBSPR") && i+1 < len(rest) && !slices.Contains([]string{"-d", "-P", "-R", "-E", "-b", "-h", "-v", "-Z", "-l", "-X"}, v) {
+				i++
+			}
+			continue
+		}
+		words = append(words, rest[i])
+	}
+	switch sub {
+	case "new-session", "new", "new-window", "neww", "split-window", "splitw", "respawn-pane", "respawnp", "respawn-window", "respawnw", "run-shell", "run", "display-popup", "popup", "pipe-pane", "pipep", "if-shell", "if":
+		g.code(c.env.child(), joinArgs(words), "`tmux "+sub+"`")
+	case "send-keys", "send":
+		var keys []string
+		for _, w := range words {
+			switch w.val {
+			case "Enter", "C-m", "KPEnter", "C-j":
+				keys = append(keys, "\n")
+			default:
+				keys = append(keys, w.val)
+			}
+		}
+		g.code(c.env.child(), strings.Join(keys, " "), "`tmux send-keys`")
+	}
+}
+
+// checkEnvAssigns warns about prefix assignments that change what a command
+// loads or runs.
+func (g *shellGuard) checkEnvAssigns(st *shState, as []*syntax.Assign) {
+	for _, a := range as {
+		if a.Name == nil {
+			continue
+		}
+		v := st.vars[a.Name.Value]
+		g.envRisk(a.Name.Value, v.Str)
+	}
+}
+
+// envRisk warns about environment variables that inject code.
+func (g *shellGuard) envRisk(name, val string) {
+	switch {
+	case strings.HasPrefix(name, "LD_") || strings.HasPrefix(name, "DYLD_"):
+		g.warn("Sets %s, which makes programs load other code (%s).", name, clip(val, 60))
+	case name == "PATH":
+		g.warn("Changes PATH (%s): commands may run other programs than usual.", clip(val, 80))
+	case name == "BASH_ENV" || name == "ENV" || name == "PROMPT_COMMAND" || name == "GIT_SSH_COMMAND" || name == "GIT_EXTERNAL_DIFF" || name == "PAGER" || name == "GIT_PAGER" || name == "EDITOR" || name == "VISUAL" || name == "NODE_OPTIONS" || name == "PYTHONSTARTUP" || name == "PERL5OPT":
+		g.warn("Sets %s, which makes programs run other code (%s).", name, clip(val, 60))
+	}
+}

@@ -1,0 +1,770 @@
+package tools
+
+import (
+	"fmt"
+	"path"
+	"reflect"
+	"slices"
+	"strings"
+
+	"mvdan.cc/sh/v3/expand"
+	"mvdan.cc/sh/v3/syntax"
+)
+
+// funcDecl is a function the script defines.
+type funcDecl struct {
+	name   string
+	body   *syntax.Stmt
+	st     *shState
+	called bool
+}
+
+// maxLoopValues bounds the values of a for loop walked one by one.
+const maxLoopValues = 16
+
+func (g *shellGuard) stmts(st *shState, list []*syntax.Stmt) {
+	for _, s := range list {
+		g.stmt(st, s)
+	}
+}
+
+// stmt walks one statement as bash would run it.
+func (g *shellGuard) stmt(st *shState, s *syntax.Stmt) {
+	if s == nil || !g.step() {
+		return
+	}
+	if s.Background {
+		// A background job runs in a subshell of its own.
+		c := st.clone()
+		g.stmtIn(c, s)
+		return
+	}
+	g.stmtIn(st, s)
+}
+
+func (g *shellGuard) stmtIn(st *shState, s *syntax.Stmt) {
+	saved := st.stdin
+	defer func() { st.stdin = saved }()
+	for _, r := range s.Redirs {
+		g.redirect(st, r)
+	}
+	g.noteWrites(st, s, saved)
+	switch c := s.Cmd.(type) {
+	case *syntax.CallExpr:
+		g.callExpr(st, s, c)
+	case *syntax.BinaryCmd:
+		switch c.Op {
+		case syntax.AndStmt, syntax.OrStmt:
+			done, others := g.andOr(st, c)
+			for _, o := range others {
+				done = g.merge(done, o)
+			}
+			*st = *done
+		default:
+			g.pipeline(st, c)
+		}
+	case *syntax.Subshell:
+		g.stmts(st.clone(), c.Stmts)
+	case *syntax.Block:
+		g.stmts(st, c.Stmts)
+	case *syntax.IfClause:
+		g.ifClause(st, c)
+	case *syntax.WhileClause:
+		g.whileClause(st, c)
+	case *syntax.ForClause:
+		g.forClause(st, c)
+	case *syntax.CaseClause:
+		g.substs(st, c.Word)
+		g.literal(st, c.Word)
+		out := st.clone()
+		for _, item := range c.Items {
+			for _, p := range item.Patterns {
+				g.substs(st, p)
+			}
+			b := st.clone()
+			g.stmts(b, item.Stmts)
+			out = g.merge(out, b)
+		}
+		*st = *out
+	case *syntax.FuncDecl:
+		g.funcDecl(st, c)
+	case *syntax.ArithmCmd:
+		g.substs(st, c)
+		g.arithm(st, c.X)
+	case *syntax.LetClause:
+		for _, x := range c.Exprs {
+			g.substs(st, x)
+			g.arithm(st, x)
+		}
+	case *syntax.TestClause:
+		g.substs(st, c)
+	case *syntax.DeclClause:
+		g.declClause(st, c)
+	case *syntax.TimeClause:
+		g.stmt(st, c.Stmt)
+	case *syntax.CoprocClause:
+		g.stmt(st.clone(), c.Stmt)
+	}
+}
+
+// andOr walks a chain of && and ||: in `a && b && c`, c runs in the state
+// where a and b have both run. It returns that state and the states of the
+// paths that stopped early.
+func (g *shellGuard) andOr(st *shState, b *syntax.BinaryCmd) (*shState, []*shState) {
+	var cur *shState
+	var others []*shState
+	if inner, ok := b.X.Cmd.(*syntax.BinaryCmd); ok && (inner.Op == syntax.AndStmt || inner.Op == syntax.OrStmt) && len(b.X.Redirs) == 0 && !b.X.Background && !b.X.Negated {
+		cur, others = g.andOr(st, inner)
+	} else {
+		cur = st.clone()
+		g.stmt(cur, b.X)
+	}
+	if b.Op == syntax.AndStmt {
+		others = append(others, cur.clone())
+		g.stmt(cur, b.Y)
+		return cur, others
+	}
+	y := cur.clone()
+	g.stmt(y, b.Y)
+	return cur, append(others, y)
+}
+
+func (g *shellGuard) ifClause(st *shState, c *syntax.IfClause) {
+	g.stmts(st, c.Cond)
+	then := st.clone()
+	g.stmts(then, c.Then)
+	els := st.clone()
+	if c.Else != nil {
+		if !c.Else.ThenPos.IsValid() && len(c.Else.Cond) == 0 {
+			g.stmts(els, c.Else.Then)
+		} else {
+			g.ifClause(els, c.Else)
+		}
+	}
+	*st = *g.merge(then, els)
+}
+
+// whileClause walks a loop twice (the second time with what the first
+// changed) and refuses an endless loop that starts background jobs.
+func (g *shellGuard) whileClause(st *shState, c *syntax.WhileClause) {
+	if (endless(c.Cond, c.Until) || g.readsEndlessly(st, c.Cond)) && startsJobs(c.Do) {
+		g.deny("Refused: `%s` starts background jobs in an endless loop (a fork bomb), which exhausts the system's processes.", clip(g.print(c), 80))
+	}
+	first := st.clone()
+	g.stmts(first, c.Cond)
+	g.stmts(first, c.Do)
+	m := g.merge(st, first)
+	second := m.clone()
+	g.stmts(second, c.Cond)
+	g.stmts(second, c.Do)
+	*st = *g.merge(m, second)
+}
+
+func (g *shellGuard) forClause(st *shState, c *syntax.ForClause) {
+	switch l := c.Loop.(type) {
+	case *syntax.CStyleLoop:
+		if l.Cond == nil && startsJobs(c.Do) {
+			g.deny("Refused: `%s` starts background jobs in an endless loop (a fork bomb), which exhausts the system's processes.", clip(g.print(c), 80))
+		}
+		for _, x := range []syntax.ArithmExpr{l.Init, l.Cond, l.Post} {
+			if x != nil {
+				g.substs(st, x)
+				g.arithm(st, x)
+			}
+		}
+		first := st.clone()
+		g.stmts(first, c.Do)
+		m := g.merge(st, first)
+		second := m.clone()
+		g.stmts(second, c.Do)
+		*st = *g.merge(m, second)
+	case *syntax.WordIter:
+		var items []shArg
+		if len(l.Items) == 0 && !l.InPos.IsValid() {
+			for _, p := range st.params {
+				items = append(items, known(p))
+			}
+		} else {
+			for _, w := range l.Items {
+				g.substs(st, w)
+			}
+			items = g.fields(st, l.Items)
+		}
+		name := l.Name.Value
+		walked := 0
+		pre := st.clone()
+		for _, it := range items {
+			if walked == maxLoopValues {
+				break
+			}
+			walked++
+			st.setVar(name, expand.Variable{Set: true, Kind: expand.String, Str: it.val})
+			g.stmts(st, c.Do)
+		}
+		if walked < len(items) || walked == 0 {
+			// Values not walked one by one, or a loop that may not run:
+			// once more with the variable unknown.
+			desc := fmt.Sprintf("the loop variable $%s", name)
+			if walked < len(items) {
+				desc += fmt.Sprintf(", which takes more values than the guard follows (%d)", len(items))
+			}
+			rest := st.clone()
+			if walked < len(items) {
+				rest.setVar(name, g.unknownVar(name, desc))
+				g.stmts(rest, c.Do)
+			}
+			*st = *g.merge(g.merge(pre, st), rest)
+		}
+	}
+}
+
+// endless reports whether a loop condition is always true.
+func endless(cond []*syntax.Stmt, until bool) bool {
+	if len(cond) != 1 {
+		return false
+	}
+	switch c := cond[0].Cmd.(type) {
+	case *syntax.CallExpr:
+		if len(c.Args) == 0 {
+			return false
+		}
+		name := c.Args[0].Lit()
+		if until {
+			return name == "false" && len(c.Args) == 1
+		}
+		switch name {
+		case "true", ":":
+			return len(c.Args) == 1
+		case "sleep", "echo", "printf":
+			return true
+		case "[", "test":
+			return len(c.Args) <= 3 && c.Args[1].Lit() != "" && c.Args[1].Lit() != "]"
+		}
+	case *syntax.ArithmCmd:
+		if lit, ok := c.X.(*syntax.Word); ok {
+			v := lit.Lit()
+			return v != "" && strings.Trim(v, "0") != "" && strings.Trim(v, "0123456789") == "" != until
+		}
+	}
+	return false
+}
+
+// readsEndlessly reports whether a loop condition reads an endless input
+// (yes | while read …).
+func (g *shellGuard) readsEndlessly(st *shState, cond []*syntax.Stmt) bool {
+	if len(cond) != 1 || st.stdin.producer == nil {
+		return false
+	}
+	c, ok := cond[0].Cmd.(*syntax.CallExpr)
+	if !ok || len(c.Args) == 0 || c.Args[0].Lit() != "read" {
+		return false
+	}
+	p, ok := st.stdin.producer.Cmd.(*syntax.CallExpr)
+	if !ok || len(p.Args) == 0 {
+		return false
+	}
+	switch p.Args[0].Lit() {
+	case "yes":
+		return true
+	case "cat":
+		return len(p.Args) > 1 && (p.Args[1].Lit() == "/dev/zero" || p.Args[1].Lit() == "/dev/urandom")
+	}
+	return false
+}
+
+// startsJobs reports whether statements start a background job or a
+// pipeline of new processes.
+func startsJobs(list []*syntax.Stmt) bool {
+	found := false
+	for _, s := range list {
+		syntax.Walk(s, func(n syntax.Node) bool {
+			if st, ok := n.(*syntax.Stmt); ok && st.Background {
+				found = true
+			}
+			return !found
+		})
+	}
+	return found
+}
+
+func printNode(n syntax.Node) string {
+	var b strings.Builder
+	_ = syntax.NewPrinter(syntax.SingleLine(true)).Print(&b, n)
+	return b.String()
+}
+
+// substs walks the command and process substitutions inside a node as the
+// subshells they are. Their output, when needed, is computed separately.
+func (g *shellGuard) substs(st *shState, n syntax.Node) {
+	if n == nil || reflect.ValueOf(n).IsNil() {
+		return
+	}
+	syntax.Walk(n, func(m syntax.Node) bool {
+		switch m := m.(type) {
+		case *syntax.CmdSubst:
+			c := st.clone()
+			c.stdin = input{}
+			g.stmts(c, m.Stmts)
+			return false
+		case *syntax.ProcSubst:
+			c := st.clone()
+			if m.Op == syntax.CmdOut {
+				c.stdin = input{set: true, desc: "the data written to `" + clip(g.print(m), 60) + "`"}
+			}
+			g.stmts(c, m.Stmts)
+			return false
+		}
+		return true
+	})
+}
+
+// arithm evaluates an arithmetic expression for its assignments; variables
+// it cannot evaluate become unknown.
+func (g *shellGuard) arithm(st *shState, x syntax.ArithmExpr) {
+	if _, err := expand.Arithm(g.config(st), x); err == nil {
+		return
+	}
+	syntax.Walk(x, func(n syntax.Node) bool {
+		if b, ok := n.(*syntax.BinaryArithm); ok && b.Op >= syntax.Assgn && b.Op <= syntax.ShrAssgn {
+			if w, ok := b.X.(*syntax.Word); ok && syntax.ValidName(w.Lit()) {
+				st.setVar(w.Lit(), g.unknownVar(w.Lit(), "the variable $"+w.Lit()+", computed by arithmetic the guard cannot evaluate"))
+			}
+		}
+		if u, ok := n.(*syntax.UnaryArithm); ok && (u.Op == syntax.Inc || u.Op == syntax.Dec) {
+			if w, ok := u.X.(*syntax.Word); ok && syntax.ValidName(w.Lit()) {
+				st.setVar(w.Lit(), g.unknownVar(w.Lit(), "the variable $"+w.Lit()+", computed by arithmetic the guard cannot evaluate"))
+			}
+		}
+		return true
+	})
+}
+
+// redirect checks one redirection and, for input, sets what the command
+// reads.
+func (g *shellGuard) redirect(st *shState, r *syntax.Redirect) {
+	g.substs(st, r.Word)
+	g.substs(st, r.Hdoc)
+	switch r.Op {
+	case syntax.Hdoc, syntax.DashHdoc:
+		if r.N == nil || r.N.Value == "0" {
+			st.stdin = input{set: true, known: true, text: g.document(st, r.Hdoc), desc: "a here-document"}
+		}
+		return
+	case syntax.WordHdoc:
+		if r.N == nil || r.N.Value == "0" {
+			a := g.literal(st, r.Word)
+			st.stdin = input{set: true, known: !a.dynamic(), text: a.val + "\n", desc: "a here-string"}
+			if a.dynamic() {
+				st.stdin.desc = g.argSource(a).desc
+			}
+		}
+		return
+	}
+	if r.Word == nil {
+		return
+	}
+	a := g.literal(st, r.Word)
+	if (r.Op == syntax.DplOut || r.Op == syntax.DplIn) && (a.val == "-" || (a.val != "" && strings.Trim(a.val, "0123456789") == "")) {
+		return
+	}
+	switch r.Op {
+	case syntax.RdrIn:
+		if r.N == nil || r.N.Value == "0" {
+			st.stdin = g.fileInput(st, a)
+		}
+		g.checkPaths(st, []shArg{a})
+	case syntax.DplIn:
+		g.checkPaths(st, []shArg{a})
+	default: // >, >>, >|, &>, &>>, <>, >&file
+		g.checkWrite(st, a, "redirecting output onto")
+		if p, ok := g.absPath(st, a.val); ok && !a.dynamic() {
+			g.written[p] = fileNote{by: "a redirection"}
+		}
+	}
+}
+
+// startupFiles are the files shells run when they start.
+var startupFiles = map[string]bool{
+	".bashrc": true, ".bash_profile": true, ".bash_login": true, ".profile": true, ".zshrc": true, ".zprofile": true,
+	".zshenv": true, ".zlogin": true, ".kshrc": true, ".mkshrc": true, "bash.bashrc": true, "profile": true, "environment": true,
+}
+
+// noteWrites remembers what `cmd > file` puts in file, to be computed if
+// the command later runs or reads that file.
+func (g *shellGuard) noteWrites(st *shState, s *syntax.Stmt, stdin input) {
+	if _, ok := s.Cmd.(*syntax.CallExpr); !ok {
+		return
+	}
+	var keep []*syntax.Redirect
+	for _, r := range s.Redirs {
+		switch r.Op {
+		case syntax.Hdoc, syntax.DashHdoc, syntax.WordHdoc, syntax.RdrIn:
+			keep = append(keep, r)
+		}
+	}
+	for _, r := range s.Redirs {
+		appends := r.Op == syntax.AppOut || r.Op == syntax.AppAll
+		if r.Op != syntax.RdrOut && r.Op != syntax.ClbOut && r.Op != syntax.RdrAll && !appends || r.N != nil && r.N.Value != "1" {
+			continue
+		}
+		a := g.literal(st, r.Word)
+		p, ok := g.absPath(st, a.val)
+		if !ok || a.dynamic() {
+			continue
+		}
+		wst := st.clone()
+		wst.stdin = stdin
+		writer := &syntax.Stmt{Cmd: s.Cmd, Redirs: keep}
+		if !appends {
+			g.written[p] = fileNote{by: g.print(s), writer: writer, wst: wst}
+		}
+		if startupFiles[path.Base(p)] {
+			// A shell start-up file runs in every new shell.
+			g.code(st.clone(), g.sandbox(wst, []*syntax.Stmt{writer}, stdin), "the shell start-up file "+p)
+		}
+	}
+}
+
+// callExpr walks a simple command: its assignments, its words, and then
+// what it runs.
+func (g *shellGuard) callExpr(st *shState, s *syntax.Stmt, call *syntax.CallExpr) {
+	for _, a := range call.Assigns {
+		g.substs(st, a.Value)
+		g.substs(st, a.Array)
+		g.substs(st, a.Index)
+	}
+	for _, w := range call.Args {
+		g.substs(st, w)
+	}
+	if len(call.Args) == 0 {
+		g.assigns(st, call.Assigns, false)
+		return
+	}
+	// An alias replaces the first word when bash expands aliases; bash -c
+	// does not unless told to, so both readings are checked.
+	if name := call.Args[0].Lit(); name != "" && len(st.aliases[name]) > 0 {
+		rest := g.fields(st, call.Args[1:])
+		for _, val := range st.aliases[name] {
+			g.script(st.clone(), val+" "+quoteArgs(rest), g.depth+1, "the alias "+name)
+		}
+	}
+	args := g.fields(st, call.Args)
+	if len(args) == 0 {
+		g.assigns(st, call.Assigns, false)
+		return
+	}
+	env := st
+	if len(call.Assigns) > 0 {
+		// NAME=value before a command is in the command's environment only.
+		env = st.clone()
+		g.assigns(env, call.Assigns, true)
+		g.checkEnvAssigns(env, call.Assigns)
+	}
+	g.command(st, env, args, g.print(call))
+}
+
+// assigns applies NAME=value assignments.
+func (g *shellGuard) assigns(st *shState, as []*syntax.Assign, export bool) {
+	for _, a := range as {
+		if a.Name == nil {
+			continue
+		}
+		name := a.Name.Value
+		var vr expand.Variable
+		switch {
+		case a.Array != nil:
+			vr = g.arrayValue(st, name, a)
+		case a.Index != nil:
+			cur := guardEnv{g, st}.Get(name)
+			val := g.literal(st, a.Value)
+			switch cur.Kind {
+			case expand.Associative:
+				key, err := expand.Literal(g.config(st), arithWord(a.Index))
+				if err != nil || hasMarker(key) {
+					vr = g.unknownVar(name, "the array $"+name+", indexed by a value the guard cannot know")
+					break
+				}
+				cur.Map = copyMap(cur.Map)
+				cur.Map[key] = val.val
+				vr = cur
+			default:
+				i, err := expand.Arithm(g.config(st), a.Index)
+				if err != nil || i < 0 || i > 1024 {
+					vr = g.unknownVar(name, "the array $"+name+", indexed by a value the guard cannot know")
+					break
+				}
+				list := slices.Clone(cur.List)
+				if cur.Kind == expand.String && cur.Set {
+					list = []string{cur.Str}
+				}
+				for len(list) <= i {
+					list = append(list, "")
+				}
+				list[i] = val.val
+				vr = expand.Variable{Set: true, Kind: expand.Indexed, List: list}
+			}
+		default:
+			val := g.literal(st, a.Value)
+			if val.lost > 0 && !hasMarker(val.val) {
+				val.val += string(rune(markerBase + val.lost))
+			}
+			if a.Append {
+				cur := guardEnv{g, st}.Get(name)
+				if cur.Kind == expand.Indexed {
+					cur.List = append(slices.Clone(cur.List), val.val)
+					vr = cur
+					break
+				}
+				val.val = cur.Str + val.val
+			}
+			vr = expand.Variable{Set: true, Kind: expand.String, Str: val.val}
+			if cur, ok := st.vars[name]; ok && cur.Kind == expand.NameRef {
+				vr.Kind = expand.String
+			}
+		}
+		if export || st.allexport {
+			vr.Exported = true
+		}
+		st.setVar(name, vr)
+		g.specialVar(st, name, vr)
+	}
+}
+
+func arithWord(x syntax.ArithmExpr) *syntax.Word {
+	if w, ok := x.(*syntax.Word); ok {
+		return w
+	}
+	return &syntax.Word{}
+}
+
+func copyMap(m map[string]string) map[string]string {
+	out := make(map[string]string, len(m)+1)
+	for k, v := range m {
+		out[k] = v
+	}
+	return out
+}
+
+// arrayValue evaluates name=(…) and name+=(…).
+func (g *shellGuard) arrayValue(st *shState, name string, a *syntax.Assign) expand.Variable {
+	cur := guardEnv{g, st}.Get(name)
+	if cur.Kind == expand.Associative || (len(a.Array.Elems) > 0 && a.Array.Elems[0].Index != nil && !isNumericIndex(a.Array.Elems[0].Index)) {
+		m := map[string]string{}
+		if a.Append {
+			m = copyMap(cur.Map)
+		}
+		for _, e := range a.Array.Elems {
+			key := ""
+			if e.Index != nil {
+				key, _ = expand.Literal(g.config(st), arithWord(e.Index))
+			}
+			m[key] = g.literal(st, e.Value).val
+		}
+		return expand.Variable{Set: true, Kind: expand.Associative, Map: m}
+	}
+	var list []string
+	if a.Append {
+		list = slices.Clone(cur.List)
+	}
+	for _, e := range a.Array.Elems {
+		if e.Value == nil {
+			continue
+		}
+		if e.Index != nil {
+			list = append(list, g.literal(st, e.Value).val)
+			continue
+		}
+		for _, f := range g.wordFields(st, e.Value) {
+			v := f.val
+			if f.lost > 0 && !hasMarker(v) {
+				v += string(rune(markerBase + f.lost))
+			}
+			list = append(list, v)
+		}
+	}
+	return expand.Variable{Set: true, Kind: expand.Indexed, List: list}
+}
+
+func isNumericIndex(x syntax.ArithmExpr) bool {
+	w, ok := x.(*syntax.Word)
+	return !ok || w.Lit() == "" || strings.Trim(w.Lit(), "0123456789") == ""
+}
+
+// declClause handles declare, local, export, readonly, typeset, nameref.
+func (g *shellGuard) declClause(st *shState, c *syntax.DeclClause) {
+	variant := c.Variant.Value
+	export := variant == "export"
+	local := variant == "local"
+	nameref := variant == "nameref"
+	assoc, indexed := false, false
+	for _, a := range c.Args {
+		g.substs(st, a.Value)
+		g.substs(st, a.Array)
+		if a.Naked && a.Name == nil && a.Value != nil {
+			flag := g.literal(st, a.Value).val
+			if strings.HasPrefix(flag, "-") {
+				export = export || strings.Contains(flag, "x")
+				nameref = nameref || strings.Contains(flag, "n")
+				assoc = assoc || strings.Contains(flag, "A")
+				indexed = indexed || strings.Contains(flag, "a")
+				if strings.Contains(flag, "f") || strings.Contains(flag, "p") && len(c.Args) == 1 {
+					return // declare -f / -p: only prints
+				}
+			}
+			continue
+		}
+		if a.Name == nil {
+			continue
+		}
+		name := a.Name.Value
+		if local || variant == "declare" || variant == "typeset" {
+			st.declareLocal(name)
+		}
+		switch {
+		case nameref && a.Value != nil:
+			target := g.literal(st, a.Value)
+			if target.dynamic() || !syntax.ValidName(strings.SplitN(target.val, "[", 2)[0]) {
+				st.vars[name] = g.unknownVar(name, "the nameref $"+name+", whose target is not known")
+				continue
+			}
+			st.vars[name] = expand.Variable{Set: true, Kind: expand.NameRef, Str: target.val, Exported: export}
+		case a.Naked:
+			v := guardEnv{g, st}.Get(name)
+			if export {
+				v.Exported = true
+				if !v.Set {
+					v = expand.Variable{Exported: true}
+				}
+			}
+			if assoc && !v.Set {
+				v.Kind = expand.Associative
+			} else if indexed && !v.Set {
+				v.Kind = expand.Indexed
+			}
+			if local {
+				v = expand.Variable{Exported: export}
+			}
+			st.vars[name] = v
+		default:
+			if assoc && a.Array != nil {
+				st.vars[name] = expand.Variable{Kind: expand.Associative, Set: true, Map: map[string]string{}}
+			}
+			g.assigns(st, []*syntax.Assign{a}, export)
+		}
+	}
+}
+
+// specialVar handles assignments that make bash run code later: prompt and
+// trace strings, PROMPT_COMMAND, BASH_ENV and exported functions.
+func (g *shellGuard) specialVar(st *shState, name string, vr expand.Variable) {
+	if vr.Kind != expand.String {
+		return
+	}
+	switch {
+	case name == "PROMPT_COMMAND":
+		g.code(st.clone(), vr.Str, "PROMPT_COMMAND")
+	case name == "PS0" || name == "PS1" || name == "PS2" || name == "PS4":
+		// Prompts are expanded like double-quoted words: $(…) in them runs.
+		g.code(st.clone(), "echo \""+strings.ReplaceAll(vr.Str, `"`, `\"`)+"\"", "$"+name)
+	case strings.HasPrefix(name, "BASH_FUNC_") || strings.HasPrefix(strings.TrimSpace(vr.Str), "() {"):
+		g.code(st.clone(), "f "+strings.TrimSpace(vr.Str)+"; f", "the exported function "+name)
+	}
+}
+
+// funcDecl records a function and refuses fork bombs.
+func (g *shellGuard) funcDecl(st *shState, fn *syntax.FuncDecl) {
+	if fn.Name == nil || fn.Body == nil {
+		return
+	}
+	name := fn.Name.Value
+	st.funcs[name] = []*syntax.Stmt{fn.Body}
+	g.funcDecls = append(g.funcDecls, funcDecl{name: name, body: fn.Body, st: st.clone()})
+	if g.forkBomb(st, name, fn.Body, 0) {
+		g.deny("Refused: the function `%s` starts copies of itself in a pipeline or in the background (a fork bomb), which exhausts the system's processes.", name)
+	}
+}
+
+// forkBomb reports whether a function body starts two or more copies of
+// the function, or one in the background or a pipeline, directly or
+// through other functions of the script.
+func (g *shellGuard) forkBomb(st *shState, name string, body *syntax.Stmt, depth int) bool {
+	if depth > 4 {
+		return false
+	}
+	calls, spawned := 0, false
+	var visit func(n syntax.Node, async bool)
+	visit = func(n syntax.Node, async bool) {
+		syntax.Walk(n, func(m syntax.Node) bool {
+			switch m := m.(type) {
+			case *syntax.Stmt:
+				if m.Background && !async {
+					visit(m.Cmd, true)
+					return false
+				}
+			case *syntax.BinaryCmd:
+				if (m.Op == syntax.Pipe || m.Op == syntax.PipeAll) && !async {
+					visit(m.X, true)
+					visit(m.Y, true)
+					return false
+				}
+			case *syntax.CallExpr:
+				if len(m.Args) == 0 {
+					return true
+				}
+				callee := m.Args[0].Lit()
+				if callee == name {
+					calls++
+					spawned = spawned || async
+				} else if bodies := st.funcs[callee]; len(bodies) > 0 && callee != "" && depth < 4 {
+					for _, b := range bodies {
+						if b != body && g.forkBomb(st, name, b, depth+1) {
+							calls += 2
+						}
+					}
+				}
+			}
+			return true
+		})
+	}
+	visit(body, false)
+	return calls >= 2 || spawned
+}
+
+// callFunc walks a function body called with args, in the caller's state
+// (functions share the shell's variables), restoring local variables and
+// positional parameters afterwards.
+func (g *shellGuard) callFunc(st *shState, name string, args []shArg) {
+	for i := range g.funcDecls {
+		if g.funcDecls[i].name == name {
+			g.funcDecls[i].called = true
+		}
+	}
+	for _, body := range st.funcs[name] {
+		if g.calling[body] > 0 {
+			continue
+		}
+		g.calling[body]++
+		oldParams := st.params
+		st.params = make([]string, 0, len(args))
+		for _, a := range args {
+			v := a.val
+			if a.lost > 0 && !hasMarker(v) {
+				v += string(rune(markerBase + a.lost))
+			}
+			st.params = append(st.params, v)
+		}
+		st.locals = append(st.locals, map[string]*expand.Variable{})
+		g.stmt(st, body)
+		top := st.locals[len(st.locals)-1]
+		st.locals = st.locals[:len(st.locals)-1]
+		for k, v := range top {
+			if v == nil {
+				delete(st.vars, k)
+			} else {
+				st.vars[k] = *v
+			}
+		}
+		st.params = oldParams
+		g.calling[body]--
+	}
+}
