@@ -668,12 +668,12 @@ describe('TinyElf in the browser', { concurrency: 1, timeout: 20 * 60_000 }, () 
 
     await dialog.getByRole('tab', { name: 'Permissions' }).click();
     await dialog.getByLabel('Tool', { exact: true }).fill('Bash');
-    await dialog.getByLabel('Command prefix', { exact: true }).fill('git status');
+    await dialog.getByLabel('Command', { exact: true }).fill('git status:*');
     await dialog.getByRole('button', { name: 'Add rule' }).click();
     const rule = dialog.getByRole('row', { name: /git status/ });
     await rule.waitFor();
     await shot(app, 'settings-permissions');
-    await dialog.getByRole('button', { name: 'Remove the rule for Bash git status' }).click();
+    await dialog.getByRole('button', { name: 'Remove the rule for Bash(git status:*)' }).click();
     await rule.waitFor({ state: 'detached' });
     await page.getByText('Rule removed.').waitFor();
 

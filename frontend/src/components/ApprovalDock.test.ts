@@ -41,11 +41,51 @@ describe('ApprovalDock', () => {
     expect(screen.getByRole('heading', { name: 'Allow Bash?' })).toBeTruthy();
     expect(screen.getByRole('alert').textContent).toContain('Deletes recursively');
     expect(screen.getByText('rm -rf build')).toBeTruthy();
-    expect(screen.getByText('Allow always adds the rule “Bash(rm …)”.')).toBeTruthy();
+    // An older session's bare prefix is shown in Claude Code's notation.
+    expect(screen.getByText('Allow always adds the rule “Bash(rm:*)”.')).toBeTruthy();
     expect(screen.getByText('1 of 2')).toBeTruthy();
     expect(screen.getByRole('button', { name: /Allow once/ }).getAttribute('aria-keyshortcuts')).toBe('Enter Control+Enter');
     expect(screen.getByRole('button', { name: /Allow always/ }).getAttribute('aria-keyshortcuts')).toBe('A');
     expect(screen.getByRole('button', { name: /Deny/ }).getAttribute('aria-keyshortcuts')).toBe('D Escape');
+  });
+
+  it('shows the exact rules of a compound command', () => {
+    view.set(
+      sessionView({
+        running: true,
+        pending: ['call_1'],
+        messages: [approvalMsg(6, { name: 'Bash', arguments: JSON.stringify({ command: 'git status && npm test' }), suggestion: 'Bash(git status:*), Bash(npm test:*)' })],
+      }),
+    );
+    render(ApprovalDock);
+    expect(screen.getByText('Allow always adds the rules Bash(git status:*), Bash(npm test:*).')).toBeTruthy();
+  });
+
+  it('says why a held command is asked about every time', () => {
+    const reason = 'The folders `rm -rf` gets come from `xargs` and cannot be checked before it runs.';
+    view.set(
+      sessionView({
+        running: true,
+        pending: ['call_1'],
+        messages: [approvalMsg(6, { name: 'Bash', arguments: JSON.stringify({ command: 'ls | xargs rm -rf' }), warnings: [reason], held: true })],
+      }),
+    );
+    render(ApprovalDock);
+    expect(screen.getByRole('alert').textContent).toContain('The shell guard cannot check this command');
+    expect(screen.getByRole('alert').textContent).toContain(reason);
+    expect(screen.getByText(/asks about this command every time, even in auto mode/)).toBeTruthy();
+  });
+
+  it('says when no rule can allow a command', () => {
+    view.set(
+      sessionView({
+        running: true,
+        pending: ['call_1'],
+        messages: [approvalMsg(6, { name: 'Bash', arguments: JSON.stringify({ command: 'echo x >> ~/.bashrc' }) })],
+      }),
+    );
+    render(ApprovalDock);
+    expect(screen.getByText(/No rule can allow exactly this command/)).toBeTruthy();
   });
 
   it('moves through the queue', async () => {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { session } from '../test/fixtures';
-import { formatCost, groupByDay, parseUnifiedDiff, toolDisplayName, toolSummary } from './format';
+import { formatCost, groupByDay, parseUnifiedDiff, ruleNotation, suggestedRule, toolDisplayName, toolSummary } from './format';
 
 describe('groupByDay', () => {
   const now = new Date(2026, 10, 30, 15, 0); // 30 Nov 2026, local time
@@ -71,6 +71,16 @@ describe('parseUnifiedDiff', () => {
     expect(lines[3]).toMatchObject({ text: 'a', oldNo: 7 });
     expect(lines[5]).toMatchObject({ text: 'b', newNo: 7 });
     expect(lines[6]).toMatchObject({ text: 'c', newNo: 8 });
+  });
+});
+
+describe('rule notation', () => {
+  it('writes rules as Claude Code does', () => {
+    expect(ruleNotation('Bash', 'git status:*')).toBe('Bash(git status:*)');
+    expect(ruleNotation('Write')).toBe('Write');
+    expect(suggestedRule('Bash', 'Bash(npm test:*)')).toBe('Bash(npm test:*)');
+    expect(suggestedRule('Bash', 'git status')).toBe('Bash(git status:*)'); // an older session's prefix
+    expect(suggestedRule('Bash', '')).toBe('');
   });
 });
 

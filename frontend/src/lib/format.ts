@@ -204,3 +204,19 @@ export function parseUnifiedDiff(diff: string): DiffLine[] {
   }
   return out;
 }
+
+/** ruleNotation writes a permission rule as Claude Code does: `Bash(git status:*)`, or the tool name for a whole tool. */
+export function ruleNotation(tool: string, pattern?: string): string {
+  return pattern ? `${tool}(${pattern})` : tool;
+}
+
+/** suggestedRule is what an approval's "allow always" saves, in that notation; older sessions stored a bare Bash prefix. */
+export function suggestedRule(name: string, suggestion?: string): string {
+  if (!suggestion) {
+    return '';
+  }
+  if (name === 'Bash' && !suggestion.startsWith('Bash(')) {
+    return `Bash(${suggestion}:*)`;
+  }
+  return suggestion;
+}

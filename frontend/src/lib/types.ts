@@ -109,7 +109,10 @@ export interface ApprovalView {
   name: string;
   arguments: string;
   warnings?: string[];
+  /** The rule(s) "allow always" saves, in Claude Code's notation (older sessions: a bare Bash prefix). */
   suggestion?: string;
+  /** The shell guard could not check the command: asked in every mode, never covered by a rule. */
+  held?: boolean;
   decision?: string;
   reason?: string;
   rule?: string;
