@@ -100,6 +100,9 @@ func CheckCommandWith(command string, ws *Workspace, opts GuardOptions) Verdict 
 	}
 	if opts.TempDirs != nil {
 		g.tempDirs = opts.TempDirs
+		if len(opts.TempDirs) > 0 {
+			g.tmpDir = filepath.Clean(opts.TempDirs[0])
+		}
 	}
 	st := g.topState()
 	g.script(st, command, 0, "")

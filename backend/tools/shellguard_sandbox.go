@@ -72,16 +72,29 @@ func (g *shellGuard) sandbox(st *shState, stmts []*syntax.Stmt, stdin input) str
 	if g.sandboxes >= maxSandboxes || st.cwd == "" {
 		return unknownOut()
 	}
-	refused := false
+	// Refused: what the interpreter would do for real (process
+	// substitutions make FIFOs), and what could grow without bound in
+	// memory before the deadline (loops, many self-referencing
+	// assignments, huge brace expansions).
+	refused, growing := false, 0
 	for _, s := range stmts {
 		syntax.Walk(s, func(n syntax.Node) bool {
-			switch n.(type) {
-			case *syntax.ProcSubst, *syntax.CoprocClause:
+			switch n := n.(type) {
+			case *syntax.ProcSubst, *syntax.CoprocClause, *syntax.WhileClause, *syntax.ForClause, *syntax.FuncDecl:
 				refused = true
+			case *syntax.Assign:
+				if n.Value != nil && len(n.Value.Parts) > 1 {
+					growing++
+				}
+			case *syntax.Word:
+				if braceCount(n) > 256 {
+					refused = true
+				}
 			}
 			return !refused
 		})
 	}
+	refused = refused || growing > 6
 	if refused {
 		return unknownOut()
 	}
@@ -339,7 +352,7 @@ func (g *shellGuard) emulate(hc interp.HandlerContext, args []string) (string, b
 			return filepath.Clean(p) + "\n", true
 		}
 	case "mktemp":
-		dir := os.TempDir()
+		dir := filepath.ToSlash(os.TempDir())
 		if g.tmpDir != "" {
 			dir = g.tmpDir
 		}

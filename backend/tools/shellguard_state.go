@@ -394,9 +394,23 @@ func (e guardEnv) Set(name string, vr expand.Variable) error {
 	return nil
 }
 
+// Bounds on the values the guard follows.
+const (
+	maxValueBytes = 64 << 10
+	maxValueItems = 4096
+)
+
 // setVar assigns a variable, following a nameref, and remembers the old
 // value when the variable is local to the function being walked.
 func (st *shState) setVar(name string, vr expand.Variable) {
+	// A value that grows without bound (x=$x$x in a loop) is not followed.
+	size := len(vr.Str)
+	for _, v := range vr.List {
+		size += len(v) + 1
+	}
+	if size > maxValueBytes || len(vr.List) > maxValueItems || len(vr.Map) > maxValueItems {
+		vr = expand.Variable{Set: true, Exported: vr.Exported, Kind: expand.String, Str: string(rune(markerBase))}
+	}
 	for range 8 {
 		cur, ok := st.vars[name]
 		if !ok || cur.Kind != expand.NameRef || vr.Kind == expand.NameRef {

@@ -866,6 +866,13 @@ func TestShellGuardEndlessLoopsStop(t *testing.T) {
 		`while :; do x=$(echo $x$x); done`,
 		`echo {1..100000000}`,
 		`rm -rf /**/*`,
+		"echo " + strings.Repeat("{a,b}", 40),
+		"x=a" + strings.Repeat("; x=$x$x", 40) + "; echo $x",
+		"y=$(x=a" + strings.Repeat("; x=$x$x", 40) + "; echo $x)",
+		"while :; do x=$x$x; done",
+		`a=(); for i in {1..5000}; do a+=(x); done; rm -rf "${a[@]}"`,
+		strings.Repeat("$(", 200) + "echo" + strings.Repeat(")", 200),
+		strings.Repeat("eval ", 500) + "echo hi",
 	} {
 		t.Run(cmd, func(t *testing.T) {
 			t.Parallel()

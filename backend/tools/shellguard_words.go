@@ -132,6 +132,10 @@ func (g *shellGuard) fields(st *shState, words []*syntax.Word) []shArg {
 
 func (g *shellGuard) wordFields(st *shState, w *syntax.Word) []shArg {
 	raw := g.wordText(w)
+	if n := braceCount(w); n > maxBraceFields {
+		desc := fmt.Sprintf("the brace expansion `%s`, which makes %d words or more", clip(raw, 60), maxBraceFields)
+		return []shArg{{val: g.unknown(source{desc: desc}), raw: raw}}
+	}
 	cfg := g.config(st)
 	vals, err := expand.Fields(cfg, w)
 	if err != nil {
@@ -170,6 +174,61 @@ func (g *shellGuard) wordFields(st *shState, w *syntax.Word) []shArg {
 		}
 	}
 	return out
+}
+
+// maxBraceFields bounds the words one brace expansion may make before the
+// guard stops expanding it (a{1,2}{1,2}… doubles with every list).
+const maxBraceFields = 4096
+
+// braceCount estimates how many words brace expansion makes of w.
+func braceCount(w *syntax.Word) int {
+	lit := false
+	for _, p := range w.Parts {
+		if l, ok := p.(*syntax.Lit); ok && strings.ContainsRune(l.Value, '{') {
+			lit = true
+		}
+	}
+	if !lit {
+		return 1
+	}
+	cp := *w
+	if !syntax.SplitBraces(&cp) {
+		return 1
+	}
+	return braceParts(cp.Parts)
+}
+
+func braceParts(parts []syntax.WordPart) int {
+	n := 1
+	for _, p := range parts {
+		b, ok := p.(*syntax.BraceExp)
+		if !ok {
+			continue
+		}
+		k := 0
+		if b.Sequence && len(b.Elems) >= 2 {
+			from, err1 := strconv.Atoi(b.Elems[0].Lit())
+			to, err2 := strconv.Atoi(b.Elems[1].Lit())
+			switch {
+			case err1 == nil && err2 == nil:
+				k = max(from-to, to-from) + 1
+			default:
+				k = 64 // letters: at most a few dozen
+			}
+		} else {
+			for _, e := range b.Elems {
+				k += braceParts(e.Parts)
+			}
+		}
+		if k <= 0 {
+			k = 1
+		}
+		n *= k
+		if n > maxBraceFields || n < 0 {
+			return maxBraceFields + 1
+		}
+	}
+	return n
 }
 
 // literal expands a word as an assignment value: no field splitting and no
