@@ -136,6 +136,7 @@ type shellGuard struct {
 	written   map[string]fileNote  // files the command writes before it may read or run them
 	copies    map[string]string    // files the command copies from a program: copy → original
 	dirty     string               // a command that may have changed any file (tar x, git checkout)
+	unpacked  string               // a command that unpacked an archive (which may hold symlinks)
 	funcDecls []funcDecl           // every function the script defines, for the final check
 	calling   map[*syntax.Stmt]int // function bodies being walked (recursion guard)
 	reals     map[string]string    // realPath answers

@@ -252,8 +252,8 @@ var (
 
 // Code patterns refused whatever their arguments.
 var (
-	forkCall     = regexp.MustCompile(`\b(os\.fork|fork|pcntl_fork|child_process\.fork|Process\.fork|posix\.fork|spawn|Popen|Process\.spawn|Bun\.spawn)\s*(\(|\bwhile\b|;|$|\{|\})`)
-	endlessLoop  = regexp.MustCompile(`(?i)\bwhile\s*\(?\s*(1|true|:)\s*\)?|\bwhile\s+fork\b|\bloop\s*(do|\{)|\bfor\s*\(\s*;\s*;\s*\)|\buntil\s+false\b|\bwhile\b[^\n;]*\bfork\b|\b1\s+while\b|\bfork\s+while\b|\bwhile\s*\(\s*fork|\biter\(\s*int\s*,|itertools\.count\(|setInterval\(`)
+	forkCall     = regexp.MustCompile(`\b(os\.fork|fork|pcntl_fork|child_process\.fork|Process\.fork|posix\.fork|spawn|Popen|Process\.spawn|Bun\.spawn)\s*(\(|\bwhile\b|\buntil\b|;|$|\{|\})`)
+	endlessLoop  = regexp.MustCompile(`(?i)\bwhile\s*\(?\s*(1|true|:)\s*\)?|\bwhile\s+fork\b|\bloop\s*(do|\{)|\bfor\s*\(\s*;\s*;\s*\)|\buntil\s+false\b|\bwhile\b[^\n;]*\bfork\b|\b1\s+while\b|\bfork\s+while\b|\bwhile\s*\(\s*fork|\biter\(\s*int\s*,|itertools\.count\(|setInterval\(|\buntil\s*\(?\s*0\b`)
 	killAllCode  = regexp.MustCompile(`\b(os\.kill|os\.killpg|process\.kill|Process\.kill|posix_kill|kill)\s*\(?\s*(-1\s*[,)]|['":]?\w*['"]?\s*,\s*-1\b|9\s*,\s*-1\b|-9\s*,\s*-1\b|['"]KILL['"]\s*,\s*-1\b)`)
 	writeMode    = regexp.MustCompile(`['"](w|wb|w\+|wb\+|r\+|rb\+|r\+b|a|ab|a\+)['"]|O_WRONLY|O_RDWR|writeFile|createWriteStream|write_bytes|write_text|File\.write|IO\.write|file_put_contents|fopen\s*\([^)]*,\s*['"][wa]|open\s*\([^,]*,\s*['"]\s*[>+|]|>\s*/dev/|\bsysopen\b|\.write\(`)
 	pwshDestroy  = regexp.MustCompile(`(?i)\b(Format-Volume|Clear-Disk|Initialize-Disk|Remove-Partition|Stop-Computer|Restart-Computer)\b`)
@@ -261,6 +261,41 @@ var (
 	stringLitRe  = regexp.MustCompile(`'(?:[^'\\\n]|\\.)*'|"(?:[^"\\\n]|\\.)*"`)
 	backtickCode = regexp.MustCompile("`([^`]*)`|\\bqx\\s*[({\\[/]([^)}\\]/]*)[)}\\]/]|%x\\s*[({\\[]([^)}\\]]*)[)}\\]]")
 )
+
+// dangerousNames are functions whose name, written as a string, means the
+// code picks them at run time (getattr(os, "system")).
+var dangerousNames = map[string]bool{
+	"system": true, "popen": true, "rmtree": true, "remove": true, "unlink": true, "removedirs": true, "rmdir": true,
+	"execv": true, "execvp": true, "execl": true, "execlp": true, "spawn": true, "spawnSync": true, "execSync": true,
+	"exec": true, "rmSync": true, "rm_rf": true, "fork": true, "kill": true, "shell_exec": true, "passthru": true,
+	"Popen": true, "check_output": true, "check_call": true, "getoutput": true, "__import__": true,
+}
+
+var pyFromImport = regexp.MustCompile(`from\s+(os|shutil|subprocess|pty|commands)\s+import\s+\(?([\w\s,]+)\)?`)
+
+// pyAliases rewrites calls of functions imported under another name (from
+// os import system as run) to their full names, for the call patterns.
+func pyAliases(code string) string {
+	for _, m := range pyFromImport.FindAllStringSubmatch(code, -1) {
+		for _, item := range strings.Split(m[2], ",") {
+			f := strings.Fields(item)
+			if len(f) == 0 {
+				continue
+			}
+			name, alias := f[0], f[0]
+			if len(f) == 3 && f[1] == "as" {
+				alias = f[2]
+			}
+			if !syntaxName.MatchString(alias) {
+				continue
+			}
+			code = regexp.MustCompile(`\b`+regexp.QuoteMeta(alias)+`\s*\(`).ReplaceAllString(code, m[1]+"."+name+"(")
+		}
+	}
+	return code
+}
+
+var syntaxName = regexp.MustCompile(`^[A-Za-z_]\w*$`)
 
 // scanCode checks a program in lang. strict code (given inline) is held
 // when it runs commands or deletes paths built at run time; a script file
@@ -281,6 +316,17 @@ func (g *shellGuard) scanCode(st *shState, lang, code, origin string, strict boo
 			g.hold(format, args...)
 		} else {
 			g.warn(format, args...)
+		}
+	}
+	if lang == "python" {
+		code = pyAliases(code)
+	}
+	if strict && (lang == "python" || lang == "js" || lang == "ruby" || lang == "perl" || lang == "php") {
+		for _, lit := range stringLitRe.FindAllString(code, -1) {
+			if dangerousNames[lit[1:len(lit)-1]] {
+				g.hold("The code %s runs calls a function chosen when it runs (%s), which cannot be checked before it runs.", origin, lit)
+				break
+			}
 		}
 	}
 	if forkCall.MatchString(code) && endlessLoop.MatchString(code) {

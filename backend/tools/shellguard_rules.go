@@ -2,6 +2,7 @@ package tools
 
 import (
 	"fmt"
+	"os"
 	"path"
 	"regexp"
 	"slices"
@@ -60,6 +61,15 @@ func (g *shellGuard) destroy(c *shCall, kind destroyKind, verb string, targets [
 
 func (g *shellGuard) destroyOne(c *shCall, kind destroyKind, verb string, a shArg, j judged) {
 	words := destroyWords[kind]
+	if g.unpacked != "" && (kind == killRecursive || kind == changeTree) && !a.dynamic() && j.class < classWorkspace {
+		// An archive unpacked earlier may have put a symlink there.
+		if p, ok := g.absPath(c.env, a.val); ok {
+			if _, err := os.Lstat(strings.TrimSuffix(p, "/")); err != nil {
+				g.hold("The path %s `%s` %s does not exist yet: it may come from `%s` earlier in this command (a symlink, say), so it cannot be checked before it runs.", a.val, verb, words[2], g.unpacked)
+				return
+			}
+		}
+	}
 	{
 		switch j.class {
 		case classUnknown:
@@ -191,6 +201,14 @@ func (g *shellGuard) verb(c *shCall) {
 		g.checkMake(c)
 	case base == "npm" || base == "pnpm" || base == "yarn" || base == "bun":
 		g.checkPackageScripts(c)
+	case base == "zip" && slices.ContainsFunc(args[1:], func(a shArg) bool {
+		return a.val == "-m" || a.val == "--move" || isFlagArg(a) && !strings.HasPrefix(a.val, "--") && strings.Contains(a.val, "m")
+	}):
+		if ops := operands(args[1:]); len(ops) > 1 {
+			g.destroy(c, killRecursive, "zip -m", ops[1:])
+		}
+	case isPackageManager(base):
+		g.checkPackageRemoval(c)
 	case base == "crontab":
 		g.checkCrontab(c)
 	case base == "sed" || base == "gsed":
@@ -243,9 +261,71 @@ func (g *shellGuard) verb(c *shCall) {
 				}
 			}
 		}
+	default:
+		g.codeArgs(c)
 	}
 	g.noteMentions(c)
 	g.checkPaths(c.env, args[1:])
+}
+
+// textTools take text, not code, after their options.
+var textTools = map[string]bool{
+	"grep": true, "egrep": true, "fgrep": true, "rg": true, "ag": true, "ack": true, "jq": true, "yq": true, "echo": true,
+	"printf": true, "cat": true, "less": true, "more": true, "sort": true, "uniq": true, "cut": true, "tr": true, "wc": true,
+	"head": true, "tail": true, "xxd": true, "base64": true, "diff": true, "patch": true, "git": true, "gh": true, "curl": true,
+	"wget": true, "gcc": true, "cc": true, "clang": true, "g++": true, "go": true, "cargo": true, "rustc": true, "test": true,
+	"[": true, "expr": true, "column": true, "fold": true, "fmt": true, "tee": true, "logger": true, "notify-send": true,
+}
+
+// codeFlags are options whose value is, for most programs, a command to run.
+var codeFlags = []string{"-c", "--command", "--exec", "--run", "--cmd", "--eval", "--sh-exec", "--shell-command", "-exec", "--execute"}
+
+// codeArgs checks, for a program the guard does not know, the values of
+// options that usually carry a command (tool -c 'rm -rf /', tool
+// --exec='…') and what follows a "--" separator. Only what would be
+// refused counts: these may be plain text.
+func (g *shellGuard) codeArgs(c *shCall) {
+	if textTools[c.base] || isShell(c.base) {
+		return
+	}
+	args := c.args[1:]
+	g.quiet++
+	defer func() { g.quiet-- }()
+	for i, a := range args {
+		v := a.val
+		if a.dynamic() {
+			continue
+		}
+		if v == "--" && i+1 < len(args) {
+			if next := args[i+1]; !next.dynamic() && (isShell(commandBase(next.val)) || isDestructive(commandBase(next.val))) {
+				g.command(nil, c.env, args[i+1:], c.src)
+			}
+			return
+		}
+		for _, f := range codeFlags {
+			val := ""
+			switch {
+			case v == f && i+1 < len(args):
+				val = args[i+1].val
+			case strings.HasPrefix(v, f+"="):
+				val = strings.TrimPrefix(v, f+"=")
+			default:
+				continue
+			}
+			if strings.ContainsAny(val, " \t;|&") {
+				g.code(c.env.child(), val, "`"+c.base+" "+f+"`")
+			}
+		}
+	}
+}
+
+// isDestructive reports whether base is a command the deny list knows.
+func isDestructive(base string) bool {
+	switch base {
+	case "rm", "shred", "dd", "mkfs", "wipefs", "chmod", "chown", "chattr", "mv", "rsync", "kill", "pkill", "killall", "killall5", "shutdown", "reboot", "halt", "poweroff", "find", "truncate", "tee", "cp":
+		return true
+	}
+	return isEraser(base)
 }
 
 var driveLetter = regexp.MustCompile(`^[A-Za-z]:[\\/]?$`)
@@ -364,7 +444,10 @@ func (g *shellGuard) checkRsync(c *shCall) {
 			g.deny("Refused: %s would overwrite the disk device %s and destroy its data.", c.cmdText(), a.val)
 		}
 	}
-	if !deletes {
+	if hasFlag(args, "", "--remove-source-files") || hasFlag(args, "", "--remove-sent-files") {
+		g.destroy(c, killRecursive, "rsync --remove-source-files", ops[:len(ops)-1])
+	}
+	if !deletes || !slices.ContainsFunc(args, func(a shArg) bool { return strings.HasPrefix(a.val, "--del") }) {
 		return
 	}
 	if !dst.dynamic() && strings.Contains(dst.val, ":") && !strings.HasPrefix(dst.val, "/") {
@@ -380,8 +463,8 @@ func (g *shellGuard) noteCopy(env *shState, src, dst shArg) {
 	if src.dynamic() || dst.dynamic() {
 		return
 	}
-	sp, ok1 := g.absPath(env, src.val)
-	dp, ok2 := g.absPath(env, dst.val)
+	sp, ok1 := g.linkPath(env, src.val)
+	dp, ok2 := g.linkPath(env, dst.val)
 	if !ok1 || !ok2 {
 		return
 	}
@@ -389,6 +472,30 @@ func (g *shellGuard) noteCopy(env *shState, src, dst shArg) {
 		dp = path.Join(dp, path.Base(sp))
 	}
 	g.copies[dp] = sp
+	// A symlink moved or copied as a link still points where it did.
+	target, ok := env.links[sp]
+	if !ok {
+		if fi, err := os.Lstat(sp); err == nil && fi.Mode()&os.ModeSymlink != 0 {
+			target, ok = g.realPath(sp), true
+		}
+	}
+	if ok {
+		env.links[dp] = target
+	}
+}
+
+// linkPath resolves a path whose last element is not followed: the path of
+// a symlink itself.
+func (g *shellGuard) linkPath(env *shState, v string) (string, bool) {
+	v = strings.TrimSuffix(v, "/")
+	if v == "" {
+		return "", false
+	}
+	dir, err := g.absPath(env, path.Dir(v))
+	if !err {
+		return "", false
+	}
+	return path.Join(dir, path.Base(v)), true
 }
 
 // checkLn remembers symlinks the script creates, so that later commands
@@ -410,13 +517,12 @@ func (g *shellGuard) checkLn(c *shCall) {
 	if len(ops) > 1 {
 		link = ops[len(ops)-1].val
 	}
-	lp, ok := g.absPath(c.env, link)
+	lp, ok := g.linkPath(c.env, link)
 	if !ok {
 		return
 	}
-	if fi := g.realPath(lp); fi != lp && c.st != nil {
-		// ln -s x existing-dir puts the link inside the folder.
-		_ = fi
+	if len(ops) > 1 && isDir(g.realPath(lp)) && !hasFlag(args, "nT", "--no-dereference") {
+		lp = path.Join(lp, path.Base(target)) // ln -s x dir puts the link in the folder
 	}
 	tp := target
 	if !strings.HasPrefix(tp, "/") {
@@ -475,7 +581,7 @@ func (g *shellGuard) checkWriters(c *shCall) {
 		}
 		if !dest && len(ops) > 1 {
 			add(ops[len(ops)-1])
-			g.noteCopy(c.env, ops[0], ops[len(ops)-1])
+			defer g.noteCopy(c.env, ops[0], ops[len(ops)-1]) // after the write is judged
 		}
 		g.markWritten(c, targets, c.base)
 	case "sort":
@@ -562,8 +668,26 @@ func (g *shellGuard) checkTar(c *shCall) {
 			g.code(c.env.child(), args[i+1].val, "`tar "+v+"`")
 		}
 	}
+	if hasFlag(args, "", "--remove-files") {
+		var sources []shArg
+		skip := false
+		for i, a := range args {
+			switch {
+			case skip:
+				skip = false
+			case i == 0 && !strings.HasPrefix(a.val, "-"):
+				skip = strings.HasSuffix(a.val, "f")
+			case a.val == "-f" || a.val == "--file" || a.val == "-C" || a.val == "--directory" || a.val == "-T" || a.val == "-X" || (strings.HasPrefix(a.val, "-") && !strings.HasPrefix(a.val, "--") && strings.HasSuffix(a.val, "f")):
+				skip = true
+			case !isFlagArg(a):
+				sources = append(sources, a)
+			}
+		}
+		g.destroy(c, killRecursive, "tar --remove-files", sources)
+	}
 	if extracting {
 		g.dirty = display(c.args)
+		g.unpacked = display(c.args)
 		dir := known(".")
 		for i, a := range args {
 			if (a.val == "-C" || a.val == "--directory") && i+1 < len(args) {
@@ -835,6 +959,52 @@ func (g *shellGuard) checkKill(c *shCall) {
 			}
 		}
 	}
+}
+
+// isPackageManager reports whether base installs and removes system
+// packages.
+func isPackageManager(base string) bool {
+	switch base {
+	case "apt", "apt-get", "aptitude", "dpkg", "yum", "dnf", "microdnf", "pacman", "zypper", "apk", "rpm", "emerge", "xbps-remove", "snap", "port":
+		return true
+	}
+	return false
+}
+
+// essentialPackages break the system when removed.
+var essentialPackages = regexp.MustCompile(`^(bash|coreutils|libc6|libc-bin|glibc|systemd|systemd-sysv|sudo|util-linux|dpkg|apt|rpm|yum|dnf|pacman|base|filesystem|linux(-image.*)?|kernel(-core)?|init|login|passwd|libpam.*|openssh-server|python3(\.\d+)?-minimal|busybox|musl|apk-tools|grub.*|shim.*|e2fsprogs|mount|tar|gzip|sed|grep|findutils|perl-base|debianutils|base-files|base-passwd|ncurses-base|zlib1g)$`)
+
+// checkPackageRemoval refuses removing every package or the ones the
+// system cannot run without.
+func (g *shellGuard) checkPackageRemoval(c *shCall) {
+	args := c.args[1:]
+	removing := false
+	var pkgs []shArg
+	for _, a := range args {
+		v := a.val
+		switch {
+		case slices.Contains([]string{"remove", "purge", "autoremove", "erase", "uninstall", "del", "-R", "-Rns", "-Rs", "-Rdd", "-Rcns", "-r", "-e", "--erase", "--remove", "--purge", "-P", "-Rn"}, v) || (c.base == "pacman" && strings.HasPrefix(v, "-R")):
+			removing = true
+		case isFlagArg(a):
+		default:
+			if removing {
+				pkgs = append(pkgs, a)
+			}
+		}
+	}
+	if !removing {
+		return
+	}
+	for _, p := range pkgs {
+		switch {
+		case p.dynamic():
+			g.hold("The packages `%s` removes come from %s cannot be checked before it runs.", c.base, and(g.argSource(p).desc))
+		case strings.ContainsAny(p.val, "*?") || essentialPackages.MatchString(strings.SplitN(p.val, ":", 2)[0]):
+			g.deny("Refused: %s would remove %s, which the system cannot run without.", c.cmdText(), p.val)
+			return
+		}
+	}
+	g.warn("Removes system packages (%s).", clip(display(c.args), 80))
 }
 
 // matchesEverything reports whether a process pattern matches every name.

@@ -316,6 +316,12 @@ func (g *shellGuard) envVar(st *shState, name string) expand.Variable {
 		}
 		return expand.Variable{}
 	}
+	switch name {
+	case "HOME +": // ~+ is $PWD
+		return g.lookup(st, "PWD")
+	case "HOME -": // ~- is $OLDPWD
+		return g.lookup(st, "OLDPWD")
+	}
 	if strings.HasPrefix(name, "HOME ") {
 		return expand.Variable{} // ~user: expand looks the user up
 	}
@@ -358,6 +364,15 @@ func (g *shellGuard) envUnknown(name, desc string) expand.Variable {
 		g.mu.Unlock()
 	}
 	return expand.Variable{Set: true, Exported: true, Kind: expand.String, Str: string(rune(markerBase + id))}
+}
+
+// lookup is a variable's value in st: set by the script or from the
+// environment.
+func (g *shellGuard) lookup(st *shState, name string) expand.Variable {
+	if v, ok := st.vars[name]; ok {
+		return v
+	}
+	return g.envVar(st, name)
 }
 
 // guardEnv is the shell environment expand sees: the state's variables over

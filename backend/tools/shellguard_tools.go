@@ -243,6 +243,7 @@ sub:
 		}
 		if sub == "pull" || sub == "clone" {
 			g.dirty = display(c.args)
+			g.unpacked = display(c.args)
 		}
 	case "config":
 		var ops []shArg
@@ -722,6 +723,11 @@ func (g *shellGuard) checkSed(c *shCall) {
 	}
 	if inPlace {
 		g.markWritten(c, rest, "sed -i")
+		for _, a := range rest {
+			if j := g.judge(c.env, a); j.class == classCritical || j.every {
+				g.hold("%s edits %s in place, so it needs your approval.", c.cmdText(), j.what)
+			}
+		}
 	}
 }
 

@@ -181,6 +181,53 @@ func (g *shellGuard) wrapper(c *shCall) (*shCall, bool) {
 		return next(rest, c.env, false)
 	case "docker", "podman", "nerdctl":
 		return g.container(c)
+	case "gdb", "perf", "rlwrap", "ssh-agent", "dbus-launch", "runcon", "chpst", "aws-vault", "op", "doppler", "dotenv", "with-contenv", "s6-setuidgid", "tini", "dumb-init", "catatonit":
+		// Programs that run the command after their own options (gdb
+		// --args, perf record, aws-vault exec profile --, op run --).
+		rest := args[1:]
+		if i := slices.IndexFunc(rest, func(a shArg) bool { return a.val == "--" || a.val == "--args" }); i >= 0 {
+			return next(rest[i+1:], c.env, false)
+		}
+		if c.base == "perf" && len(rest) > 0 && (rest[0].val == "record" || rest[0].val == "stat" || rest[0].val == "trace") {
+			r, runs := skipWrapperOptions(rest[1:], wrapperSpec{shortArg: "eoFpctCGmr", longArg: []string{"--event", "--output", "--pid", "--tid", "--cpu"}})
+			if !runs {
+				return nil, true
+			}
+			return next(r, c.env, false)
+		}
+		if c.base == "gdb" || c.base == "perf" || c.base == "op" || c.base == "aws-vault" || c.base == "doppler" {
+			return nil, false
+		}
+		r, runs := skipWrapperOptions(rest, wrapperSpec{})
+		if !runs {
+			return nil, true
+		}
+		return next(r, c.env, false)
+	case "uv", "poetry", "pipenv", "bundle", "mise", "asdf", "conda", "direnv", "rye", "pdm", "hatch", "pixi", "devbox":
+		// Project runners: uv run cmd, bundle exec cmd, direnv exec DIR cmd.
+		rest := args[1:]
+		for len(rest) > 0 && strings.HasPrefix(rest[0].val, "-") {
+			rest = rest[1:]
+		}
+		if len(rest) < 2 || !slices.Contains([]string{"run", "exec", "x"}, rest[0].val) {
+			return nil, false
+		}
+		rest = rest[1:]
+		if c.base == "direnv" && len(rest) > 1 {
+			rest = rest[1:]
+		}
+		if i := slices.IndexFunc(rest, func(a shArg) bool { return a.val == "--" }); i >= 0 {
+			rest = rest[i+1:]
+		} else {
+			r, runs := skipWrapperOptions(rest, wrapperSpec{shortArg: "nepw", longArg: []string{"--with", "--python", "--name", "--prefix", "--env", "--project", "--directory"}})
+			if !runs {
+				return nil, true
+			}
+			rest = r
+		}
+		return next(rest, c.env, false)
+	case "hyperfine", "nodemon", "watchexec", "entr", "nix-shell", "nix", "sem", "time-cmd", "retry", "ts-node":
+		return g.codeRunners(c)
 	case "bwrap":
 		rest := args[1:]
 		for len(rest) > 0 && strings.HasPrefix(rest[0].val, "--") {
@@ -576,4 +623,63 @@ func (g *shellGuard) container(c *shCall) (*shCall, bool) {
 		return nil, true // the image (or container) with its own command
 	}
 	return &shCall{env: env, args: args[1:], src: c.src}, true
+}
+
+// codeRunners follows the shell commands benchmarking, watching and nix
+// tools run (hyperfine 'cmd', nodemon --exec 'cmd', watchexec -- cmd,
+// entr -s 'cmd', nix-shell --run 'cmd', nix develop -c cmd).
+func (g *shellGuard) codeRunners(c *shCall) (*shCall, bool) {
+	args := c.args[1:]
+	origin := "`" + c.base + "`"
+	switch c.base {
+	case "hyperfine":
+		for i := 0; i < len(args); i++ {
+			v := args[i].val
+			switch {
+			case slices.Contains([]string{"-p", "--prepare", "-c", "--cleanup", "-s", "--setup", "--conclude"}, v) && i+1 < len(args):
+				g.code(c.env.child(), args[i+1].val, origin)
+				i++
+			case slices.Contains([]string{"-w", "--warmup", "-r", "--runs", "-m", "--min-runs", "-M", "--max-runs", "-S", "--shell", "--export-json", "--export-markdown", "--export-csv", "-n", "--command-name", "-P", "--parameter-scan", "-L", "--parameter-list", "-u", "--time-unit", "--style", "-o", "--output", "--input", "-D", "--parameter-step-size"}, v):
+				i++
+				if v == "-P" || v == "--parameter-scan" {
+					i += 2
+				}
+			case strings.HasPrefix(v, "-"):
+			default:
+				g.code(c.env.child(), v, origin)
+			}
+		}
+		return nil, true
+	case "nodemon", "watchexec", "entr", "sem", "retry":
+		for i := 0; i < len(args); i++ {
+			v := args[i].val
+			if (v == "--exec" || v == "-x" || v == "-s" || v == "--shell" || v == "-c") && i+1 < len(args) && (c.base != "watchexec" || v != "-s") {
+				g.code(c.env.child(), args[i+1].val, origin)
+				return nil, true
+			}
+			if v == "--" && i+1 < len(args) {
+				return &shCall{env: c.env, args: args[i+1:], src: c.src}, true
+			}
+		}
+		if c.base == "watchexec" || c.base == "sem" || c.base == "retry" || c.base == "entr" {
+			rest, runs := skipWrapperOptions(args, wrapperSpec{shortArg: "wedfpi", longArg: []string{"--watch", "--exts", "--debounce", "--filter", "--ignore", "--delay", "--times", "-t", "-j", "--jobs", "--id"}})
+			if runs {
+				return &shCall{env: c.env, args: rest, src: c.src}, true
+			}
+		}
+		return nil, true
+	case "nix-shell", "nix":
+		for i := 0; i < len(args); i++ {
+			v := args[i].val
+			if (v == "--run" || v == "--command" || v == "-c") && i+1 < len(args) {
+				if c.base == "nix" && v == "-c" {
+					return &shCall{env: c.env, args: args[i+1:], src: c.src}, true
+				}
+				g.code(c.env.child(), args[i+1].val, origin+" "+v)
+				return nil, true
+			}
+		}
+		return nil, c.base == "nix-shell"
+	}
+	return nil, false
 }
