@@ -54,7 +54,7 @@ func (g *shellGuard) interpreter(c *shCall) bool {
 	inline := func(code shArg, flag string) {
 		o := "`" + c.base + " " + flag + "`"
 		if code.dynamic() {
-			g.hold("The code %s runs comes from %s cannot be checked before it runs.", o, and(g.argSource(code).desc))
+			g.hold("The code %s runs comes from %s cannot be checked before it runs.", o, and(g.argSource(code).text()))
 		}
 		g.scanCode(child, lang, code.val, o, true)
 	}
@@ -135,7 +135,7 @@ func (g *shellGuard) interpreter(c *shCall) bool {
 				dyn = cd
 			}
 		}
-		inline(shArg{val: strings.Join(parts, "\n"), raw: dyn.raw, lost: dyn.lost}, codeFlag)
+		inline(shArg{val: strings.Join(parts, "\n"), raw: dyn.rawText(), lost: dyn.lost}, codeFlag)
 		return true
 	}
 	if lang == "js" && c.base == "deno" && i < len(args) {
@@ -159,12 +159,12 @@ func (g *shellGuard) interpreter(c *shCall) bool {
 	}
 	text, ok := g.inputText(c.env.stdin)
 	if !ok {
-		g.hold("The code %s runs comes from %s cannot be checked before it runs.", origin, and(c.env.stdin.desc))
+		g.hold("The code %s runs comes from %s cannot be checked before it runs.", origin, and(c.env.stdin.what()))
 		return true
 	}
 	if hasMarker(text) {
 		s, _ := g.sourceOf(text)
-		g.hold("The code %s runs comes from %s cannot be checked before it runs.", origin, and(s.desc))
+		g.hold("The code %s runs comes from %s cannot be checked before it runs.", origin, and(s.text()))
 	}
 	g.scanCode(child, lang, text, origin+" (from its input)", c.env.stdin.set)
 	return true
@@ -270,32 +270,6 @@ var dangerousNames = map[string]bool{
 	"exec": true, "rmSync": true, "rm_rf": true, "fork": true, "kill": true, "shell_exec": true, "passthru": true,
 	"Popen": true, "check_output": true, "check_call": true, "getoutput": true, "__import__": true,
 }
-
-var pyFromImport = regexp.MustCompile(`from\s+(os|shutil|subprocess|pty|commands)\s+import\s+\(?([\w\s,]+)\)?`)
-
-// pyAliases rewrites calls of functions imported under another name (from
-// os import system as run) to their full names, for the call patterns.
-func pyAliases(code string) string {
-	for _, m := range pyFromImport.FindAllStringSubmatch(code, -1) {
-		for _, item := range strings.Split(m[2], ",") {
-			f := strings.Fields(item)
-			if len(f) == 0 {
-				continue
-			}
-			name, alias := f[0], f[0]
-			if len(f) == 3 && f[1] == "as" {
-				alias = f[2]
-			}
-			if !syntaxName.MatchString(alias) {
-				continue
-			}
-			code = regexp.MustCompile(`\b`+regexp.QuoteMeta(alias)+`\s*\(`).ReplaceAllString(code, m[1]+"."+name+"(")
-		}
-	}
-	return code
-}
-
-var syntaxName = regexp.MustCompile(`^[A-Za-z_]\w*$`)
 
 // scanCode checks a program in lang. strict code (given inline) is held
 // when it runs commands or deletes paths built at run time; a script file
@@ -439,7 +413,7 @@ func (g *shellGuard) scanCode(st *shState, lang, code, origin string, strict boo
 				for i, v := range vals {
 					words[i] = known(v)
 				}
-				g.command(nil, st.clone(), words, what)
+				g.command(nil, st.clone(), words, &srcText{text: what})
 			case "rmtree", "remove":
 				if !ok || len(vals) == 0 {
 					if strings.TrimSpace(argText) != "" && cc.kind == "rmtree" {
@@ -491,173 +465,4 @@ func (g *shellGuard) scanPwsh(st *shState, code, origin string) {
 			}
 		}
 	}
-}
-
-// callArgs returns the argument text of a call whose arguments start at i:
-// up to the matching parenthesis, or (without one) to the end of the
-// statement.
-func callArgs(code string, i int, paren bool) string {
-	depth := 0
-	if paren {
-		depth = 1
-	}
-	var quote byte
-	for j := i; j < len(code); j++ {
-		ch := code[j]
-		switch {
-		case quote != 0:
-			if ch == '\\' {
-				j++
-			} else if ch == quote {
-				quote = 0
-			}
-		case ch == '\'' || ch == '"' || ch == '`':
-			quote = ch
-		case ch == '(' || ch == '[' || ch == '{':
-			depth++
-		case ch == ')' || ch == ']' || ch == '}':
-			depth--
-			if depth == 0 && paren || depth < 0 {
-				return code[i:j]
-			}
-		case !paren && depth == 0 && (ch == ';' || ch == '\n'):
-			return code[i:j]
-		}
-	}
-	return code[i:]
-}
-
-// evalArgs evaluates the leading string arguments of a call: literals,
-// their concatenations, home-folder lookups, and lists of literals. ok is
-// false when the first argument is anything else.
-func (g *shellGuard) evalArgs(lang, text string) ([]string, bool) {
-	parts := splitTop(text, ',')
-	if len(parts) == 0 || strings.TrimSpace(parts[0]) == "" {
-		return nil, false
-	}
-	var out []string
-	for i, p := range parts {
-		p = strings.TrimSpace(p)
-		if strings.HasPrefix(p, "[") && strings.HasSuffix(p, "]") || lang == "ruby" && strings.HasPrefix(p, "%w") {
-			inner := strings.TrimSuffix(strings.TrimPrefix(strings.TrimPrefix(p, "%w"), "["), "]")
-			elems := splitTop(inner, ',')
-			if lang == "ruby" && strings.HasPrefix(p, "%w") {
-				elems = strings.Fields(strings.Trim(inner, "()"))
-				for j := range elems {
-					elems[j] = "'" + elems[j] + "'"
-				}
-			}
-			for _, e := range elems {
-				v, ok := g.evalString(lang, strings.TrimSpace(e))
-				if !ok {
-					return nil, false
-				}
-				out = append(out, v)
-			}
-			continue
-		}
-		v, ok := g.evalString(lang, p)
-		if !ok {
-			if i == 0 {
-				return nil, false
-			}
-			break
-		}
-		out = append(out, v)
-	}
-	return out, len(out) > 0
-}
-
-// evalString evaluates a string expression made of literals, + or .
-// concatenations and the usual ways of naming the home folder.
-func (g *shellGuard) evalString(lang, expr string) (string, bool) {
-	sep := byte('+')
-	if lang == "perl" || lang == "php" {
-		sep = '.'
-	}
-	var b strings.Builder
-	for _, term := range splitTop(expr, sep) {
-		t := strings.TrimSpace(term)
-		for len(t) > 1 && strings.ContainsRune("rRbBuU", rune(t[0])) && (t[1] == '\'' || t[1] == '"' || strings.ContainsRune("rRbB", rune(t[1])) && len(t) > 2 && (t[2] == '\'' || t[2] == '"')) {
-			t = t[1:]
-		}
-		switch {
-		case len(t) >= 6 && (strings.HasPrefix(t, `'''`) && strings.HasSuffix(t, `'''`) || strings.HasPrefix(t, `"""`) && strings.HasSuffix(t, `"""`)):
-			b.WriteString(t[3 : len(t)-3])
-		case len(t) >= 2 && (t[0] == '\'' || t[0] == '"' || lang == "js" && t[0] == '`'):
-			// One literal, or several side by side (Python and awk join them).
-			lits := stringLitRe.FindAllStringIndex(t, -1)
-			if lang == "js" && t[0] == '`' {
-				lits = [][]int{{0, len(t)}}
-			}
-			end := 0
-			for _, l := range lits {
-				if strings.TrimSpace(t[end:l[0]]) != "" {
-					return "", false
-				}
-				lit := t[l[0]:l[1]]
-				body := lit[1 : len(lit)-1]
-				if (lit[0] == '"' && (lang == "perl" || lang == "php" || lang == "ruby") && (strings.Contains(body, "$") || strings.Contains(body, "#{") || strings.Contains(body, "@"))) || (lit[0] == '`' && strings.Contains(body, "${")) || (lang == "python" && strings.ContainsAny(body, "{}") && strings.HasPrefix(strings.TrimSpace(term), "f")) {
-					return "", false
-				}
-				b.WriteString(unquoteCode(lit))
-				end = l[1]
-			}
-			if strings.TrimSpace(t[end:]) != "" || len(lits) == 0 {
-				return "", false
-			}
-		case g.home != "" && regexp.MustCompile(`^(os\.path\.expanduser\(\s*['"]~['"]\s*\)|(pathlib\.)?Path\.home\(\)|os\.environ\[\s*['"]HOME['"]\s*\]|os\.getenv\(\s*['"]HOME['"]\s*\)|(require\(['"]os['"]\)|os)\.homedir\(\)|process\.env\.HOME|\$ENV\{\s*['"]?HOME['"]?\s*\}|ENV\[\s*['"]HOME['"]\s*\]|Dir\.home|getenv\(\s*['"]HOME['"]\s*\)|\$_SERVER\[\s*['"]HOME['"]\s*\])$`).MatchString(t):
-			b.WriteString(g.home)
-		case regexp.MustCompile(`^(os\.path\.expanduser|(pathlib\.)?Path|File\.expand_path|path\.resolve)\(\s*(['"][^'"]*['"])\s*\)$`).MatchString(t):
-			m := regexp.MustCompile(`['"]([^'"]*)['"]`).FindStringSubmatch(t)
-			v := m[1]
-			if strings.HasPrefix(v, "~") && g.home != "" {
-				v = g.home + v[1:]
-			}
-			b.WriteString(v)
-		default:
-			return "", false
-		}
-	}
-	return b.String(), true
-}
-
-// unquoteCode removes the quotes of a string literal and its common escapes.
-func unquoteCode(lit string) string {
-	if len(lit) < 2 {
-		return lit
-	}
-	body := lit[1 : len(lit)-1]
-	if lit[0] == '\'' {
-		return strings.NewReplacer(`\'`, `'`, `\\`, `\`).Replace(body)
-	}
-	return strings.NewReplacer(`\"`, `"`, `\\`, `\`, `\n`, "\n", `\t`, "\t", `\$`, `$`, "\\`", "`").Replace(body)
-}
-
-// splitTop splits s at sep outside quotes and brackets.
-func splitTop(s string, sep byte) []string {
-	var out []string
-	depth, start := 0, 0
-	var quote byte
-	for i := 0; i < len(s); i++ {
-		ch := s[i]
-		switch {
-		case quote != 0:
-			if ch == '\\' {
-				i++
-			} else if ch == quote {
-				quote = 0
-			}
-		case ch == '\'' || ch == '"' || ch == '`':
-			quote = ch
-		case ch == '(' || ch == '[' || ch == '{':
-			depth++
-		case ch == ')' || ch == ']' || ch == '}':
-			depth--
-		case ch == sep && depth == 0:
-			out = append(out, s[start:i])
-			start = i + 1
-		}
-	}
-	return append(out, s[start:])
 }

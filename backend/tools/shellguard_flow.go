@@ -28,7 +28,7 @@ func (g *shellGuard) pipeline(st *shState, b *syntax.BinaryCmd) {
 	for _, s := range stages {
 		c := st.clone()
 		if prev != nil {
-			c.stdin = input{set: true, producer: prev, pst: prevState, desc: "`" + clip(g.print(prev), 60) + "`"}
+			c.stdin = input{set: true, producer: prev, pst: prevState}
 			c.stdin.under, c.stdin.all, c.stdin.nul = g.findOutput(prevState, prev)
 		}
 		prevState = c.clone()
@@ -78,7 +78,7 @@ func (g *shellGuard) inputText(in input) (string, bool) {
 // fileInput is the input of `cmd < file`.
 func (g *shellGuard) fileInput(st *shState, a shArg) input {
 	if a.dynamic() {
-		return input{set: true, desc: "the file `" + a.raw + "`, whose name comes from " + g.argSource(a).desc}
+		return input{set: true, desc: "the file `" + a.rawText() + "`, whose name comes from " + g.argSource(a).text()}
 	}
 	switch a.val {
 	case "/dev/null":
@@ -170,7 +170,7 @@ done:
 		src := source{desc: "`xargs`"}
 		if in.nul && mode == "nul" {
 			src.under, src.all = in.under, in.all
-			src.desc = "`xargs` (the paths " + in.desc + " finds)"
+			src.desc = "`xargs` (the paths " + in.what() + " finds)"
 		}
 		items = []string{g.unknown(src)}
 	}

@@ -338,7 +338,7 @@ func (g *shellGuard) judgeUnder(s source) judged {
 	}
 	switch c {
 	case classCritical:
-		return judged{class: classUnknown, src: source{desc: s.desc + ", which may be any file under " + what}}
+		return judged{class: classUnknown, src: source{desc: s.text() + ", which may be any file under " + what}}
 	case classWorkspace:
 		return judged{class: classInside, what: "files in the workspace"}
 	}
@@ -418,7 +418,7 @@ func isSysrq(p string) bool {
 func (g *shellGuard) checkWrite(st *shState, a shArg, how string) {
 	if a.dynamic() {
 		if j := g.judge(st, a); j.class == classCritical {
-			g.deny("Refused: %s %s would overwrite %s.", how, a.raw, j.what)
+			g.deny("Refused: %s %s would overwrite %s.", how, a.rawText(), j.what)
 		}
 		return
 	}

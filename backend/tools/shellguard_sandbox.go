@@ -64,8 +64,7 @@ func (g *shellGuard) substOutput(st *shState, cs *syntax.CmdSubst) string {
 // sandbox runs stmts in the sandbox with st's variables, functions and
 // folder, and returns their output, with markers for what is unknown.
 func (g *shellGuard) sandbox(st *shState, stmts []*syntax.Stmt, stdin input) string {
-	desc := "the output of `" + clip(g.printStmts(stmts), 60) + "`"
-	unknownOut := func() string { return g.unknown(source{desc: desc}) }
+	unknownOut := func() string { return g.unknown(source{output: stmts}) }
 	if len(stmts) == 0 {
 		return ""
 	}
@@ -108,10 +107,10 @@ func (g *shellGuard) sandbox(st *shState, stmts []*syntax.Stmt, stdin input) str
 	if stdin.set {
 		text, ok := g.inputText(stdin)
 		if !ok {
-			text = g.unknown(source{desc: stdin.desc})
+			text = g.unknown(source{desc: stdin.what()})
 		}
 		if len(text) > maxSandboxInput {
-			text = text[:maxSandboxInput] + g.unknown(source{desc: "the rest of " + stdin.desc})
+			text = text[:maxSandboxInput] + g.unknown(source{desc: "the rest of " + stdin.what()})
 		}
 		pr, pw, err := os.Pipe()
 		if err != nil {
@@ -190,14 +189,6 @@ func fixLiterals(stmts []*syntax.Stmt) {
 			return true
 		})
 	}
-}
-
-func (g *shellGuard) printStmts(stmts []*syntax.Stmt) string {
-	parts := make([]string, 0, len(stmts))
-	for _, s := range stmts {
-		parts = append(parts, g.print(s))
-	}
-	return strings.Join(parts, "; ")
 }
 
 // capped is a buffer that keeps at most max bytes. Background jobs of the

@@ -29,12 +29,27 @@ const (
 type source struct {
 	// desc names it in messages: "`xargs`", "the command substitution `$(cat list)`".
 	desc string
+	// output, when set, is the code whose output the value is: desc is
+	// then "the output of `…`", printed only when a message needs it.
+	output []*syntax.Stmt
 	// under, when set, is an absolute folder every value is known to lie
 	// in (the files find selects).
 	under string
 	// all reports, with under, that the values may be everything under it
 	// (find without a selecting test).
 	all bool
+}
+
+// text names the source in messages.
+func (s source) text() string {
+	if s.desc == "" && len(s.output) > 0 {
+		parts := make([]string, 0, len(s.output))
+		for _, st := range s.output {
+			parts = append(parts, printNode(st))
+		}
+		return "the output of `" + clip(strings.Join(parts, "; "), 60) + "`"
+	}
+	return s.desc
 }
 
 // unknown returns a new marker for src.
@@ -120,6 +135,17 @@ type input struct {
 	nul   bool
 	under string
 	all   bool
+}
+
+// what names where the input comes from, for messages.
+func (in input) what() string {
+	if in.desc == "" && in.producer != nil {
+		return "`" + clip(printNode(in.producer), 60) + "`"
+	}
+	if in.desc == "" {
+		return "its input"
+	}
+	return in.desc
 }
 
 // fileNote is what the guard knows of a file the script writes.

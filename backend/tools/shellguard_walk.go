@@ -4,20 +4,11 @@ import (
 	"fmt"
 	"path"
 	"reflect"
-	"slices"
 	"strings"
 
 	"mvdan.cc/sh/v3/expand"
 	"mvdan.cc/sh/v3/syntax"
 )
-
-// funcDecl is a function the script defines.
-type funcDecl struct {
-	name   string
-	body   *syntax.Stmt
-	st     *shState
-	called bool
-}
 
 // maxLoopValues bounds the values of a for loop walked one by one.
 const maxLoopValues = 16
@@ -116,7 +107,9 @@ func (g *shellGuard) andOr(st *shState, b *syntax.BinaryCmd) (*shState, []*shSta
 	if inner, ok := b.X.Cmd.(*syntax.BinaryCmd); ok && (inner.Op == syntax.AndStmt || inner.Op == syntax.OrStmt) && len(b.X.Redirs) == 0 && !b.X.Background && !b.X.Negated {
 		cur, others = g.andOr(st, inner)
 	} else {
-		cur = st.clone()
+		// The chain's first command runs in st itself: the caller replaces
+		// st with the merge of the paths anyway.
+		cur = st
 		g.stmt(cur, b.X)
 	}
 	if b.Op == syntax.AndStmt {
@@ -355,7 +348,7 @@ func (g *shellGuard) redirect(st *shState, r *syntax.Redirect) {
 			a := g.literal(st, r.Word)
 			st.stdin = input{set: true, known: !a.dynamic(), text: a.val + "\n", desc: "a here-string"}
 			if a.dynamic() {
-				st.stdin.desc = g.argSource(a).desc
+				st.stdin.desc = g.argSource(a).text()
 			}
 		}
 		return
@@ -460,311 +453,5 @@ func (g *shellGuard) callExpr(st *shState, s *syntax.Stmt, call *syntax.CallExpr
 		g.assigns(env, call.Assigns, true)
 		g.checkEnvAssigns(env, call.Assigns)
 	}
-	g.command(st, env, args, g.print(call))
-}
-
-// assigns applies NAME=value assignments.
-func (g *shellGuard) assigns(st *shState, as []*syntax.Assign, export bool) {
-	for _, a := range as {
-		if a.Name == nil {
-			continue
-		}
-		name := a.Name.Value
-		var vr expand.Variable
-		switch {
-		case a.Array != nil:
-			vr = g.arrayValue(st, name, a)
-		case a.Index != nil:
-			cur := guardEnv{g, st}.Get(name)
-			val := g.literal(st, a.Value)
-			switch cur.Kind {
-			case expand.Associative:
-				key, err := expand.Literal(g.config(st), arithWord(a.Index))
-				if err != nil || hasMarker(key) {
-					vr = g.unknownVar(name, "the array $"+name+", indexed by a value the guard cannot know")
-					break
-				}
-				cur.Map = copyMap(cur.Map)
-				cur.Map[key] = val.val
-				vr = cur
-			default:
-				i, err := expand.Arithm(g.config(st), a.Index)
-				if err != nil || i < 0 || i > 1024 {
-					vr = g.unknownVar(name, "the array $"+name+", indexed by a value the guard cannot know")
-					break
-				}
-				list := slices.Clone(cur.List)
-				if cur.Kind == expand.String && cur.Set {
-					list = []string{cur.Str}
-				}
-				for len(list) <= i {
-					list = append(list, "")
-				}
-				list[i] = val.val
-				vr = expand.Variable{Set: true, Kind: expand.Indexed, List: list}
-			}
-		default:
-			val := g.literal(st, a.Value)
-			if val.lost > 0 && !hasMarker(val.val) {
-				val.val += string(rune(markerBase + val.lost))
-			}
-			if a.Append {
-				cur := guardEnv{g, st}.Get(name)
-				if cur.Kind == expand.Indexed {
-					cur.List = append(slices.Clone(cur.List), val.val)
-					vr = cur
-					break
-				}
-				val.val = cur.Str + val.val
-			}
-			vr = expand.Variable{Set: true, Kind: expand.String, Str: val.val}
-			if cur, ok := st.vars[name]; ok && cur.Kind == expand.NameRef {
-				vr.Kind = expand.String
-			}
-		}
-		if export || st.allexport {
-			vr.Exported = true
-		}
-		st.setVar(name, vr)
-		g.specialVar(st, name, vr)
-	}
-}
-
-func arithWord(x syntax.ArithmExpr) *syntax.Word {
-	if w, ok := x.(*syntax.Word); ok {
-		return w
-	}
-	return &syntax.Word{}
-}
-
-func copyMap(m map[string]string) map[string]string {
-	out := make(map[string]string, len(m)+1)
-	for k, v := range m {
-		out[k] = v
-	}
-	return out
-}
-
-// arrayValue evaluates name=(…) and name+=(…).
-func (g *shellGuard) arrayValue(st *shState, name string, a *syntax.Assign) expand.Variable {
-	cur := guardEnv{g, st}.Get(name)
-	if cur.Kind == expand.Associative || (len(a.Array.Elems) > 0 && a.Array.Elems[0].Index != nil && !isNumericIndex(a.Array.Elems[0].Index)) {
-		m := map[string]string{}
-		if a.Append {
-			m = copyMap(cur.Map)
-		}
-		for _, e := range a.Array.Elems {
-			key := ""
-			if e.Index != nil {
-				key, _ = expand.Literal(g.config(st), arithWord(e.Index))
-			}
-			m[key] = g.literal(st, e.Value).val
-		}
-		return expand.Variable{Set: true, Kind: expand.Associative, Map: m}
-	}
-	var list []string
-	if a.Append {
-		list = slices.Clone(cur.List)
-	}
-	for _, e := range a.Array.Elems {
-		if e.Value == nil {
-			continue
-		}
-		if e.Index != nil {
-			list = append(list, g.literal(st, e.Value).val)
-			continue
-		}
-		for _, f := range g.wordFields(st, e.Value) {
-			v := f.val
-			if f.lost > 0 && !hasMarker(v) {
-				v += string(rune(markerBase + f.lost))
-			}
-			list = append(list, v)
-		}
-	}
-	return expand.Variable{Set: true, Kind: expand.Indexed, List: list}
-}
-
-func isNumericIndex(x syntax.ArithmExpr) bool {
-	w, ok := x.(*syntax.Word)
-	return !ok || w.Lit() == "" || strings.Trim(w.Lit(), "0123456789") == ""
-}
-
-// declClause handles declare, local, export, readonly, typeset, nameref.
-func (g *shellGuard) declClause(st *shState, c *syntax.DeclClause) {
-	variant := c.Variant.Value
-	export := variant == "export"
-	local := variant == "local"
-	nameref := variant == "nameref"
-	assoc, indexed := false, false
-	for _, a := range c.Args {
-		g.substs(st, a.Value)
-		g.substs(st, a.Array)
-		if a.Naked && a.Name == nil && a.Value != nil {
-			flag := g.literal(st, a.Value).val
-			if strings.HasPrefix(flag, "-") {
-				export = export || strings.Contains(flag, "x")
-				nameref = nameref || strings.Contains(flag, "n")
-				assoc = assoc || strings.Contains(flag, "A")
-				indexed = indexed || strings.Contains(flag, "a")
-				if strings.Contains(flag, "f") || strings.Contains(flag, "p") && len(c.Args) == 1 {
-					return // declare -f / -p: only prints
-				}
-			}
-			continue
-		}
-		if a.Name == nil {
-			continue
-		}
-		name := a.Name.Value
-		if local || variant == "declare" || variant == "typeset" {
-			st.declareLocal(name)
-		}
-		switch {
-		case nameref && a.Value != nil:
-			target := g.literal(st, a.Value)
-			if target.dynamic() || !syntax.ValidName(strings.SplitN(target.val, "[", 2)[0]) {
-				st.vars[name] = g.unknownVar(name, "the nameref $"+name+", whose target is not known")
-				continue
-			}
-			st.vars[name] = expand.Variable{Set: true, Kind: expand.NameRef, Str: target.val, Exported: export}
-		case a.Naked:
-			v := guardEnv{g, st}.Get(name)
-			if export {
-				v.Exported = true
-				if !v.Set {
-					v = expand.Variable{Exported: true}
-				}
-			}
-			if assoc && !v.Set {
-				v.Kind = expand.Associative
-			} else if indexed && !v.Set {
-				v.Kind = expand.Indexed
-			}
-			if local {
-				v = expand.Variable{Exported: export}
-			}
-			st.vars[name] = v
-		default:
-			if assoc && a.Array != nil {
-				st.vars[name] = expand.Variable{Kind: expand.Associative, Set: true, Map: map[string]string{}}
-			}
-			g.assigns(st, []*syntax.Assign{a}, export)
-		}
-	}
-}
-
-// specialVar handles assignments that make bash run code later: prompt and
-// trace strings, PROMPT_COMMAND, BASH_ENV and exported functions.
-func (g *shellGuard) specialVar(st *shState, name string, vr expand.Variable) {
-	if vr.Kind != expand.String {
-		return
-	}
-	switch {
-	case name == "PROMPT_COMMAND":
-		g.code(st.clone(), vr.Str, "PROMPT_COMMAND")
-	case name == "PS0" || name == "PS1" || name == "PS2" || name == "PS4":
-		// Prompts are expanded like double-quoted words: $(…) in them runs.
-		g.code(st.clone(), "echo \""+strings.ReplaceAll(vr.Str, `"`, `\"`)+"\"", "$"+name)
-	case strings.HasPrefix(name, "BASH_FUNC_") || strings.HasPrefix(strings.TrimSpace(vr.Str), "() {"):
-		g.code(st.clone(), "f "+strings.TrimSpace(vr.Str)+"; f", "the exported function "+name)
-	}
-}
-
-// funcDecl records a function and refuses fork bombs.
-func (g *shellGuard) funcDecl(st *shState, fn *syntax.FuncDecl) {
-	if fn.Name == nil || fn.Body == nil {
-		return
-	}
-	name := fn.Name.Value
-	st.funcs[name] = []*syntax.Stmt{fn.Body}
-	g.funcDecls = append(g.funcDecls, funcDecl{name: name, body: fn.Body, st: st.clone()})
-	if g.forkBomb(st, name, fn.Body, 0) {
-		g.deny("Refused: the function `%s` starts copies of itself in a pipeline or in the background (a fork bomb), which exhausts the system's processes.", name)
-	}
-}
-
-// forkBomb reports whether a function body starts two or more copies of
-// the function, or one in the background or a pipeline, directly or
-// through other functions of the script.
-func (g *shellGuard) forkBomb(st *shState, name string, body *syntax.Stmt, depth int) bool {
-	if depth > 4 {
-		return false
-	}
-	calls, spawned := 0, false
-	var visit func(n syntax.Node, async bool)
-	visit = func(n syntax.Node, async bool) {
-		syntax.Walk(n, func(m syntax.Node) bool {
-			switch m := m.(type) {
-			case *syntax.Stmt:
-				if m.Background && !async {
-					visit(m.Cmd, true)
-					return false
-				}
-			case *syntax.BinaryCmd:
-				if (m.Op == syntax.Pipe || m.Op == syntax.PipeAll) && !async {
-					visit(m.X, true)
-					visit(m.Y, true)
-					return false
-				}
-			case *syntax.CallExpr:
-				if len(m.Args) == 0 {
-					return true
-				}
-				callee := m.Args[0].Lit()
-				if callee == name {
-					calls++
-					spawned = spawned || async
-				} else if bodies := st.funcs[callee]; len(bodies) > 0 && callee != "" && depth < 4 {
-					for _, b := range bodies {
-						if b != body && g.forkBomb(st, name, b, depth+1) {
-							calls += 2
-						}
-					}
-				}
-			}
-			return true
-		})
-	}
-	visit(body, false)
-	return calls >= 2 || spawned
-}
-
-// callFunc walks a function body called with args, in the caller's state
-// (functions share the shell's variables), restoring local variables and
-// positional parameters afterwards.
-func (g *shellGuard) callFunc(st *shState, name string, args []shArg) {
-	for i := range g.funcDecls {
-		if g.funcDecls[i].name == name {
-			g.funcDecls[i].called = true
-		}
-	}
-	for _, body := range st.funcs[name] {
-		if g.calling[body] > 0 {
-			continue
-		}
-		g.calling[body]++
-		oldParams := st.params
-		st.params = make([]string, 0, len(args))
-		for _, a := range args {
-			v := a.val
-			if a.lost > 0 && !hasMarker(v) {
-				v += string(rune(markerBase + a.lost))
-			}
-			st.params = append(st.params, v)
-		}
-		st.locals = append(st.locals, map[string]*expand.Variable{})
-		g.stmt(st, body)
-		top := st.locals[len(st.locals)-1]
-		st.locals = st.locals[:len(st.locals)-1]
-		for k, v := range top {
-			if v == nil {
-				delete(st.vars, k)
-			} else {
-				st.vars[k] = *v
-			}
-		}
-		st.params = oldParams
-		g.calling[body]--
-	}
+	g.command(st, env, args, &srcText{node: call})
 }

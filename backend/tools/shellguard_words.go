@@ -19,8 +19,10 @@ import (
 type shArg struct {
 	// val is the field's value; unknown parts are markers (see unknown).
 	val string
-	// raw is the word it came from, as written, for messages.
-	raw string
+	// raw is the word it came from, as written, for messages; word, when
+	// set, is that word, printed only when a message needs it.
+	raw  string
+	word *syntax.Word
 	// lost, when >0, is the source of an unknown value an expansion
 	// (${x:1}, ${#x}) consumed, so that val shows no marker but is unknown.
 	lost int
@@ -28,6 +30,14 @@ type shArg struct {
 	// it matched nothing here (bash then passes the pattern itself).
 	glob      string
 	unmatched bool
+}
+
+// rawText is the word a field came from, as written.
+func (a shArg) rawText() string {
+	if a.raw == "" && a.word != nil {
+		return wordText(a.word)
+	}
+	return a.raw
 }
 
 // dynamic reports whether the field's value is not known before running.
@@ -131,19 +141,20 @@ func (g *shellGuard) fields(st *shState, words []*syntax.Word) []shArg {
 }
 
 func (g *shellGuard) wordFields(st *shState, w *syntax.Word) []shArg {
-	raw := g.wordText(w)
+	raw := w.Lit() // the printed word only when needed (see rawText)
 	if n := braceCount(w); n > maxBraceFields {
-		desc := fmt.Sprintf("the brace expansion `%s`, which makes %d words or more", clip(raw, 60), maxBraceFields)
-		return []shArg{{val: g.unknown(source{desc: desc}), raw: raw}}
+		raw = g.wordText(w)
+		desc := fmt.Sprintf("the brace expansion `%s`, which makes %d words or more", clip(g.wordText(w), 60), maxBraceFields)
+		return []shArg{{val: g.unknown(source{desc: desc}), raw: raw, word: w}}
 	}
 	cfg := g.config(st)
 	vals, err := expand.Fields(cfg, w)
 	if err != nil {
-		desc := fmt.Sprintf("`%s`, which the guard could not expand (%v)", clip(raw, 60), err)
+		desc := fmt.Sprintf("`%s`, which the guard could not expand (%v)", clip(g.wordText(w), 60), err)
 		if errors.Is(err, errDirBudget) {
-			desc = fmt.Sprintf("the glob `%s`, which matches too many files to check", clip(raw, 60))
+			desc = fmt.Sprintf("the glob `%s`, which matches too many files to check", clip(g.wordText(w), 60))
 		}
-		return []shArg{{val: g.unknown(source{desc: desc}), raw: raw}}
+		return []shArg{{val: g.unknown(source{desc: desc}), raw: raw, word: w}}
 	}
 	lost := g.lostTaint(st, w)
 	pattern, isGlob := "", false
@@ -154,13 +165,13 @@ func (g *shellGuard) wordFields(st *shState, w *syntax.Word) []shArg {
 		if pats, err := expand.Fields(&plain, w); err == nil && len(pats) > 0 {
 			pattern, isGlob = pats[0], true
 			if st.cwd == "" && !strings.HasPrefix(pattern, "/") {
-				desc := fmt.Sprintf("the glob `%s` in a folder the guard cannot follow (%s)", clip(raw, 60), st.cwdWhy)
-				return []shArg{{val: g.unknown(source{desc: desc}), raw: raw, glob: pattern}}
+				desc := fmt.Sprintf("the glob `%s` in a folder the guard cannot follow (%s)", clip(g.wordText(w), 60), st.cwdWhy)
+				return []shArg{{val: g.unknown(source{desc: desc}), raw: raw, word: w, glob: pattern}}
 			}
 			if slices.Equal(vals, pats) {
 				out := make([]shArg, len(vals))
 				for i, v := range vals {
-					out[i] = shArg{val: v, raw: raw, lost: lost, glob: v, unmatched: true}
+					out[i] = shArg{val: v, raw: raw, word: w, lost: lost, glob: v, unmatched: true}
 				}
 				return out
 			}
@@ -168,7 +179,7 @@ func (g *shellGuard) wordFields(st *shState, w *syntax.Word) []shArg {
 	}
 	out := make([]shArg, len(vals))
 	for i, v := range vals {
-		out[i] = shArg{val: v, raw: raw, lost: lost}
+		out[i] = shArg{val: v, raw: raw, word: w, lost: lost}
 		if isGlob {
 			out[i].glob = pattern
 		}
@@ -457,8 +468,8 @@ func display(ws []shArg) string {
 		var part string
 		v := shown(w.val)
 		switch {
-		case w.dynamic() && w.raw != "":
-			part = w.raw
+		case w.dynamic() && w.rawText() != "":
+			part = w.rawText()
 		case v == "" || strings.ContainsAny(v, " \t\n'\"$`\\"):
 			part = strconv.Quote(v)
 		default:
