@@ -143,8 +143,9 @@ type shellGuard struct {
 	configs   map[*shState]*expand.Config
 	printer   *syntax.Printer
 	parser    *syntax.Parser
-	traps     []string // trap handlers, walked at the end
-	collect   bool     // record every command checked, for ResolvedCommands
+	codeVars  map[string]string // NAME = "literal" in the interpreter code being scanned
+	traps     []string          // trap handlers, walked at the end
+	collect   bool              // record every command checked, for ResolvedCommands
 	collected [][]string
 }
 

@@ -105,7 +105,7 @@ func (g *shellGuard) interpreter(c *shCall) bool {
 				codes, codeFlag = append(codes, known(decodePwsh(args[i+1].val))), v
 			}
 			i = len(args)
-		case (lang == "perl" || lang == "ruby") && !strings.HasPrefix(v, "--") && strings.HasSuffix(v, "e") || lang == "perl" && strings.HasSuffix(v, "E") && !strings.HasPrefix(v, "--"):
+		case (lang == "perl" || lang == "ruby") && inlineFlag.MatchString(v):
 			if i+1 < len(args) {
 				codes, codeFlag = append(codes, args[i+1]), v
 			}
@@ -169,6 +169,10 @@ func (g *shellGuard) interpreter(c *shCall) bool {
 	g.scanCode(child, lang, text, origin+" (from its input)", c.env.stdin.set)
 	return true
 }
+
+// inlineFlag matches perl's and ruby's switch clusters ending in -e/-E
+// (-e, -ne, -lpe), not module options such as -MFile::Path=rmtree.
+var inlineFlag = regexp.MustCompile(`^-[0aclnpsStTuUwWxX]*[eE]$`)
 
 // decodePwsh decodes PowerShell's -EncodedCommand (base64 of UTF-16LE).
 func decodePwsh(s string) string {
@@ -295,6 +299,7 @@ func (g *shellGuard) scanCode(st *shState, lang, code, origin string, strict boo
 	if lang == "python" {
 		code = pyAliases(code)
 	}
+	g.codeVars = codeAssignments(code)
 	if strict && (lang == "python" || lang == "js" || lang == "ruby" || lang == "perl" || lang == "php") {
 		for _, lit := range stringLitRe.FindAllString(code, -1) {
 			if dangerousNames[lit[1:len(lit)-1]] {
@@ -416,7 +421,7 @@ func (g *shellGuard) scanCode(st *shState, lang, code, origin string, strict boo
 				g.command(nil, st.clone(), words, &srcText{text: what})
 			case "rmtree", "remove":
 				if !ok || len(vals) == 0 {
-					if strings.TrimSpace(argText) != "" && cc.kind == "rmtree" {
+					if strings.TrimSpace(argText) != "" && (cc.kind == "rmtree" || strict) {
 						unknown("The folders %s deletes are computed when it runs and cannot be checked before it runs.", what)
 					}
 					continue

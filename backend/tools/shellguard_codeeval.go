@@ -8,11 +8,16 @@ import (
 // This file reads the arguments of calls in interpreter code: string
 // literals, their concatenations and the usual names of the home folder.
 
+var pyImportAs = regexp.MustCompile(`\bimport\s+(os|shutil|subprocess|pty|pathlib)\s+as\s+([A-Za-z_]\w*)`)
+
 var pyFromImport = regexp.MustCompile(`from\s+(os|shutil|subprocess|pty|commands)\s+import\s+\(?([\w\s,]+)\)?`)
 
 // pyAliases rewrites calls of functions imported under another name (from
 // os import system as run) to their full names, for the call patterns.
 func pyAliases(code string) string {
+	for _, m := range pyImportAs.FindAllStringSubmatch(code, -1) {
+		code = regexp.MustCompile(`\b`+regexp.QuoteMeta(m[2])+`\.`).ReplaceAllString(code, m[1]+".")
+	}
 	for _, m := range pyFromImport.FindAllStringSubmatch(code, -1) {
 		for _, item := range strings.Split(m[2], ",") {
 			f := strings.Fields(item)
@@ -157,10 +162,33 @@ func (g *shellGuard) evalString(lang, expr string) (string, bool) {
 			}
 			b.WriteString(v)
 		default:
+			if v, ok := g.codeVars[strings.TrimPrefix(t, "$")]; ok {
+				b.WriteString(v)
+				continue
+			}
 			return "", false
 		}
 	}
 	return b.String(), true
+}
+
+var codeAssignRe = regexp.MustCompile(`(?m)(?:^|[;{(\s])(?:my\s+|local\s+|const\s+|let\s+|var\s+)?\$?([A-Za-z_]\w*)\s*=\s*('(?:[^'\\\n]|\\.)*'|"(?:[^"\\\n]|\\.)*")\s*(?:;|$|\n|\})`)
+
+// codeAssignments collects NAME = "literal" assignments of interpreter
+// code (assigned once), so that system(cmd) is judged by cmd's value.
+func codeAssignments(code string) map[string]string {
+	out := map[string]string{}
+	count := map[string]int{}
+	for _, m := range codeAssignRe.FindAllStringSubmatch(code, 64) {
+		count[m[1]]++
+		out[m[1]] = unquoteCode(m[2])
+	}
+	for k, n := range count {
+		if n > 1 {
+			delete(out, k) // assigned more than once: not followed
+		}
+	}
+	return out
 }
 
 // unquoteCode removes the quotes of a string literal and its common escapes.

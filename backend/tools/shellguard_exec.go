@@ -303,6 +303,10 @@ func (g *shellGuard) checkSource(st *shState, text, lang, origin string) {
 		g.code(st, text, origin)
 		return
 	}
+	if hasMarker(text) {
+		s, _ := g.sourceOf(text)
+		g.hold("The code %s runs comes from %s cannot be checked before it runs.", origin, and(s.text()))
+	}
 	g.scanCode(st, lang, text, origin, false)
 }
 

@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 
+	"mvdan.cc/sh/v3/expand"
 	"mvdan.cc/sh/v3/syntax"
 )
 
@@ -371,8 +372,13 @@ func (g *shellGuard) ssh(c *shCall) {
 		return
 	}
 	remote := c.env.child()
-	remote.remote, remote.cwd, remote.cwdWhy = true, "", "the command runs on another machine"
+	remote.remote, remote.cwd, remote.cwdWhy = true, g.home, "the command runs on another machine"
 	remote.inherit = false
+	if g.home != "" {
+		// Judged as if the other machine were laid out like this one: ~ is
+		// the home folder there too.
+		remote.vars["HOME"] = expand.Variable{Set: true, Exported: true, Kind: expand.String, Str: g.home}
+	}
 	g.code(remote, joinArgs(args[1:]), "`ssh "+args[0].val+"`")
 }
 

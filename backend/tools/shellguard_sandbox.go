@@ -395,6 +395,52 @@ func (g *shellGuard) emulate(hc interp.HandlerContext, args []string) (string, b
 		return b.String(), true
 	case "true":
 		return "", true
+	case "ls":
+		// ls [-1aA] [folders]: the names, one per line, as a pipe gets them.
+		all, almost := false, false
+		for _, a := range rest {
+			switch {
+			case a == "-a" || a == "--all":
+				all = true
+			case a == "-A" || a == "--almost-all":
+				almost = true
+			case a == "-1":
+			case strings.HasPrefix(a, "-"):
+				return "", false
+			}
+		}
+		if len(files) == 0 {
+			files = []string{"."}
+		}
+		var b strings.Builder
+		for _, f := range files {
+			dir := f
+			if !filepath.IsAbs(dir) {
+				dir = filepath.Join(hc.Dir, dir)
+			}
+			if filepath.Clean(dir) == g.wsDir {
+				// Everything in the workspace, one by one, is the
+				// workspace: keep it unknown, as rm -rf * there is held.
+				return "", false
+			}
+			entries, err := g.readDir(dir)
+			if err != nil {
+				return "", false
+			}
+			if len(files) > 1 {
+				fmt.Fprintf(&b, "%s:\n", f)
+			}
+			if all {
+				b.WriteString(".\n..\n")
+			}
+			for _, e := range entries {
+				if strings.HasPrefix(e.Name(), ".") && !all && !almost {
+					continue
+				}
+				b.WriteString(e.Name() + "\n")
+			}
+		}
+		return b.String(), true
 	case "git":
 		if len(rest) == 2 && rest[0] == "rev-parse" && rest[1] == "--show-toplevel" {
 			for d := hc.Dir; ; d = filepath.Dir(d) {
