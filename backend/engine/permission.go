@@ -125,7 +125,8 @@ func decide(mode Mode, info tools.Info, params map[string]any, rules []config.Ru
 
 // matchDeny finds a deny rule that covers the call. A Bash deny rule covers
 // a script when any command in it (as written, or as the shell guard sees
-// it run after wrappers and nested code) starts with the rule's words.
+// it run after wrappers and nested code) starts with the rule's words,
+// whether or not the rule ends in ":*".
 func matchDeny(rules []config.Rule, tool string, params map[string]any, wsDir string) (config.Rule, bool) {
 	var words [][]string
 	for _, r := range rules {
@@ -142,6 +143,9 @@ func matchDeny(rules []config.Rule, tool string, params map[string]any, wsDir st
 		if err != nil {
 			continue
 		}
+		// Allow rules say exactly what they allow; a deny rule errs the
+		// other way: Bash(curl) refuses curl with any arguments.
+		br.Prefix = true
 		if words == nil {
 			words = bashWords(tools.String(params, "command", ""), wsDir)
 		}

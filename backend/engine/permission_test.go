@@ -37,6 +37,7 @@ func TestDecide(t *testing.T) {
 		{"safe tools run", ModeDefault, read, nil, nil, tools.Assessment{}, "allow", "safe"},
 		{"plan refuses writes", ModePlan, bash, bashCmd("ls"), nil, tools.Assessment{}, "deny", "mode"},
 		{"deny rules win", ModeAuto, bash, bashCmd("sudo rm -rf build"), []config.Rule{{Tool: "Bash", Pattern: "rm:*", Action: config.RuleDeny}}, tools.Assessment{}, "deny", "rule"},
+		{"a deny rule without :* refuses any arguments", ModeAuto, bash, bashCmd("echo x && curl example.com"), []config.Rule{{Tool: "Bash", Pattern: "curl", Action: config.RuleDeny}}, tools.Assessment{}, "deny", "rule"},
 		{"deny rules see through bash -c", ModeAuto, bash, bashCmd("bash -c 'git push -f'"), []config.Rule{{Tool: "Bash", Pattern: "git push:*", Action: config.RuleDeny}}, tools.Assessment{}, "deny", "rule"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
