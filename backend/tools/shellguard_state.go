@@ -368,9 +368,6 @@ func (g *shellGuard) envVar(st *shState, name string) expand.Variable {
 			if v, ok := os.LookupEnv(name); ok && !st.remote {
 				return str(v)
 			}
-			if name == "TMPDIR" {
-				break
-			}
 			return expand.Variable{}
 		}
 	}
