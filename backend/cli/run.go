@@ -232,6 +232,11 @@ func cliApprover(yes bool, stderr io.Writer) api.Approver {
 			fmt.Fprintf(stderr, "[approved by --yes] %s %s\n", oneLine(req.Tool), oneLine(cutArgs(req.Arguments)))
 			return api.ApprovalAnswer{Decision: api.AllowOnce}, nil
 		}
+		if req.Hold != "" {
+			// The shell guard asks in every mode: say why, and that --yes allows it.
+			fmt.Fprintf(stderr, "[denied] %s %s: %s Rerun with --yes to allow it.\n", oneLine(req.Tool), oneLine(cutArgs(req.Arguments)), oneLine(req.Hold))
+			return api.ApprovalAnswer{Decision: api.Deny, Reason: "this is a non-interactive run, and this command needs the user's approval in every mode"}, nil
+		}
 		fmt.Fprintf(stderr, "[denied] %s %s: needs approval; rerun with --yes, use --mode acceptEdits/auto, or add an allow rule\n", oneLine(req.Tool), oneLine(cutArgs(req.Arguments)))
 		return api.ApprovalAnswer{Decision: api.Deny, Reason: "this is a non-interactive run and the call was not pre-approved (no --yes flag or allow rule); do without it or explain what you would need"}, nil
 	})
