@@ -95,14 +95,21 @@ func resolveSearchRoot(ws *Workspace, p string) (searchRoot, error) {
 		if real, err = ws.Abs(name); err != nil {
 			return searchRoot{}, notFound(err)
 		}
-		if r.ref, err = ws.Abs("."); err != nil {
+		base := "."
+		if filepath.IsAbs(name) { // in one of the workspace's extra folders
+			base, r.outside = ws.rootDir(name), true
+		}
+		if r.ref, err = ws.Abs(base); err != nil {
 			return searchRoot{}, err
 		}
-		if r.fsys, err = ws.FS("."); err != nil {
+		if r.fsys, err = ws.FS(base); err != nil {
 			return searchRoot{}, err
 		}
 		r.confined = true
 		r.root = ws.root
+		if base != "." {
+			r.root, _, _ = ws.rootFor(base)
+		}
 	} else {
 		if real, err = filepath.EvalSymlinks(name); err != nil {
 			return searchRoot{}, notFound(err)

@@ -9,6 +9,7 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"regexp"
 	"regexp/syntax"
 	"slices"
@@ -125,7 +126,14 @@ func verifyRg(req *grepRequest) {
 	if !req.root.confined {
 		return
 	}
-	req.out.verify(func(path string) (io.ReadCloser, error) { return req.root.openFile(path) })
+	req.out.verify(func(path string) (io.ReadCloser, error) {
+		if req.root.outside { // an extra folder of the workspace: paths are shown absolute
+			if rel, err := filepath.Rel(req.root.ref, path); err == nil {
+				path = filepath.ToSlash(rel)
+			}
+		}
+		return req.root.openFile(path)
+	})
 }
 
 // parseRg reads "path NUL line:text" records. ripgrep writes each file's

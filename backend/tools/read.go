@@ -205,7 +205,7 @@ func openError(shown, doing string, err error) Result {
 // statError turns a file-system error into a result the model can act on.
 func statError(shown string, err error) Result {
 	switch {
-	case errors.Is(err, ErrOutsideWorkspace):
+	case errors.Is(err, ErrOutsideWorkspace), errors.Is(err, ErrWriteRefused):
 		return Errorf("%v", err)
 	case errors.Is(err, fs.ErrNotExist):
 		return Errorf("File not found: %s", shown)

@@ -6,6 +6,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 )
 
@@ -23,6 +24,7 @@ type Workspace struct {
 	restrict bool
 	root     *os.Root     // nil when not restricted
 	reads    *ReadTracker // nil: Write and Edit do not check for a prior Read
+	extras   []*extraRoot
 }
 
 // ErrOutsideWorkspace matches (with errors.Is) every error for a path that
@@ -40,8 +42,9 @@ func escapef(format string, args ...any) error {
 }
 
 // OpenWorkspace opens dir as a workspace. restrict is the seed's
-// restrictToWorkspace setting (on by default in TinyElf).
-func OpenWorkspace(dir string, restrict bool) (*Workspace, error) {
+// restrictToWorkspace setting (on by default in TinyElf). roots are extra
+// folders the tools may reach as well; a missing one is an error.
+func OpenWorkspace(dir string, restrict bool, roots ...Root) (*Workspace, error) {
 	abs, err := filepath.Abs(dir)
 	if err != nil {
 		return nil, fmt.Errorf("open workspace %s: %w", dir, err)
@@ -63,6 +66,17 @@ func OpenWorkspace(dir string, restrict bool) (*Workspace, error) {
 			return nil, fmt.Errorf("open workspace %s: %w", abs, err)
 		}
 	}
+	for _, r := range roots {
+		x, err := openExtraRoot(r, restrict)
+		if err != nil {
+			w.Close()
+			return nil, err
+		}
+		w.extras = append(w.extras, x)
+	}
+	// The most specific root decides, so a writable folder can sit inside
+	// a read-only one.
+	slices.SortStableFunc(w.extras, func(a, b *extraRoot) int { return len(b.Dir) - len(a.Dir) })
 	return w, nil
 }
 
@@ -72,8 +86,13 @@ func (w *Workspace) Dir() string { return w.dir }
 // Restricted reports whether access is confined to the workspace.
 func (w *Workspace) Restricted() bool { return w.restrict }
 
-// Close releases the workspace root.
+// Close releases the workspace root and those of its extra folders.
 func (w *Workspace) Close() error {
+	for _, x := range w.extras {
+		if x.root != nil {
+			x.root.Close()
+		}
+	}
 	if w.root != nil {
 		return w.root.Close()
 	}
@@ -104,8 +123,12 @@ func (w *Workspace) Resolve(p string) (string, error) {
 		return filepath.Clean(p), nil
 	}
 	if filepath.IsAbs(p) {
-		rel, ok := w.relInside(filepath.Clean(p))
+		clean := filepath.Clean(p)
+		rel, ok := w.relInside(clean)
 		if !ok {
+			if x, _ := w.extraFor(clean); x != nil {
+				return clean, nil
+			}
 			return "", w.outside(p)
 		}
 		return rel, nil
@@ -166,10 +189,21 @@ func (w *Workspace) Abs(name string) (string, error) {
 	if !w.restrict {
 		return name, nil
 	}
-	abs := filepath.Join(w.dir, name)
+	abs := name
+	if !filepath.IsAbs(name) {
+		abs = filepath.Join(w.dir, name)
+	}
 	real, err := filepath.EvalSymlinks(abs)
 	if err != nil {
 		return "", w.mapErr(name, err)
+	}
+	if filepath.IsAbs(name) {
+		if x, _ := w.extraFor(name); x != nil {
+			if y, _ := w.extraFor(real); y == x {
+				return real, nil
+			}
+		}
+		return "", escapef("path %q leads outside %s through a symbolic link", name, filepath.Dir(name))
 	}
 	if _, ok := w.relInside(real); !ok {
 		return "", escapef("path %q leads outside the workspace through a symbolic link", name)
@@ -194,8 +228,12 @@ func (w *Workspace) mapErr(name string, err error) error {
 
 // Open opens a file for reading.
 func (w *Workspace) Open(name string) (*os.File, error) {
-	if w.root != nil {
-		f, err := w.root.Open(name)
+	r, n, err := w.rootFor(name)
+	if err != nil {
+		return nil, err
+	}
+	if r != nil {
+		f, err := r.Open(n)
 		return f, w.mapErr(name, err)
 	}
 	return os.Open(name)
@@ -203,8 +241,17 @@ func (w *Workspace) Open(name string) (*os.File, error) {
 
 // OpenFile opens a file with the given flags.
 func (w *Workspace) OpenFile(name string, flag int, perm os.FileMode) (*os.File, error) {
-	if w.root != nil {
-		f, err := w.root.OpenFile(name, flag, perm)
+	if writeFlags(flag) {
+		if err := w.checkWrite(name); err != nil {
+			return nil, err
+		}
+	}
+	r, n, err := w.rootFor(name)
+	if err != nil {
+		return nil, err
+	}
+	if r != nil {
+		f, err := r.OpenFile(n, flag, perm)
 		return f, w.mapErr(name, err)
 	}
 	return os.OpenFile(name, flag, perm)
@@ -212,8 +259,12 @@ func (w *Workspace) OpenFile(name string, flag int, perm os.FileMode) (*os.File,
 
 // Stat follows symbolic links.
 func (w *Workspace) Stat(name string) (os.FileInfo, error) {
-	if w.root != nil {
-		fi, err := w.root.Stat(name)
+	r, n, err := w.rootFor(name)
+	if err != nil {
+		return nil, err
+	}
+	if r != nil {
+		fi, err := r.Stat(n)
 		return fi, w.mapErr(name, err)
 	}
 	return os.Stat(name)
@@ -221,8 +272,12 @@ func (w *Workspace) Stat(name string) (os.FileInfo, error) {
 
 // Lstat does not follow a final symbolic link.
 func (w *Workspace) Lstat(name string) (os.FileInfo, error) {
-	if w.root != nil {
-		fi, err := w.root.Lstat(name)
+	r, n, err := w.rootFor(name)
+	if err != nil {
+		return nil, err
+	}
+	if r != nil {
+		fi, err := r.Lstat(n)
 		return fi, w.mapErr(name, err)
 	}
 	return os.Lstat(name)
@@ -230,8 +285,12 @@ func (w *Workspace) Lstat(name string) (os.FileInfo, error) {
 
 // Readlink returns the target of a symbolic link.
 func (w *Workspace) Readlink(name string) (string, error) {
-	if w.root != nil {
-		s, err := w.root.Readlink(name)
+	r, n, err := w.rootFor(name)
+	if err != nil {
+		return "", err
+	}
+	if r != nil {
+		s, err := r.Readlink(n)
 		return s, w.mapErr(name, err)
 	}
 	return os.Readlink(name)
@@ -258,44 +317,86 @@ func (w *Workspace) ReadDir(name string) ([]os.DirEntry, error) {
 
 // MkdirAll creates a directory and its parents.
 func (w *Workspace) MkdirAll(name string, perm os.FileMode) error {
-	if w.root != nil {
-		return w.mapErr(name, w.root.MkdirAll(name, perm))
+	if err := w.checkWrite(name); err != nil {
+		return err
+	}
+	r, n, err := w.rootFor(name)
+	if err != nil {
+		return err
+	}
+	if r != nil {
+		return w.mapErr(name, r.MkdirAll(n, perm))
 	}
 	return os.MkdirAll(name, perm)
 }
 
-// Rename moves oldname to newname.
+// Rename moves oldname to newname. Both must be below the same root.
 func (w *Workspace) Rename(oldname, newname string) error {
-	if w.root != nil {
-		return w.mapErr(newname, w.root.Rename(oldname, newname))
+	for _, n := range []string{oldname, newname} {
+		if err := w.checkWrite(n); err != nil {
+			return err
+		}
+	}
+	r, o, err := w.rootFor(oldname)
+	if err != nil {
+		return err
+	}
+	r2, n, err := w.rootFor(newname)
+	if err != nil {
+		return err
+	}
+	if r != r2 {
+		return fmt.Errorf("rename %s to %s: not in the same folder tree", oldname, newname)
+	}
+	if r != nil {
+		return w.mapErr(newname, r.Rename(o, n))
 	}
 	return os.Rename(oldname, newname)
 }
 
 // Remove deletes a file or an empty directory.
 func (w *Workspace) Remove(name string) error {
-	if w.root != nil {
-		return w.mapErr(name, w.root.Remove(name))
+	if err := w.checkWrite(name); err != nil {
+		return err
+	}
+	r, n, err := w.rootFor(name)
+	if err != nil {
+		return err
+	}
+	if r != nil {
+		return w.mapErr(name, r.Remove(n))
 	}
 	return os.Remove(name)
 }
 
 // Chmod changes a file's mode.
 func (w *Workspace) Chmod(name string, mode os.FileMode) error {
-	if w.root != nil {
-		return w.mapErr(name, w.root.Chmod(name, mode))
+	if err := w.checkWrite(name); err != nil {
+		return err
+	}
+	r, n, err := w.rootFor(name)
+	if err != nil {
+		return err
+	}
+	if r != nil {
+		return w.mapErr(name, r.Chmod(n, mode))
 	}
 	return os.Chmod(name, mode)
 }
 
 // FS returns a file system rooted at the resolved directory name. When
-// restricted it is confined to the workspace like every other operation.
+// restricted it is confined to the workspace (or the extra folder the name
+// lies in) like every other operation.
 func (w *Workspace) FS(name string) (fs.FS, error) {
-	if w.root != nil {
-		if name == "." {
-			return w.root.FS(), nil
+	r, n, err := w.rootFor(name)
+	if err != nil {
+		return nil, err
+	}
+	if r != nil {
+		if n == "." {
+			return r.FS(), nil
 		}
-		return fs.Sub(w.root.FS(), filepath.ToSlash(name))
+		return fs.Sub(r.FS(), filepath.ToSlash(n))
 	}
 	return os.DirFS(name), nil
 }
@@ -336,9 +437,15 @@ func (w *Workspace) FollowLinks(name string) (string, error) {
 			name = filepath.Clean(target)
 			continue
 		}
+		abs := filepath.IsAbs(name)
 		name = filepath.Clean(filepath.Join(filepath.Dir(name), target))
-		if w.restrict && name != "." && !filepath.IsLocal(name) {
+		if w.restrict && !abs && name != "." && !filepath.IsLocal(name) {
 			return "", escapef("path %q is a symbolic link that leads outside the workspace", target)
+		}
+		if w.restrict && abs {
+			if x, _ := w.extraFor(name); x == nil {
+				return "", escapef("path %q is a symbolic link that leads outside its folder", target)
+			}
 		}
 	}
 	return "", fmt.Errorf("path %q: too many levels of symbolic links", name)
