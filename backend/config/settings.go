@@ -67,6 +67,17 @@ type Settings struct {
 
 	// Web configures WebFetch and WebSearch (Settings → Web).
 	Web Web `json:"web,omitzero"`
+
+	// Credentials are the secrets user tools ask for, by credential name
+	// (seed 002's config.json "credentials"); the first place a user tool's
+	// credential is looked for. They are never sent back to the UI.
+	Credentials map[string]Credential `json:"credentials,omitempty"`
+}
+
+// Credential is one named credential: an API key, or several named keys.
+type Credential struct {
+	APIKey string            `json:"apiKey,omitempty"`
+	Keys   map[string]string `json:"keys,omitempty"`
 }
 
 // Discovery tunes when tools are deferred to a one-line index that

@@ -43,6 +43,9 @@ type BuildOptions struct {
 	Reads *tools.ReadTracker
 	// CallTimeout bounds one tool call (tools.DefaultCallTimeout when 0).
 	CallTimeout time.Duration
+	// Roots are folders outside the workspace the FileSystem tools may
+	// reach too (see tools.Root).
+	Roots []tools.Root
 }
 
 // Session is a built tool registry and the workspace it works in. Close it
@@ -72,7 +75,7 @@ func (s *Session) Close() error { return s.Workspace.Close() }
 //
 // The permission mode and AllowedTools then filter the result.
 func BuildRegistry(opts BuildOptions) (*Session, error) {
-	ws, err := tools.OpenWorkspace(opts.Workspace, !opts.Unrestricted)
+	ws, err := tools.OpenWorkspace(opts.Workspace, !opts.Unrestricted, opts.Roots...)
 	if err != nil {
 		return nil, err
 	}

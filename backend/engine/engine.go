@@ -112,6 +112,14 @@ type CapabilitySource interface {
 	Capabilities(ctx context.Context, info SessionInfo) (version string, entries []capabilities.Entry)
 }
 
+// RootSource is implemented by a ToolSource whose tools need the FileSystem
+// tools to reach folders outside the workspace (the agent's personal tools
+// folder, a skill's folder). The roots are asked for when the session's
+// registry is built, which happens again when the agent changes.
+type RootSource interface {
+	Roots(info SessionInfo) []tools.Root
+}
+
 // Options configures an Engine.
 type Options struct {
 	Settings  *config.Store

@@ -42,6 +42,15 @@ func systemPrompt(info SessionInfo, agent config.Agent, ws *tools.Workspace, pro
 	if ws != nil && ws.Restricted() {
 		sb.WriteString("- File tools can only reach files inside the workspace.\n")
 	}
+	if ws != nil {
+		for _, r := range ws.Roots() {
+			access := "read-only"
+			if r.Writable {
+				access = "writable"
+			}
+			fmt.Fprintf(&sb, "- File tools also reach %s by absolute path (%s; %s).\n", r.Dir, r.Reason, access)
+		}
+	}
 	fmt.Fprintf(&sb, "- Operating system: %s/%s\n", runtime.GOOS, runtime.GOARCH)
 	fmt.Fprintf(&sb, "- Today's date: %s\n", now.Format("2006-01-02 (Monday)"))
 	fmt.Fprintf(&sb, "- Permission mode: %s (%s)\n", info.Mode, modeHelp(info.Mode))

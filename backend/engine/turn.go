@@ -262,7 +262,8 @@ func (e *Engine) prepare(ctx context.Context, s *sessionState) (*turn, error) {
 // session is new or its workspace, mode or agent changed.
 func (t *turn) registry() (*Session, error) {
 	web := t.e.webTools(t.settings)
-	key := strings.Join([]string{t.info.Workspace, fmt.Sprint(t.settings.Restricted(), t.settings.ExecTimeout()), web.fingerprint()}, "\x00")
+	// The agent picks the extra folders (RootSource) the workspace reaches.
+	key := strings.Join([]string{t.info.Workspace, t.info.Agent, fmt.Sprint(t.settings.Restricted(), t.settings.ExecTimeout()), web.fingerprint()}, "\x00")
 	s := t.s
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -274,6 +275,12 @@ func (t *turn) registry() (*Session, error) {
 	}
 	// Every tool is built: the discovery policy hides what the mode and
 	// the agent's profile do not allow, and says why.
+	var roots []tools.Root
+	for _, src := range t.e.opts.ToolSources {
+		if rs, ok := src.(RootSource); ok {
+			roots = append(roots, rs.Roots(t.info)...)
+		}
+	}
 	built, err := BuildRegistry(BuildOptions{
 		Workspace:    t.info.Workspace,
 		Unrestricted: !t.settings.Restricted(),
@@ -283,6 +290,7 @@ func (t *turn) registry() (*Session, error) {
 		Environ:      func() []string { return ChildEnviron(t.e.settings()) },
 		Children:     t.e.opts.Children,
 		Reads:        s.reads,
+		Roots:        roots,
 	})
 	if err != nil {
 		return nil, err
