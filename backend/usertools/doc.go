@@ -1,0 +1,46 @@
+// Package usertools runs the tools users — and agents — write themselves
+// (seed 002): a file dropped into a folder becomes a tool, without
+// rebuilding TinyElf, and goes through the same pipeline as every other
+// tool (coercion, validation, permission, truncation, audit).
+//
+// # Folders
+//
+//	<data dir>/common_tools/               common tools, every agent
+//	<data dir>/agents/<agent>/tools/       the agent's personal tools
+//	<data dir>/agents/<agent>/permissions.json   tool_creation and gated actions
+//	<data dir>/vault.json, vault.key       the encrypted credential vault
+//	<data dir>/shared/credentials.json     the shared credentials file
+//	<data dir>/state/tool_tasks/           background task records
+//	<data dir>/cache/usertools/            the Python host and bytecode
+//
+// Discovery merges common then personal tools, personal winning on a
+// name ({**common, **personal}); a tool named like a core tool is skipped
+// and reported; files starting with "_" are not scanned. Folders are
+// scanned when an agent's tools are first needed and again only on
+// refresh_tools.
+//
+// # Forms
+//
+// A Python module (<name>.py) in the seed's format — get_tool_schemas(),
+// dispatch(name, args) or same-named functions, optional cli_main(argv),
+// optional EXECUTION_PROFILE and CREDENTIALS — runs under python3 through
+// an embedded host script, one process per call (JSON on stdin, one
+// envelope on stdout). Schemas are read by importing modules in a host
+// with a per-module timeout, many modules per process.
+//
+// Any executable with a <name>.tool.json manifest (description, command,
+// schemas, profile, credentials, cli) reads one JSON request on stdin and
+// prints one JSON value on stdout.
+//
+// # Running
+//
+// Each action becomes a tools.Tool named {tool}_{action} (Source
+// tools.SourceUserTool, Origin "common" or "personal"); use_tool reaches
+// every action by name. The process gets a minimal environment (PATH,
+// HOME, locale, temporary folder, proxies) plus the credentials its tool
+// declares, resolved in the seed's order; credential values are masked out
+// of everything a call returns. expected_seconds (default 60) is the
+// timeout, after which the process group is killed. Gated actions need an
+// explicit permission entry in every mode; background-eligible actions can
+// be submitted as tasks that notify when they end.
+package usertools

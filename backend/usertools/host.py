@@ -1,0 +1,190 @@
+# TinyElf's host for Python user tools. TinyElf writes this file into its
+# cache folder and runs it with python3; editing the copy has no lasting
+# effect. Three modes:
+#
+#   host.py schemas   stdin {"modules": [{"name", "path"}], "timeout": s}
+#                     stdout: one JSON line per module, {"event": "start"}
+#                     then {"event": "done", ...what the module declares}
+#   host.py call      stdin {"path", "tool", "schema", "args", "anima_dir"}
+#                     stdout: one envelope, {"ok": true, "result": ...} or
+#                     {"ok": false, "error": ..., "type": ..., "traceback": ...}
+#   host.py cli PATH TOOL ARG...   runs the module's cli_main(argv)
+#
+# Whatever a tool prints goes to stderr: stdout carries only the protocol.
+import json
+import os
+import sys
+
+
+def _protocol_stdout():
+    fd = os.dup(1)
+    os.dup2(2, 1)
+    sys.stdout = sys.stderr
+    return os.fdopen(fd, "w", encoding="utf-8")
+
+
+def _install_helpers():
+    import types
+
+    mod = types.ModuleType("tinyelf_tool")
+
+    def get_credential(credential_name, tool_name=None, key_name="api_key", env_var=None):
+        """Returns a credential TinyElf resolved for this tool (seed order:
+        Settings credentials, the vault, the shared credentials file, the
+        environment). Only variables the tool declares in CREDENTIALS (or its
+        profile) reach it."""
+        name = env_var or credential_name
+        value = os.environ.get(name)
+        if not value:
+            raise KeyError(
+                "credential %s is not available: declare it in CREDENTIALS and set it in "
+                "Settings > Tools (vault), the shared credentials file, or the environment" % name
+            )
+        return value
+
+    mod.get_credential = get_credential
+    mod.anima_dir = os.environ.get("TINYELF_AGENT_DIR", "")
+    sys.modules["tinyelf_tool"] = mod
+
+
+def _load(path, tool):
+    import importlib.util
+
+    folder = os.path.dirname(os.path.abspath(path))
+    if folder not in sys.path:
+        sys.path.insert(0, folder)
+    spec = importlib.util.spec_from_file_location("tinyelf_usertool_" + tool, path)
+    if spec is None or spec.loader is None:
+        raise ImportError("cannot load %s as a Python module" % path)
+    mod = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = mod
+    spec.loader.exec_module(mod)
+    return mod
+
+
+def _describe(exc):
+    if isinstance(exc, SyntaxError):
+        where = "line %s" % exc.lineno if exc.lineno else "unknown line"
+        return "syntax error at %s: %s" % (where, exc.msg)
+    text = str(exc)
+    return "%s: %s" % (type(exc).__name__, text) if text else type(exc).__name__
+
+
+def _tail(limit=12):
+    import traceback
+
+    lines = traceback.format_exc().rstrip().splitlines()
+    return "\n".join(lines[-limit:])
+
+
+class _Hung(BaseException):
+    pass
+
+
+def _schemas(out):
+    import signal
+
+    req = json.load(sys.stdin)
+    timeout = float(req.get("timeout") or 10)
+    alarm = hasattr(signal, "setitimer")
+    if alarm:
+
+        def _on_alarm(signum, frame):
+            raise _Hung()
+
+        signal.signal(signal.SIGALRM, _on_alarm)
+    for m in req["modules"]:
+        name = m["name"]
+        out.write(json.dumps({"event": "start", "name": name}) + "\n")
+        out.flush()
+        rec = {"event": "done", "name": name}
+        try:
+            if alarm:
+                signal.setitimer(signal.ITIMER_REAL, timeout)
+            try:
+                mod = _load(m["path"], name)
+                get = getattr(mod, "get_tool_schemas", None)
+                schemas = get() if callable(get) else None
+            finally:
+                if alarm:
+                    signal.setitimer(signal.ITIMER_REAL, 0)
+            rec["schemas"] = schemas
+            rec["has_schemas"] = callable(get)
+            rec["profile"] = getattr(mod, "EXECUTION_PROFILE", None)
+            rec["credentials"] = getattr(mod, "CREDENTIALS", None)
+            rec["dispatch"] = callable(getattr(mod, "dispatch", None))
+            rec["cli"] = callable(getattr(mod, "cli_main", None))
+            names = [s.get("name") for s in schemas or [] if isinstance(s, dict)]
+            rec["functions"] = [n for n in names if isinstance(n, str) and callable(getattr(mod, n, None))]
+            doc = (mod.__doc__ or "").strip()
+            rec["doc"] = doc.splitlines()[0] if doc else ""
+            line = json.dumps(rec, default=str, ensure_ascii=False)
+        except _Hung:
+            line = json.dumps({"event": "done", "name": name, "error": "importing it did not finish within %gs (does it wait for something at import time?)" % timeout})
+        except BaseException as exc:  # SystemExit and KeyboardInterrupt too: one module must not stop the scan
+            line = json.dumps({"event": "done", "name": name, "error": _describe(exc), "traceback": _tail()}, default=str)
+        out.write(line + "\n")
+        out.flush()
+
+
+def _call(out):
+    req = json.load(sys.stdin)
+    try:
+        mod = _load(req["path"], req["tool"])
+        name, args = req["schema"], req.get("args") or {}
+        dispatch = getattr(mod, "dispatch", None)
+        if callable(dispatch):
+            args["anima_dir"] = req.get("anima_dir", "")
+            result = dispatch(name, args)
+        else:
+            fn = getattr(mod, name, None)
+            if not callable(fn):
+                raise LookupError("the module has neither dispatch(name, args) nor a function named %s" % name)
+            import inspect
+
+            params = inspect.signature(fn).parameters
+            if "anima_dir" in params or any(p.kind == p.VAR_KEYWORD for p in params.values()):
+                args["anima_dir"] = req.get("anima_dir", "")
+            result = fn(**args)
+        if inspect_awaitable(result):
+            import asyncio
+
+            result = asyncio.run(result)
+        text = json.dumps({"ok": True, "result": result}, default=str, ensure_ascii=False)
+    except BaseException as exc:
+        text = json.dumps({"ok": False, "error": _describe(exc), "type": type(exc).__name__, "traceback": _tail()}, default=str, ensure_ascii=False)
+    out.write(text)
+    out.flush()
+
+
+def inspect_awaitable(value):
+    return hasattr(value, "__await__") and callable(getattr(value, "__await__"))
+
+
+def _cli(argv):
+    path, tool, rest = argv[0], argv[1], argv[2:]
+    mod = _load(path, tool)
+    main = getattr(mod, "cli_main", None)
+    if not callable(main):
+        sys.stderr.write("%s has no cli_main(argv): add one to run it from the command line\n" % tool)
+        return 2
+    code = main(rest)
+    return code if isinstance(code, int) else 0
+
+
+def main():
+    mode = sys.argv[1] if len(sys.argv) > 1 else ""
+    _install_helpers()
+    if mode == "cli":
+        sys.exit(_cli(sys.argv[2:]))
+    out = _protocol_stdout()
+    if mode == "schemas":
+        _schemas(out)
+    elif mode == "call":
+        _call(out)
+    else:
+        sys.stderr.write("unknown mode %r\n" % mode)
+        sys.exit(2)
+
+
+main()

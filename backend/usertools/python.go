@@ -1,0 +1,332 @@
+package usertools
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"crypto/sha256"
+	_ "embed"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"time"
+
+	"tinyelf/backend/tools"
+)
+
+//go:embed host.py
+var hostScript []byte
+
+// DefaultImportTimeout bounds how long importing one module to read its
+// schemas may take.
+const DefaultImportTimeout = 10 * time.Second
+
+// hostStartAllowance is how long the host may take to start before it
+// reports its first module.
+const hostStartAllowance = 30 * time.Second
+
+// maxSchemaLine bounds one module's schema record.
+const maxSchemaLine = 4 << 20
+
+// pyHost runs Python tools through host.py, written once into the cache.
+type pyHost struct {
+	script   string // host.py's path
+	pycache  string // where imported tools' bytecode goes, out of the tool folders
+	timeout  time.Duration
+	progName string // the interpreter's name, looked up on the tool's PATH
+}
+
+// newPyHost writes host.py into cacheDir (when its content changed) and
+// returns the host.
+func newPyHost(cacheDir, python string, importTimeout time.Duration) (*pyHost, error) {
+	sum := sha256.Sum256(hostScript)
+	script := filepath.Join(cacheDir, "host-"+hex.EncodeToString(sum[:6])+".py")
+	if b, err := os.ReadFile(script); err != nil || !bytes.Equal(b, hostScript) {
+		if err := writeFileAtomic(script, hostScript, 0o600); err != nil {
+			return nil, fmt.Errorf("write the Python tool host: %w", err)
+		}
+	}
+	if importTimeout <= 0 {
+		importTimeout = DefaultImportTimeout
+	}
+	if python == "" {
+		python = "python3"
+	}
+	return &pyHost{script: script, pycache: filepath.Join(cacheDir, "pycache"), timeout: importTimeout, progName: python}, nil
+}
+
+// interpreter finds python3 on the tool environment's PATH.
+func (h *pyHost) interpreter(env []string) (string, error) {
+	p, err := lookPath(h.progName, envValue(env, "PATH"))
+	if err != nil {
+		return "", fmt.Errorf("%s was not found on PATH, so Python tools cannot run: install Python 3 (or put it on PATH) and refresh the tools", h.progName)
+	}
+	return p, nil
+}
+
+// argv is the command line of one host run.
+func (h *pyHost) argv(python string, mode string, extra ...string) []string {
+	// -E: no PYTHON* variables from the user's shell change how the host
+	// runs; utf8 mode: JSON and text are UTF-8 whatever the locale.
+	out := []string{python, "-E", "-X", "utf8", "-X", "pycache_prefix=" + h.pycache, h.script, mode}
+	return append(out, extra...)
+}
+
+// pyModule is one module to scan.
+type pyModule struct {
+	Name string `json:"name"`
+	Path string `json:"path"`
+}
+
+// pyModuleInfo is what the host reports about a module it imported.
+type pyModuleInfo struct {
+	Name        string          `json:"name"`
+	Schemas     json.RawMessage `json:"schemas"`
+	HasSchemas  bool            `json:"has_schemas"`
+	Profile     json.RawMessage `json:"profile"`
+	Credentials json.RawMessage `json:"credentials"`
+	Dispatch    bool            `json:"dispatch"`
+	CLI         bool            `json:"cli"`
+	Functions   []string        `json:"functions"`
+	Doc         string          `json:"doc"`
+	Error       string          `json:"error"`
+	Traceback   string          `json:"traceback"`
+}
+
+// scan imports modules in as few host processes as it can and returns
+// what each declares. A module that hangs, or takes the host down, gets an
+// error of its own, and the scan goes on with the rest in a new host.
+func (h *pyHost) scan(ctx context.Context, env []string, mods []pyModule) map[string]pyModuleInfo {
+	out := make(map[string]pyModuleInfo, len(mods))
+	python, err := h.interpreter(env)
+	if err != nil {
+		for _, m := range mods {
+			out[m.Name] = pyModuleInfo{Name: m.Name, Error: err.Error()}
+		}
+		return out
+	}
+	pending := mods
+	for len(pending) > 0 && ctx.Err() == nil {
+		got, stuck, reason := h.scanOnce(ctx, python, env, pending)
+		for _, info := range got {
+			out[info.Name] = info
+		}
+		switch {
+		case stuck != "":
+			out[stuck] = pyModuleInfo{Name: stuck, Error: reason}
+		case len(got) == 0:
+			// The host made no progress at all: every module left shares
+			// its failure.
+			for _, m := range pending {
+				out[m.Name] = pyModuleInfo{Name: m.Name, Error: reason}
+			}
+		}
+		rest := pending[:0:0]
+		for _, m := range pending {
+			if _, ok := out[m.Name]; !ok {
+				rest = append(rest, m)
+			}
+		}
+		pending = rest
+	}
+	for _, m := range pending {
+		out[m.Name] = pyModuleInfo{Name: m.Name, Error: "the scan was cancelled"}
+	}
+	return out
+}
+
+// scanOnce runs one host over mods. It returns the records it got, and,
+// when the host stopped early, the module it was importing and why.
+func (h *pyHost) scanOnce(ctx context.Context, python string, env []string, mods []pyModule) (got []pyModuleInfo, stuck, reason string) {
+	req, _ := json.Marshal(map[string]any{"modules": mods, "timeout": h.timeout.Seconds()})
+	cmd := exec.Command(python, h.argv(python, "schemas")[1:]...)
+	cmd.Env = env
+	cmd.Dir = filepath.Dir(mods[0].Path)
+	cmd.Stdin = bytes.NewReader(req)
+	stderr := &tailWriter{limit: stderrTailBytes}
+	cmd.Stderr = stderr
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		return nil, "", err.Error()
+	}
+	tools.StartInOwnGroup(cmd)
+	cmd.WaitDelay = 2 * time.Second
+	if err := cmd.Start(); err != nil {
+		return nil, "", fmt.Sprintf("cannot start %s: %v", python, err)
+	}
+	type line struct {
+		b   []byte
+		err error
+	}
+	lines := make(chan line)
+	stop := make(chan struct{})
+	waited := false
+	wait := func() {
+		if !waited {
+			waited = true
+			_ = cmd.Wait()
+		}
+	}
+	defer func() {
+		tools.SignalGroup(cmd.Process, true)
+		close(stop)
+		wait()
+	}()
+	go func() {
+		defer close(lines)
+		rd := bufio.NewReaderSize(stdout, 64<<10)
+		for {
+			b, err := readLine(rd, maxSchemaLine)
+			select {
+			case lines <- line{b, err}:
+			case <-stop:
+				return
+			}
+			if err != nil {
+				return
+			}
+		}
+	}()
+	// The interpreter's own start-up is not the module's fault, and a
+	// loaded machine can make it slow: it gets its own allowance.
+	watchdog := time.NewTimer(hostStartAllowance + h.timeout)
+	defer watchdog.Stop()
+	current := ""
+	for {
+		select {
+		case <-ctx.Done():
+			return got, "", "the scan was cancelled"
+		case <-watchdog.C:
+			tools.SignalGroup(cmd.Process, true)
+			if current == "" {
+				return got, "", "the Python tool host did not answer"
+			}
+			return got, current, fmt.Sprintf("importing it did not finish within %s (does it wait for something at import time?)", h.timeout)
+		case l, ok := <-lines:
+			if !ok || l.err != nil {
+				if l.err != nil && errors.Is(l.err, errLineTooLong) {
+					tools.SignalGroup(cmd.Process, true)
+					return got, current, "its schemas are larger than 4 MB"
+				}
+				wait()
+				why := hostExit(cmd, stderr)
+				if current != "" {
+					return got, current, "importing it ended the Python process (" + why + ")"
+				}
+				return got, "", "the Python tool host failed (" + why + ")"
+			}
+			var rec struct {
+				Event string `json:"event"`
+				pyModuleInfo
+			}
+			if json.Unmarshal(l.b, &rec) != nil {
+				continue
+			}
+			switch rec.Event {
+			case "start":
+				current = rec.Name
+			case "done":
+				got = append(got, rec.pyModuleInfo)
+				current = ""
+				if len(got) == len(mods) {
+					wait()
+					return got, "", ""
+				}
+			}
+			watchdog.Reset(h.timeout + 2*time.Second)
+		}
+	}
+}
+
+// hostExit describes how a host process ended, with the end of its stderr.
+func hostExit(cmd *exec.Cmd, stderr *tailWriter) string {
+	why := "it exited"
+	if ps := cmd.ProcessState; ps != nil {
+		why = "exit status " + fmt.Sprint(ps.ExitCode())
+		if sig := tools.ExitSignal(ps); sig != "" {
+			why = "killed by " + sig
+		}
+	}
+	if tail := strings.TrimSpace(lastLines(stderr.String(), 8)); tail != "" {
+		why += ": " + tail
+	}
+	return why
+}
+
+var errLineTooLong = errors.New("line too long")
+
+// readLine reads one line of at most max bytes.
+func readLine(rd *bufio.Reader, max int) ([]byte, error) {
+	var out []byte
+	for {
+		b, err := rd.ReadSlice('\n')
+		if len(out)+len(b) > max {
+			return nil, errLineTooLong
+		}
+		out = append(out, b...)
+		if err == bufio.ErrBufferFull {
+			continue
+		}
+		if err != nil {
+			if err == io.EOF && len(out) > 0 {
+				return bytes.TrimRight(out, "\n"), nil
+			}
+			return nil, err
+		}
+		return bytes.TrimRight(out, "\n"), nil
+	}
+}
+
+// lastLines returns the last n lines of s.
+func lastLines(s string, n int) string {
+	lines := strings.Split(strings.TrimRight(s, "\n"), "\n")
+	if len(lines) > n {
+		lines = lines[len(lines)-n:]
+	}
+	return strings.Join(lines, "\n")
+}
+
+// pythonDefinition builds a Definition from the host's record.
+func pythonDefinition(m pyModule, origin Origin, info pyModuleInfo) *Definition {
+	d := &Definition{Name: m.Name, Kind: KindPython, Origin: origin, Path: m.Path, Dir: filepath.Dir(m.Path), Description: info.Doc}
+	if info.Error != "" {
+		msg := info.Error
+		if tb := strings.TrimSpace(info.Traceback); tb != "" && !strings.HasPrefix(msg, "syntax error") {
+			msg += "\n" + lastLines(tb, 6)
+		}
+		d.Errors = append(d.Errors, msg)
+		return d
+	}
+	if !info.HasSchemas {
+		d.Errors = append(d.Errors, "it has no get_tool_schemas(): define one returning the schemas of its actions")
+		return d
+	}
+	actions, errs := buildActions(m.Name, info.Schemas, info.Profile)
+	d.Errors = append(d.Errors, errs...)
+	if len(info.Credentials) > 0 && !isNull(info.Credentials) {
+		if err := json.Unmarshal(info.Credentials, &d.Credentials); err != nil {
+			d.Errors = append(d.Errors, "CREDENTIALS must be a list of variable names: "+err.Error())
+		}
+	}
+	if !info.Dispatch {
+		var kept []Action
+		for _, a := range actions {
+			if slices.Contains(info.Functions, a.Schema) {
+				kept = append(kept, a)
+			} else {
+				d.Errors = append(d.Errors, fmt.Sprintf("schema %s has no handler: define dispatch(name, args) or a function named %s", a.Schema, a.Schema))
+			}
+		}
+		actions = kept
+	}
+	d.Actions = actions
+	d.HasCLI = info.CLI
+	return d
+}
