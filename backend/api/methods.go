@@ -69,6 +69,14 @@ func (s *Service) Methods() map[string]Method {
 		"GetWebSettings":        method(s.GetWebSettings),
 		"SaveWebSettings":       method(s.SaveWebSettings),
 		"TestWebSearch":         method(s.TestWebSearch),
+		"ListUserTools":         method(s.ListUserTools),
+		"RefreshUserTools":      method(s.RefreshUserTools),
+		"ShareUserTool":         method(s.ShareUserTool),
+		"SaveToolPermissions":   method(s.SaveToolPermissions),
+		"SetToolSecret":         method(s.SetToolSecret),
+		"ListToolTasks":         method(s.ListToolTasks),
+		"RunUserTool":           method(s.RunUserTool),
+		"OpenToolsFolder":       method(s.OpenToolsFolder),
 	}
 }
 

@@ -16,6 +16,7 @@ import (
 	"tinyelf/backend/notify"
 	"tinyelf/backend/sessions"
 	"tinyelf/backend/tools"
+	"tinyelf/backend/usertools"
 )
 
 // SessionsFile is the session database's name inside the data folder.
@@ -47,6 +48,8 @@ type Options struct {
 	// IdleTimeout is how long an idle session keeps its tools and its
 	// direct MCP servers running (engine.Options.IdleTimeout).
 	IdleTimeout time.Duration
+	// OpenFolder shows a folder in the file manager; nil: the platform's.
+	OpenFolder func(dir string) error
 }
 
 // The surfaces a Service runs in.
@@ -74,7 +77,8 @@ type Service struct {
 	resources *resourceSource
 	// children are the Bash commands and MCP servers this process started;
 	// they are killed on Close, and recorded for the start-up cleanup.
-	children *tools.Children
+	children  *tools.Children
+	userTools *usertools.Service
 	// catalog holds every capability; the engine computes visible sets
 	// from it.
 	catalog *capabilities.Catalog
@@ -131,6 +135,21 @@ func New(ctx context.Context, opts Options) (*Service, error) {
 	), sets: map[string]*mcp.BuiltinSet{}}
 	s.direct = &directSource{settings: settings, onChange: s.publishMCP, svcs: map[string]*directRun{}, environ: s.childEnviron, children: s.children}
 	s.resources = &resourceSource{user: s.userMCP, builtin: s.builtin, direct: s.direct, sets: map[string]resourceEntry{}}
+	s.userTools, err = usertools.New(usertools.Options{
+		DataDir:     opts.DataDir,
+		CoreNames:   coreToolNames(),
+		Credentials: func() map[string]config.Credential { return s.settings.Get().Credentials },
+		Getenv:      opts.Getenv,
+		Notifier:    s.policy,
+		OnReport:    func(r usertools.Report) { s.publishUserTools(LiveUserTools, r) },
+		OnTask:      func(t usertools.Task) { s.publishUserTools(LiveToolTask, t) },
+	})
+	if err != nil {
+		_ = s.userMCP.Close()
+		store.Close()
+		return nil, err
+	}
+	s.userTools.Load(ctx) // the start-up scan of seed 002
 	s.engine = engine.New(engine.Options{
 		Settings:    settings,
 		Log:         engine.StoreLog{Store: store},
@@ -142,11 +161,11 @@ func New(ctx context.Context, opts Options) (*Service, error) {
 		Background:  opts.Background,
 		Getenv:      opts.Getenv,
 		IdleTimeout: opts.IdleTimeout,
-		// Step 10 of the registry builder: the three MCP loading paths. The
-		// user's servers are in the catalog (syncMCP); the builtin and
-		// direct ones belong to single sessions; the resource tools are one
-		// pair over all three.
-		ToolSources: []engine.ToolSource{s.builtin, s.direct, s.resources},
+		// Step 10 of the registry builder: the three MCP loading paths, and
+		// the user tools of seed 002 (per agent). The user's servers are in
+		// the catalog (syncMCP); the builtin and direct ones belong to
+		// single sessions; the resource tools are one pair over all three.
+		ToolSources: []engine.ToolSource{s.builtin, s.direct, userToolSource{s.userTools}, s.resources},
 		Catalog:     s.catalog,
 		Children:    s.children,
 	})

@@ -107,6 +107,7 @@ func (s *Service) Shutdown(ctx context.Context) error {
 	s.engine.Shutdown(ctx)
 	s.direct.close("")
 	s.builtin.close("")
+	_ = s.userTools.Close()
 	_ = s.userMCP.Close()
 	s.children.KillAll()
 	return s.store.Close()

@@ -72,11 +72,11 @@ func TestMisbehavingTools(t *testing.T) {
 	data := t.TempDir()
 	dir := personalDir(data, "default")
 	writeFile(t, filepath.Join(dir, "slow.py"), pyTool("slow", "wait", `
-import subprocess
-child = subprocess.Popen(["sleep", "300"])
-open(os.path.join(os.environ["TINYELF_AGENT_DIR"], "child.pid"), "w").write(str(child.pid))
 time.sleep(300)
-return "never"`, `{"wait": {"expected_seconds": 1}}`), 0)
+return "never"`, `{"wait": {"expected_seconds": 2}}`), 0)
+	// A tool that starts a child of its own and hangs.
+	writeFile(t, filepath.Join(dir, "spawns.sh"), "#!/bin/sh\nsleep 300 &\necho $! > \"$TINYELF_AGENT_DIR/child.pid\"\nwait\n", 0o755)
+	writeFile(t, filepath.Join(dir, "spawns.tool.json"), `{"command": ["./spawns.sh"], "schemas": [{"name": "spawns_run", "description": "x"}], "profile": {"run": {"expected_seconds": 2}}}`, 0)
 	writeFile(t, filepath.Join(dir, "crash.py"), pyTool("crash", "run", `
 print("about to crash", file=sys.stderr)
 os._exit(9)`, ""), 0)
@@ -100,7 +100,8 @@ return {"ok": True}`, ""), 0)
 		want    []string
 		maxTime time.Duration
 	}{
-		{tool: "slow_wait", want: []string{"slow_wait did not finish within 1s", "was stopped, with every process it started"}, maxTime: 10 * time.Second},
+		{tool: "slow_wait", want: []string{"slow_wait did not finish within 2s", "was stopped, with every process it started"}, maxTime: 15 * time.Second},
+		{tool: "spawns_run", want: []string{"spawns_run did not finish within 2s"}, maxTime: 15 * time.Second},
 		{tool: "crash_run", want: []string{"crash_run crashed (exit status 9) without returning a result", "about to crash"}},
 		{tool: "raises_run", want: []string{"raises_run failed: ValueError: the city is unknown", "Traceback"}},
 		{tool: "huge_run", want: []string{"huge_run printed more than 4 MB on stdout and was stopped"}},
@@ -134,7 +135,7 @@ return {"ok": True}`, ""), 0)
 			}
 		})
 	}
-	// The hanging tool's child was killed with it.
+	// The child of the tool that timed out was killed with it.
 	b, err := os.ReadFile(filepath.Join(data, "agents", "default", "child.pid"))
 	if err != nil {
 		t.Fatal(err)
