@@ -134,7 +134,7 @@ def get_tool_schemas():
 	}
 	want := map[string]string{
 		"syntax":    "syntax error at line 1",
-		"hangs":     "did not finish within 1s",
+		"hangs":     "did not finish within 2s",
 		"exits":     "importing it ended the Python process (exit status 3",
 		"raises":    "RuntimeError: no config file",
 		"noschemas": "has no get_tool_schemas()",
