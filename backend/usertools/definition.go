@@ -9,6 +9,7 @@ import (
 	"regexp"
 	"sort"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/google/jsonschema-go/jsonschema"
@@ -198,7 +199,7 @@ var emptyObjectSchema = json.RawMessage(`{"type":"object","properties":{}}`)
 
 // buildActions turns the schemas and profile a tool declares into actions.
 // A bad schema is an error for that schema only; the rest still load.
-func buildActions(tool string, schemas json.RawMessage, profile json.RawMessage) ([]Action, []string) {
+func buildActions(checker *schemaChecker, tool string, schemas json.RawMessage, profile json.RawMessage) ([]Action, []string) {
 	var errs []string
 	profiles := map[string]Profile{}
 	if len(profile) > 0 && !isNull(profile) {
@@ -246,7 +247,7 @@ func buildActions(tool string, schemas json.RawMessage, profile json.RawMessage)
 		if len(params) == 0 || isNull(params) {
 			params = s.InputSchema
 		}
-		norm, err := normalizeParameters(params)
+		norm, err := normalizeParameters(checker, params)
 		if err != nil {
 			errs = append(errs, fmt.Sprintf("schema %s: %v", s.Name, err))
 			continue
@@ -272,7 +273,7 @@ func buildActions(tool string, schemas json.RawMessage, profile json.RawMessage)
 // normalizeParameters checks that raw is an object JSON Schema the
 // validator understands and returns it compacted; a missing schema means
 // no parameters.
-func normalizeParameters(raw json.RawMessage) (json.RawMessage, error) {
+func normalizeParameters(checker *schemaChecker, raw json.RawMessage) (json.RawMessage, error) {
 	if len(raw) == 0 || isNull(raw) {
 		return emptyObjectSchema, nil
 	}
@@ -292,7 +293,7 @@ func normalizeParameters(raw json.RawMessage) (json.RawMessage, error) {
 	if _, err := c.Resolve(nil); err != nil {
 		return nil, fmt.Errorf("its parameters are not valid JSON Schema: %v", err)
 	}
-	if err := checkMetaSchema(raw); err != nil {
+	if err := checker.check(raw); err != nil {
 		return nil, fmt.Errorf("its parameters are not valid JSON Schema: %v", err)
 	}
 	if s.Type == "" {
@@ -336,26 +337,57 @@ func withSubmit(params json.RawMessage) json.RawMessage {
 	return b
 }
 
-// checkMetaSchema validates a schema against its draft's meta-schema
-// (2020-12 unless it declares another), which catches what the registry's
-// validator lets through: a misspelt type, a non-list "required". No
-// reference is ever fetched, from the network or from a file.
-func checkMetaSchema(raw json.RawMessage) error {
+// schemaChecker validates parameter schemas against their draft's
+// meta-schema (2020-12 unless a schema declares another), which catches
+// what the registry's validator lets through: a misspelt type, a "required"
+// that is not a list. Each meta-schema is compiled once; no reference is
+// ever fetched, from the network or from a file. It is safe for concurrent
+// use.
+type schemaChecker struct {
+	mu    sync.Mutex
+	metas map[string]*metaschema.Schema
+}
+
+const defaultMetaSchema = "https://json-schema.org/draft/2020-12/schema"
+
+func (c *schemaChecker) check(raw json.RawMessage) error {
 	doc, err := metaschema.UnmarshalJSON(bytes.NewReader(raw))
 	if err != nil {
 		return err
 	}
-	c := metaschema.NewCompiler()
-	c.DefaultDraft(metaschema.Draft2020)
-	c.UseLoader(noLoader{})
-	const loc = "tool-parameters.json"
-	if err := c.AddResource(loc, doc); err != nil {
+	url := defaultMetaSchema
+	if m, ok := doc.(map[string]any); ok {
+		if u, ok := m["$schema"].(string); ok && u != "" {
+			url = u
+		}
+	}
+	meta, err := c.meta(url)
+	if err != nil {
 		return err
 	}
-	if _, err := c.Compile(loc); err != nil {
+	if err := meta.Validate(doc); err != nil {
 		return errors.New(compactSchemaError(err))
 	}
 	return nil
+}
+
+func (c *schemaChecker) meta(url string) (*metaschema.Schema, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if m, ok := c.metas[url]; ok {
+		return m, nil
+	}
+	comp := metaschema.NewCompiler()
+	comp.UseLoader(noLoader{})
+	m, err := comp.Compile(url)
+	if err != nil {
+		return nil, fmt.Errorf("its $schema %q is not a JSON Schema draft TinyElf knows", url)
+	}
+	if c.metas == nil {
+		c.metas = map[string]*metaschema.Schema{}
+	}
+	c.metas[url] = m
+	return m, nil
 }
 
 // noLoader refuses every external reference.

@@ -86,6 +86,8 @@ type Service struct {
 	creds *Credentials
 	vault *Vault
 	tasks *taskList
+	// schemas validates the tools' parameter schemas.
+	schemas schemaChecker
 
 	mu      sync.Mutex
 	common  []*Definition // nil until first scanned
