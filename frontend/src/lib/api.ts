@@ -28,6 +28,10 @@ import type {
   SaveWebArgs,
   WebSearchTestResult,
   WebSettingsView,
+  ToolPermissions,
+  ToolTask,
+  FolderOpened,
+  UserToolListing,
 } from './types';
 import { errorMessage } from './util';
 
@@ -356,3 +360,13 @@ export const getWebSettings = () => call<WebSettingsView>('GetWebSettings');
 export const saveWebSettings = (args: SaveWebArgs) => call<WebSettingsView>('SaveWebSettings', args);
 export const testWebSearch = (provider?: string) =>
   call<WebSearchTestResult>('TestWebSearch', { provider: provider || undefined });
+export const listUserTools = (agent: string) => call<UserToolListing>('ListUserTools', { agent });
+export const refreshUserTools = (agent: string) => call<UserToolListing>('RefreshUserTools', { agent });
+export const shareUserTool = (agent: string, name: string, overwrite = false) =>
+  call<{ message: string }>('ShareUserTool', { agent, name, overwrite });
+export const saveToolPermissions = (agent: string, permissions: ToolPermissions) =>
+  call<UserToolListing>('SaveToolPermissions', { agent, permissions });
+export const setToolSecret = (name: string, value: string) => call<object>('SetToolSecret', { name, value });
+export const listToolTasks = (agent: string) => call<ToolTask[]>('ListToolTasks', { agent });
+export const openToolsFolder = (agent: string, which: 'personal' | 'common') =>
+  call<FolderOpened>('OpenToolsFolder', { agent, which });

@@ -418,4 +418,90 @@ export interface WebSearchTestResult {
   message: string;
   attempts: SearchAttempt[];
   results: SearchResult[];
+/** UserToolProblem is a user tool that was skipped or failed to load. */
+export interface UserToolProblem {
+  tool: string;
+  origin: 'common' | 'personal';
+  path: string;
+  message: string;
+}
+
+/** UserToolAction is one action ({tool}_{action}) of a user tool. */
+export interface UserToolAction {
+  schema: string;
+  action: string;
+  description: string;
+  parameters: unknown;
+  readOnly: boolean;
+  gated: boolean;
+  allowed: boolean;
+  background: boolean;
+  expectedSeconds: number;
+}
+
+/** UserToolCredential says where a declared credential is found ('' when nowhere); never its value. */
+export interface UserToolCredential {
+  env: string;
+  from: '' | 'settings' | 'vault' | 'shared_file' | 'environment';
+  problems?: string[];
+}
+
+/** UserTool is one common or personal tool as Settings → Tools shows it. */
+export interface UserTool {
+  name: string;
+  kind: 'python' | 'executable';
+  origin: 'common' | 'personal';
+  path: string;
+  dir: string;
+  description?: string;
+  overrides?: boolean;
+  hasCli: boolean;
+  actions: UserToolAction[];
+  credentials: UserToolCredential[];
+  errors: string[];
+  warnings: string[];
+}
+
+/** ToolPermissions is an agent's permissions.json. */
+export interface ToolPermissions {
+  version: number;
+  tool_creation: { personal?: boolean; shared?: boolean };
+  external_tools?: string[];
+}
+
+/** UserToolListing is an agent's user tools with its folders and permissions. */
+export interface UserToolListing {
+  agent: string;
+  commonDir: string;
+  personalDir: string;
+  agentDir: string;
+  scannedAt: string;
+  tools: UserTool[];
+  skipped: UserToolProblem[];
+  problems: UserToolProblem[];
+  permissions: ToolPermissions;
+  permissionsError?: string;
+  vaultNames: string[];
+  vaultError?: string;
+}
+
+/** ToolTask is a background call of a user tool. */
+export interface ToolTask {
+  id: string;
+  agent: string;
+  tool: string;
+  action: string;
+  schema: string;
+  state: 'running' | 'done' | 'failed' | 'interrupted';
+  result?: string;
+  isError?: boolean;
+  created: string;
+  finished?: string;
+}
+
+/** FolderOpened says which folder was meant and whether the desktop opened it. */
+export interface FolderOpened {
+  path: string;
+  opened: boolean;
+  error?: string;
 }

@@ -5,6 +5,7 @@ import type { AppState, BackendEvent, MCPChange } from '../types';
 import { draftMode, draftWorkspace, onSessionEvent, openSession, rememberedSession, reloadView } from './chat';
 import { applyMCPChange, loadMCP, loadPrompts } from './mcp';
 import { loadSessions, reloadSessionsSoon, setRunning, trackApprovals } from './sessions';
+import { onUserToolsEvent } from './usertools';
 import { loadPresets, loadSettings } from './settings';
 
 /** Phase is what the window shows: a spinner, first-run setup, the app, or a failure. */
@@ -98,6 +99,10 @@ export function dispatch(ev: BackendEvent): void {
       return;
     case 'mcp.state':
       applyMCPChange(ev.data as MCPChange);
+      return;
+    case 'usertools.report':
+    case 'usertools.task':
+      onUserToolsEvent();
       return;
     case 'turn.state':
       setRunning(ev.sessionId, Boolean((ev.data as { running?: boolean })?.running));

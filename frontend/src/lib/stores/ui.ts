@@ -34,6 +34,7 @@ export type SettingsSection =
   | 'providers'
   | 'permissions'
   | 'mcp'
+  | 'tools'
   | 'appearance'
   | 'notifications'
   | 'web'
