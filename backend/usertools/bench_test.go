@@ -43,12 +43,21 @@ func BenchmarkCall(b *testing.B) {
 	if rep := s.Load(context.Background()); len(rep.Loaded) != 3 {
 		b.Fatalf("loaded %+v", rep)
 	}
-	reg := benchRegistry(b, s)
+	perCall := newTestService(b, data, func(o *Options) { o.ProcessPerCall = true })
 	args := json.RawMessage(`{"text": "hello"}`)
-	for _, name := range []string{"noop_run", "echo_run", "shecho_run"} {
-		b.Run(name, func(b *testing.B) {
+	for _, c := range []struct {
+		bench, tool string
+		svc         *Service
+	}{
+		{"python_forked", "noop_run", s},
+		{"python_process_per_call", "noop_run", perCall},
+		{"executable_cat", "echo_run", s},
+		{"executable_sh", "shecho_run", s},
+	} {
+		reg := benchRegistry(b, c.svc)
+		b.Run(c.bench, func(b *testing.B) {
 			for b.Loop() {
-				if res := reg.Execute(context.Background(), "b", name, args); res.IsError {
+				if res := reg.Execute(context.Background(), "b", c.tool, args); res.IsError {
 					b.Fatal(res.Content)
 				}
 			}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"strings"
 	"unicode/utf8"
@@ -92,7 +93,14 @@ func (s *Service) run(ctx context.Context, agentDir string, d *Definition, a Act
 		return tools.Errorf("The arguments of %s cannot be encoded: %v", a.Schema, err)
 	}
 	spec.stdin = stdin
-	res, err := runProcess(ctx, spec)
+	var res processResult
+	err = errNotServed
+	if d.Kind == KindPython && !s.opts.ProcessPerCall {
+		res, err = s.forkServerFor(spec.argv[0]).run(ctx, spec)
+	}
+	if errors.Is(err, errNotServed) {
+		res, err = runProcess(ctx, spec)
+	}
 	if err != nil {
 		return tools.Errorf("%s could not start: %s", a.Schema, m.mask(err.Error()))
 	}

@@ -7,7 +7,6 @@ import (
 	"path/filepath"
 	"runtime"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -145,7 +144,7 @@ return {"ok": True}`, ""), 0)
 		t.Fatal(err)
 	}
 	deadline := time.Now().Add(5 * time.Second)
-	for syscall.Kill(pid, 0) == nil {
+	for processAlive(pid) {
 		if time.Now().After(deadline) {
 			t.Fatalf("the child %d of the timed-out tool is still running", pid)
 		}
@@ -305,5 +304,74 @@ async def calc_where(anima_dir):
 	}
 	if res := call(t, s, "default", "calc_where", map[string]any{}); res.Content != filepath.Join(data, "agents", "default") {
 		t.Fatalf("calc_where: %+v", res)
+	}
+}
+
+// Both ways of running a Python call — forked from the warm host and a
+// fresh interpreter — behave the same.
+func TestPythonProcessModes(t *testing.T) {
+	data := t.TempDir()
+	dir := personalDir(data, "default")
+	writeFile(t, filepath.Join(dir, "modes.py"), `
+import os, sys, time
+CALLS = 0
+CREDENTIALS = ["MODES_KEY"]
+EXECUTION_PROFILE = {"hang": {"expected_seconds": 2}}
+def get_tool_schemas():
+    return [{"name": "modes_" + n, "description": n} for n in ("ok", "env", "crash", "hang", "big", "stdin")]
+def dispatch(name, args):
+    if name == "modes_ok":
+        global CALLS
+        CALLS += 1
+        return {"calls": CALLS, "cwd": os.getcwd()}
+    if name == "modes_env":
+        return {"key": os.environ.get("MODES_KEY") == "mk-9876543", "provider": "OPENAI_API_KEY" in os.environ, "tool": os.environ.get("TINYELF_TOOL")}
+    if name == "modes_crash":
+        os._exit(5)
+    if name == "modes_hang":
+        time.sleep(300)
+    if name == "modes_big":
+        return "y" * (8 << 20)
+    if name == "modes_stdin":
+        return len(args["blob"])
+`, 0)
+	env := testEnv{"MODES_KEY": "mk-9876543", "OPENAI_API_KEY": "sk-should-not-reach"}
+	for _, perCall := range []bool{false, true} {
+		t.Run(map[bool]string{false: "forked", true: "process_per_call"}[perCall], func(t *testing.T) {
+			s := newTestService(t, data, withEnv(env), func(o *Options) { o.ProcessPerCall = perCall })
+			// Nothing a call leaves in its module reaches the next call.
+			for range 2 {
+				if res := call(t, s, "default", "modes_ok", map[string]any{}); res.IsError || res.Content != `{"calls":1,"cwd":"`+dir+`"}` {
+					t.Errorf("ok: %+v", res)
+				}
+			}
+			if res := call(t, s, "default", "modes_env", map[string]any{}); res.Content != `{"key":true,"provider":false,"tool":"modes"}` {
+				t.Errorf("env: %+v", res)
+			}
+			if res := call(t, s, "default", "modes_crash", map[string]any{}); !strings.Contains(res.Content, "crashed (exit status 5)") {
+				t.Errorf("crash: %s", res.Content)
+			}
+			if res := call(t, s, "default", "modes_hang", map[string]any{}); !strings.Contains(res.Content, "did not finish within 2s") {
+				t.Errorf("hang: %s", res.Content)
+			}
+			if res := call(t, s, "default", "modes_big", map[string]any{}); !strings.Contains(res.Content, "printed more than 4 MB") {
+				t.Errorf("big: %s", res.Content)
+			}
+			// Arguments larger than a pipe's buffer.
+			blob := strings.Repeat("z", 1<<20)
+			if res := call(t, s, "default", "modes_stdin", map[string]any{"blob": blob}); res.Content != "1048576" {
+				t.Errorf("stdin: %.200s", res.Content)
+			}
+			// Calls in parallel, as the engine runs read-only ones.
+			done := make(chan string, 8)
+			for range 8 {
+				go func() { done <- call(t, s, "default", "modes_env", map[string]any{}).Content }()
+			}
+			for range 8 {
+				if got := <-done; got != `{"key":true,"provider":false,"tool":"modes"}` {
+					t.Errorf("parallel: %s", got)
+				}
+			}
+		})
 	}
 }

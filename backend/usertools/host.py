@@ -9,6 +9,12 @@
 #                     stdout: one envelope, {"ok": true, "result": ...} or
 #                     {"ok": false, "error": ..., "type": ..., "traceback": ...}
 #   host.py cli PATH TOOL ARG...   runs the module's cli_main(argv)
+#   host.py zygote    a fork server on the socket at fd 3: each request
+#                     {"id", "env", "dir"} comes with three file
+#                     descriptors (stdin, stdout, stderr); it forks a child
+#                     that becomes exactly a "call" host on them, and
+#                     answers {"id", "pid"}, later {"exit": pid, "code",
+#                     "signal"}. A call then costs a fork, not a start.
 #
 # Whatever a tool prints goes to stderr: stdout carries only the protocol.
 import json
@@ -172,8 +178,107 @@ def _cli(argv):
     return code if isinstance(code, int) else 0
 
 
+def _zygote():
+    import selectors
+    import signal
+    import socket
+
+    # Warm what every call needs, once.
+    import importlib.util  # noqa: F401
+    import inspect  # noqa: F401
+    import traceback  # noqa: F401
+
+    sock = socket.socket(fileno=3)
+    wake_r, wake_w = os.pipe()
+    os.set_blocking(wake_r, False)
+    os.set_blocking(wake_w, False)
+    signal.signal(signal.SIGCHLD, lambda *_: None)
+    signal.set_wakeup_fd(wake_w)
+    sel = selectors.DefaultSelector()
+    sel.register(sock, selectors.EVENT_READ)
+    sel.register(wake_r, selectors.EVENT_READ)
+    buf, fds = b"", []
+
+    def send(msg):
+        sock.sendall(json.dumps(msg).encode() + b"\n")
+
+    def reap():
+        while True:
+            try:
+                pid, status = os.waitpid(-1, os.WNOHANG)
+            except ChildProcessError:
+                return
+            if pid == 0:
+                return
+            if os.WIFSIGNALED(status):
+                send({"exit": pid, "code": -1, "signal": os.WTERMSIG(status)})
+            else:
+                send({"exit": pid, "code": os.WEXITSTATUS(status), "signal": 0})
+
+    def spawn(req, mine):
+        pid = os.fork()
+        if pid == 0:
+            try:
+                os.setsid()
+                signal.set_wakeup_fd(-1)
+                signal.signal(signal.SIGCHLD, signal.SIG_DFL)
+                for i, fd in enumerate(mine):
+                    os.dup2(fd, i)
+                os.closerange(3, 1 << 16)
+                os.environ.clear()
+                os.environ.update(req["env"])
+                os.chdir(req["dir"])
+                _install_helpers()
+                _call(_protocol_stdout())
+                sys.stdout.flush()
+            except BaseException:
+                os._exit(70)
+            os._exit(0)
+        for fd in mine:
+            os.close(fd)
+        return pid
+
+    while True:
+        for key, _ in sel.select():
+            if key.fileobj is sock:
+                data, new, _, _ = socket.recv_fds(sock, 1 << 16, 192)
+                if not data:
+                    return
+                buf += data
+                fds += new
+                while b"\n" in buf:
+                    line, buf = buf.split(b"\n", 1)
+                    req = json.loads(line)
+                    mine, fds = fds[:3], fds[3:]
+                    if len(mine) != 3:
+                        for fd in mine:
+                            os.close(fd)
+                        send({"id": req["id"], "error": "the request came without its three file descriptors"})
+                        continue
+                    try:
+                        pid = spawn(req, mine)
+                    except OSError as exc:
+                        for fd in mine:
+                            try:
+                                os.close(fd)
+                            except OSError:
+                                pass
+                        send({"id": req["id"], "error": str(exc)})
+                    else:
+                        send({"id": req["id"], "pid": pid})
+            else:
+                try:
+                    os.read(wake_r, 512)
+                except BlockingIOError:
+                    pass
+        reap()
+
+
 def main():
     mode = sys.argv[1] if len(sys.argv) > 1 else ""
+    if mode == "zygote":
+        _zygote()
+        return
     _install_helpers()
     if mode == "cli":
         sys.exit(_cli(sys.argv[2:]))
