@@ -24,9 +24,18 @@
 // A Python module (<name>.py) in the seed's format — get_tool_schemas(),
 // dispatch(name, args) or same-named functions, optional cli_main(argv),
 // optional EXECUTION_PROFILE and CREDENTIALS — runs under python3 through
-// an embedded host script, one process per call (JSON on stdin, one
-// envelope on stdout). Schemas are read by importing modules in a host
-// with a per-module timeout, many modules per process.
+// an embedded host script: JSON on stdin, one envelope on stdout, in a
+// process of its own for every call. On Unix that process is forked from a
+// warm host (the fork server), which saves the interpreter's start-up and
+// the host's imports but keeps everything a fresh process gives: the
+// module is imported anew, nothing a call leaves behind reaches the next,
+// each call has its own environment, session and process group. Without
+// fork (Windows) or with Options.ProcessPerCall every call starts its own
+// interpreter. A kept worker (one process serving many calls) was measured
+// too and not taken: it is no faster than a fork where it matters, and it
+// would carry module state, credentials and a hang from one call to the
+// next. Schemas are read by importing modules in a host with a per-module
+// timeout, many modules per process.
 //
 // Any executable with a <name>.tool.json manifest (description, command,
 // schemas, profile, credentials, cli) reads one JSON request on stdin and

@@ -262,6 +262,14 @@ func (z *forkServer) run(ctx context.Context, spec processSpec) (processResult, 
 	case r = <-reply:
 	case <-dead:
 		r = forkReply{err: errors.New("the Python fork server stopped")}
+	case <-time.After(hostStartAllowance):
+		// A fork server that does not answer is broken: stop it, so the
+		// next call starts a new one.
+		z.mu.Lock()
+		delete(z.pending, id)
+		z.mu.Unlock()
+		conn.Close()
+		r = forkReply{err: errors.New("the Python fork server did not answer")}
 	}
 	if r.err != nil {
 		outR.Close()

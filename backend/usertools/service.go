@@ -211,6 +211,9 @@ func (s *Service) set(ctx context.Context, agent string) *toolSet {
 	if agent == "" {
 		agent = "default"
 	}
+	// A scan finishes even when the turn that asked is stopped: its result
+	// is kept for every later turn. Each import has its own timeout.
+	ctx = context.WithoutCancel(ctx)
 	s.mu.Lock()
 	set, ok := s.sets[agent]
 	s.mu.Unlock()
@@ -265,6 +268,7 @@ func (s *Service) Refresh(ctx context.Context, agent string) Report {
 	if agent == "" {
 		agent = "default"
 	}
+	ctx = context.WithoutCancel(ctx)
 	s.scanMu.Lock()
 	defer s.scanMu.Unlock()
 	common := s.scanFolder(ctx, s.CommonDir(), OriginCommon)
@@ -274,6 +278,7 @@ func (s *Service) Refresh(ctx context.Context, agent string) Report {
 // RefreshAll rescans every folder and replaces every agent's set (the
 // Settings button), returning the reports by agent.
 func (s *Service) RefreshAll(ctx context.Context) []Report {
+	ctx = context.WithoutCancel(ctx)
 	s.scanMu.Lock()
 	defer s.scanMu.Unlock()
 	common := s.scanFolder(ctx, s.CommonDir(), OriginCommon)
