@@ -39,7 +39,8 @@ func (u userToolSource) Roots(info engine.SessionInfo) []tools.Root { return u.s
 // coreToolNames lists the built-in tools a session gets, which user tools
 // may not be named after.
 func coreToolNames() []string {
-	sess, err := engine.BuildRegistry(engine.BuildOptions{Workspace: os.TempDir(), Unrestricted: true, Notifier: noNotifier{}})
+	// Every optional step on, so every core name is in the list.
+	sess, err := engine.BuildRegistry(engine.BuildOptions{Workspace: os.TempDir(), Unrestricted: true, Notifier: noNotifier{}, Web: &engine.WebTools{}})
 	if err != nil {
 		return nil
 	}

@@ -118,3 +118,12 @@ func TestUserToolsThroughTheService(t *testing.T) {
 		t.Fatalf("RunUserTool: %s %v", raw, err)
 	}
 }
+
+func TestCoreToolNames(t *testing.T) {
+	names := strings.Join(coreToolNames(), " ")
+	for _, n := range []string{"Read", "Write", "Bash", "Notify", "SessionsYield", "WebFetch", "WebSearch"} {
+		if !strings.Contains(" "+names+" ", " "+n+" ") {
+			t.Errorf("core names %q lack %s", names, n)
+		}
+	}
+}
