@@ -360,6 +360,7 @@ export const getWebSettings = () => call<WebSettingsView>('GetWebSettings');
 export const saveWebSettings = (args: SaveWebArgs) => call<WebSettingsView>('SaveWebSettings', args);
 export const testWebSearch = (provider?: string) =>
   call<WebSearchTestResult>('TestWebSearch', { provider: provider || undefined });
+
 export const listUserTools = (agent: string) => call<UserToolListing>('ListUserTools', { agent });
 export const refreshUserTools = (agent: string) => call<UserToolListing>('RefreshUserTools', { agent });
 export const shareUserTool = (agent: string, name: string, overwrite = false) =>

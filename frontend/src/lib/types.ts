@@ -418,6 +418,8 @@ export interface WebSearchTestResult {
   message: string;
   attempts: SearchAttempt[];
   results: SearchResult[];
+}
+
 /** UserToolProblem is a user tool that was skipped or failed to load. */
 export interface UserToolProblem {
   tool: string;
