@@ -1,6 +1,7 @@
 package usertools_test
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"os"
@@ -56,7 +57,14 @@ func agentWritesATool(t *testing.T, kind string) {
 	if err := os.MkdirAll(workspace, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	svc, err := usertools.New(usertools.Options{DataDir: data, Python: testPython(t), CoreNames: []string{"Read", "Write", "Edit", "Bash"}})
+	const secret = "tok-5d41402abc4b2a76"
+	svc, err := usertools.New(usertools.Options{DataDir: data, Python: testPython(t), CoreNames: []string{"Read", "Write", "Edit", "Bash"},
+		Getenv: func(k string) string {
+			if k == "STATS_TOKEN" {
+				return secret
+			}
+			return os.Getenv(k)
+		}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -65,6 +73,9 @@ func agentWritesATool(t *testing.T, kind string) {
 	module := `from __future__ import annotations
 from typing import Any
 
+import os, sys
+
+CREDENTIALS = ["STATS_TOKEN"]
 EXECUTION_PROFILE = {"count": {"expected_seconds": 10, "read_only": True}}
 
 def get_tool_schemas() -> list[dict]:
@@ -76,7 +87,9 @@ def get_tool_schemas() -> list[dict]:
 
 def dispatch(name: str, args: dict[str, Any]) -> Any:
     args.pop("anima_dir", None)
-    return {"words": len(args["text"].split())}
+    token = os.environ["STATS_TOKEN"]
+    print("using token " + token, file=sys.stderr)
+    return {"words": len(args["text"].split()), "token": token}
 `
 	writeArgs, _ := json.Marshal(map[string]string{"path": toolPath, "content": module})
 	srv := llmtest.NewServer(t,
@@ -149,7 +162,8 @@ def dispatch(name: str, args: dict[str, Any]) -> Any:
 	if len(results) != 4 {
 		t.Fatalf("results %+v", results)
 	}
-	for i, want := range []string{"Created " + toolPath, "New actions, callable from your next step (directly or through use_tool): word_count_count.", `{"words":3}`, `{"words":2}`} {
+	for i, want := range []string{"Created " + toolPath, "New actions, callable from your next step (directly or through use_tool): word_count_count.",
+		`{"words":3,"token":"[redacted STATS_TOKEN]"}`, `{"words":2,"token":"[redacted STATS_TOKEN]"}`} {
 		if results[i].IsError || !strings.Contains(results[i].Content, want) {
 			t.Errorf("result %d (%s): %q, want %q", i, results[i].Name, results[i].Content, want)
 		}
@@ -162,6 +176,33 @@ def dispatch(name: str, args: dict[str, Any]) -> Any:
 	reqs := srv.ChatRequests()
 	if len(reqs) != 5 || !strings.Contains(string(reqs[0].Raw), filepath.Join(data, "agents", "default", "tools")) {
 		t.Errorf("the system prompt should name the personal tools folder")
+	}
+	// The credential reached the tool (it printed it) but nothing kept: not
+	// the log, not an export, not what the model was sent.
+	var exported, markdown bytes.Buffer
+	if err := store.ExportJSON(context.Background(), id, &exported); err != nil {
+		t.Fatal(err)
+	}
+	if err := store.ExportMarkdown(context.Background(), id, &markdown); err != nil {
+		t.Fatal(err)
+	}
+	var logged []byte
+	for ev, err := range store.Events(context.Background(), id, 1, 0) {
+		if err == nil {
+			logged = append(logged, ev.Data...)
+		}
+	}
+	var sent []byte
+	for _, r := range reqs {
+		sent = append(sent, r.Raw...)
+	}
+	for what, b := range map[string][]byte{"log": logged, "JSON export": exported.Bytes(), "Markdown export": markdown.Bytes(), "model requests": sent} {
+		if strings.Contains(string(b), secret) {
+			t.Errorf("the credential is in the %s", what)
+		}
+	}
+	if !strings.Contains(string(logged), "using token [redacted STATS_TOKEN]") {
+		t.Errorf("the tool's stderr is not in the log, masked")
 	}
 	// Write and use_tool ask; refresh_tools and the read-only action do not.
 	if !slices.Equal(asked, []string{"Write", "use_tool"}) {
