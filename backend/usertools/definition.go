@@ -56,8 +56,10 @@ type Profile struct {
 	// Gated actions run only with an explicit {tool}_{action} entry in the
 	// agent's permissions, in every permission mode.
 	Gated bool `json:"gated,omitempty"`
-	// ReadOnly actions change nothing; they run without asking, and plan
-	// mode keeps them. Every other action asks outside auto mode.
+	// ReadOnly actions change nothing: plan mode keeps them, and they run
+	// without asking — unless the agent may write the tool's folder
+	// (tool_creation), since it could then declare its own code read-only.
+	// Every other action asks outside auto mode.
 	ReadOnly bool `json:"read_only,omitempty"`
 	// Credentials are extra environment variables this action needs.
 	Credentials []CredentialSpec `json:"credentials,omitempty"`

@@ -92,6 +92,8 @@ type Service struct {
 	tasks *taskList
 	// schemas validates the tools' parameter schemas.
 	schemas schemaChecker
+	// writes counts the agents' writes into the tool folders.
+	writes writeCounter
 
 	mu      sync.Mutex
 	fork    *forkServer   // nil until the first Python call
@@ -316,10 +318,22 @@ func (s *Service) Roots(agent string) []tools.Root {
 	return []tools.Root{
 		{Dir: agentDir, Reason: "this agent's folder; its permissions.json is changed by the user in Settings → Tools, not by the agent"},
 		{Dir: personal, Writable: true, Reason: "this agent's personal tools folder (seed 002: write <name>.py here, then call refresh_tools)",
-			Gate: func(string) error { return s.creationAllowed(agentDir, false) }},
+			Gate: func(string) error { return s.noteWrite(agentDir, agent, OriginPersonal) }},
 		{Dir: s.CommonDir(), Writable: true, Reason: "the common tools folder shared by every agent",
-			Gate: func(string) error { return s.creationAllowed(agentDir, true) }},
+			Gate: func(string) error { return s.noteWrite(agentDir, agent, OriginCommon) }},
 	}
+}
+
+// noteWrite is the gate of a write by the agent into a tool folder: it
+// applies tool_creation and, when the write may go ahead, counts it, so a
+// tool the agent may have just rewritten is not run without asking as a
+// read-only one (see actionTool.Execute).
+func (s *Service) noteWrite(agentDir, agent string, origin Origin) error {
+	if err := s.creationAllowed(agentDir, origin == OriginCommon); err != nil {
+		return err
+	}
+	s.writes.note(agent, origin)
+	return nil
 }
 
 // creationAllowed applies tool_creation to a write into a tool folder.
@@ -371,4 +385,37 @@ func (s *Service) toolEnv(agentDir string, creds []resolvedCredential, tool stri
 		env = append(env, c.Env+"="+c.Value)
 	}
 	return env
+}
+
+// writeCounter counts the writes agents made into the tool folders: per
+// agent into its personal folder, and into the common folder by anyone.
+// It is safe for concurrent use.
+type writeCounter struct {
+	mu       sync.Mutex
+	personal map[string]int
+	common   int
+}
+
+func (w *writeCounter) note(agent string, origin Origin) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if origin == OriginCommon {
+		w.common++
+		return
+	}
+	if w.personal == nil {
+		w.personal = map[string]int{}
+	}
+	w.personal[agent]++
+}
+
+// count returns the writes that can have changed the agent's tools of an
+// origin.
+func (w *writeCounter) count(agent string, origin Origin) int {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if origin == OriginCommon {
+		return w.common
+	}
+	return w.personal[agent]
 }

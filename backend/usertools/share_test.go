@@ -119,3 +119,48 @@ func TestToolFolderWrites(t *testing.T) {
 		})
 	}
 }
+
+// A read-only action runs without asking only when the agent cannot
+// rewrite it; a write into its folder since it was loaded holds it until
+// the next refresh.
+func TestReadOnlyToolsTheAgentCannotRewrite(t *testing.T) {
+	data := t.TempDir()
+	writeFile(t, filepath.Join(personalDir(data, "default"), "peek.py"), pyTool("peek", "run", `return "peeked"`, `{"run": {"read_only": True}}`), 0)
+	writeFile(t, filepath.Join(commonDir(data), "look.py"), pyTool("look", "run", `return "looked"`, `{"run": {"read_only": True}}`), 0)
+	s := newTestService(t, data)
+	if err := s.SavePermissions("default", Permissions{ToolCreation: ToolCreation{Personal: boolPtr(false)}}); err != nil {
+		t.Fatal(err)
+	}
+	safe := func(name string) bool { return toolByName(s.Tools(context.Background(), "default"), name).Info().Safe }
+	if !safe("peek_run") || !safe("look_run") {
+		t.Fatalf("with personal creation off, read-only tools are safe: peek %v, look %v", safe("peek_run"), safe("look_run"))
+	}
+	// The user turns tool creation on; the agent rewrites the tool.
+	if err := s.SavePermissions("default", Permissions{}); err != nil {
+		t.Fatal(err)
+	}
+	ws, err := tools.OpenWorkspace(t.TempDir(), true, s.Roots("default")...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ws.Close()
+	f, err := ws.OpenFile(filepath.Join(personalDir(data, "default"), "peek.py"), os.O_WRONLY|os.O_TRUNC, 0o644)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.WriteString(pyTool("peek", "run", `return "rewritten"`, `{"run": {"read_only": True}}`))
+	f.Close()
+	if res := call(t, s, "default", "peek_run", map[string]any{}); !res.IsError || !strings.Contains(res.Content, "Call refresh_tools") {
+		t.Fatalf("a safe tool rewritten since it was loaded: %s", res.Content)
+	}
+	if res := call(t, s, "default", "look_run", map[string]any{}); res.IsError {
+		t.Fatalf("a common tool is not held by a personal write: %s", res.Content)
+	}
+	call(t, s, "default", "refresh_tools", map[string]any{})
+	if safe("peek_run") {
+		t.Fatal("after the refresh, a tool the agent can rewrite still runs without asking")
+	}
+	if res := call(t, s, "default", "peek_run", map[string]any{}); res.Content != "rewritten" {
+		t.Fatalf("after the refresh: %+v", res)
+	}
+}

@@ -23,10 +23,22 @@ type toolSet struct {
 	// call through it, for the same coercion and validation as a direct
 	// call (the outer registry has already applied the permission gate).
 	inner *tools.Registry
+	// writable says, per origin, whether the agent could write that folder
+	// when the set was built; written holds the write counts then.
+	writable map[Origin]bool
+	written  map[Origin]int
 }
 
 func newToolSet(s *Service, agent string, defs []*Definition, rep Report) *toolSet {
-	set := &toolSet{agent: agent, defs: defs, byName: map[string]*Definition{}, report: rep, inner: tools.NewRegistry()}
+	set := &toolSet{agent: agent, defs: defs, byName: map[string]*Definition{}, report: rep, inner: tools.NewRegistry(),
+		writable: map[Origin]bool{OriginPersonal: true, OriginCommon: true},
+		written:  map[Origin]int{OriginPersonal: s.writes.count(agent, OriginPersonal), OriginCommon: s.writes.count(agent, OriginCommon)}}
+	// A folder the agent can write holds code it can rewrite: its read-only
+	// tools do not run without asking. A permissions file that cannot be
+	// read counts as writable (the cautious reading).
+	if p, err := s.Permissions(agent); err == nil {
+		set.writable[OriginPersonal], set.writable[OriginCommon] = p.PersonalAllowed(), p.SharedAllowed()
+	}
 	var actions []tools.Tool
 	for _, d := range defs {
 		set.byName[d.Name] = d
@@ -80,7 +92,7 @@ func newActionTool(s *Service, set *toolSet, d *Definition, a Action) *actionToo
 	}
 	return &actionTool{svc: s, set: set, def: d, action: a, info: tools.Info{
 		Name: a.Schema, Description: sb.String(), Parameters: params,
-		ReadOnly: p.ReadOnly, Safe: p.ReadOnly,
+		ReadOnly: p.ReadOnly, Safe: p.ReadOnly && !set.writable[d.Origin],
 		Source: tools.SourceUserTool, Origin: string(d.Origin), Title: a.Title,
 		Destructive: !p.ReadOnly, OpenWorld: true,
 	}}
@@ -96,6 +108,12 @@ func (t *actionTool) Definition() *Definition { return t.def }
 func (t *actionTool) Action() Action { return t.action }
 
 func (t *actionTool) Execute(ctx context.Context, params map[string]any) (tools.Result, error) {
+	// A tool that runs without asking must still be the code the user
+	// could review: once the agent wrote into its folder, it waits for a
+	// refresh, which decides anew.
+	if t.info.Safe && t.svc.writes.count(t.set.agent, t.def.Origin) != t.set.written[t.def.Origin] {
+		return tools.Errorf("%s runs without asking only as it was loaded, and files in its folder were written since. Call refresh_tools, then call it again.", t.action.Schema), nil
+	}
 	args := make(map[string]any, len(params))
 	for k, v := range params {
 		args[k] = v
