@@ -47,15 +47,19 @@ type ToolView struct {
 
 // ActionView is one action of a ToolView.
 type ActionView struct {
-	Schema          string          `json:"schema"`
-	Action          string          `json:"action"`
-	Description     string          `json:"description"`
-	Parameters      json.RawMessage `json:"parameters"`
-	ReadOnly        bool            `json:"readOnly"`
-	Gated           bool            `json:"gated"`
-	Allowed         bool            `json:"allowed"` // a gated action with its permission entry
-	Background      bool            `json:"background"`
-	ExpectedSeconds float64         `json:"expectedSeconds"`
+	Schema      string          `json:"schema"`
+	Action      string          `json:"action"`
+	Description string          `json:"description"`
+	Parameters  json.RawMessage `json:"parameters"`
+	ReadOnly    bool            `json:"readOnly"`
+	// Asks is set when a call waits for the user's approval outside auto
+	// mode: every action that is not read-only, and read-only ones of a
+	// folder the agent may write.
+	Asks            bool    `json:"asks"`
+	Gated           bool    `json:"gated"`
+	Allowed         bool    `json:"allowed"` // a gated action with its permission entry
+	Background      bool    `json:"background"`
+	ExpectedSeconds float64 `json:"expectedSeconds"`
 }
 
 // CredentialView says where a declared credential would come from; the
@@ -99,7 +103,7 @@ func (s *Service) List(ctx context.Context, agent string) Listing {
 		for _, a := range d.Actions {
 			v.Actions = append(v.Actions, ActionView{
 				Schema: a.Schema, Action: a.Name, Description: a.Description, Parameters: a.Parameters,
-				ReadOnly: a.Profile.ReadOnly, Gated: a.Profile.Gated, Allowed: a.Profile.Gated && perms.Allows(a.Schema),
+				ReadOnly: a.Profile.ReadOnly, Asks: !a.Profile.ReadOnly || set.writable[d.Origin], Gated: a.Profile.Gated, Allowed: a.Profile.Gated && perms.Allows(a.Schema),
 				Background: a.Profile.BackgroundEligible, ExpectedSeconds: a.Profile.Timeout().Seconds(),
 			})
 		}

@@ -435,6 +435,7 @@ export interface UserToolAction {
   description: string;
   parameters: unknown;
   readOnly: boolean;
+  asks: boolean;
   gated: boolean;
   allowed: boolean;
   background: boolean;

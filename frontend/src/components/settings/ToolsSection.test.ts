@@ -23,8 +23,8 @@ function listing(over: Partial<UserToolListing> = {}): UserToolListing {
         overrides: true,
         hasCli: true,
         actions: [
-          { schema: 'mail_send', action: 'send', description: 'Sends mail.', parameters: {}, readOnly: false, gated: true, allowed: false, background: false, expectedSeconds: 15 },
-          { schema: 'mail_list', action: 'list', description: 'Lists mail.', parameters: {}, readOnly: true, gated: false, allowed: false, background: true, expectedSeconds: 60 },
+          { schema: 'mail_send', action: 'send', description: 'Sends mail.', parameters: {}, readOnly: false, asks: true, gated: true, allowed: false, background: false, expectedSeconds: 15 },
+          { schema: 'mail_list', action: 'list', description: 'Lists mail.', parameters: {}, readOnly: true, asks: true, gated: false, allowed: false, background: true, expectedSeconds: 60 },
         ],
         credentials: [{ env: 'MAIL_TOKEN', from: '' }],
         errors: [],
@@ -84,6 +84,7 @@ describe('ToolsSection', () => {
     expect(screen.getByText('mail_send')).toBeTruthy();
     expect(screen.getByText('Gated: not allowed')).toBeTruthy();
     expect(screen.getByText('Background')).toBeTruthy();
+    expect(screen.getByText('Asks first: the agent may rewrite it')).toBeTruthy();
     expect(screen.getByText('Not set')).toBeTruthy();
     expect(screen.getByText('This tool failed to load:')).toBeTruthy();
     expect(screen.getByText('its command ./broken.sh does not exist')).toBeTruthy();
