@@ -20,3 +20,5 @@ func (z *forkServer) run(context.Context, processSpec) (processResult, error) {
 }
 
 func (z *forkServer) close() {}
+
+func (z *forkServer) pid() int { return 0 }

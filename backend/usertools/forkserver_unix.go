@@ -342,3 +342,13 @@ func (z *forkServer) close() {
 		<-dead
 	}
 }
+
+// pid returns the running zygote's process ID, or 0.
+func (z *forkServer) pid() int {
+	z.mu.Lock()
+	defer z.mu.Unlock()
+	if z.cmd == nil || z.cmd.Process == nil {
+		return 0
+	}
+	return z.cmd.Process.Pid
+}

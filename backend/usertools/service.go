@@ -152,6 +152,18 @@ func (s *Service) Close() error {
 	return nil
 }
 
+// forkPID returns the fork server's process ID (0 when none runs), for the
+// benchmarks' CPU accounting.
+func (s *Service) forkPID() int {
+	s.mu.Lock()
+	fork := s.fork
+	s.mu.Unlock()
+	if fork == nil {
+		return 0
+	}
+	return fork.pid()
+}
+
 // forkServerFor returns the fork server of an interpreter, replacing one
 // that runs another (PATH changed).
 func (s *Service) forkServerFor(python string) *forkServer {
