@@ -235,3 +235,24 @@ process.stdin.on("end", () => {
 		t.Errorf("hello_fail: %s", res.Content)
 	}
 }
+
+// The catalog reads a user tool's details through ActionTool.
+func TestActionToolDetails(t *testing.T) {
+	data := t.TempDir()
+	writeFile(t, filepath.Join(commonDir(data), "notes.py"), pyTool("notes", "add", `return 1`, `{"add": {"expected_seconds": 5}}`), 0)
+	s := newTestService(t, data)
+	var found int
+	for _, tool := range s.Tools(context.Background(), "default") {
+		at, ok := tool.(ActionTool)
+		if !ok {
+			continue
+		}
+		found++
+		if d, a := at.Definition(), at.Action(); d.Name != "notes" || d.Origin != OriginCommon || d.Kind != KindPython || a.Name != "add" || a.Profile.Timeout() != 5*time.Second {
+			t.Errorf("details %+v %+v", d, a)
+		}
+	}
+	if found != 1 {
+		t.Errorf("%d action tools", found)
+	}
+}

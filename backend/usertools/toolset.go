@@ -62,6 +62,19 @@ func newToolSet(s *Service, agent string, defs []*Definition, rep Report) *toolS
 	return set
 }
 
+// ActionTool is implemented by the tool of every user tool action the
+// service offers (not by use_tool and the other control tools): the
+// capability catalog reads the tool's kind, folder, origin and profile
+// through it. Its Info has Source tools.SourceUserTool and Origin "common"
+// or "personal".
+type ActionTool interface {
+	tools.Tool
+	Definition() *Definition
+	Action() Action
+}
+
+var _ ActionTool = (*actionTool)(nil)
+
 // actionTool is one action of a user tool, called by its schema name.
 type actionTool struct {
 	svc    *Service
