@@ -256,3 +256,18 @@ func TestActionToolDetails(t *testing.T) {
 		t.Errorf("%d action tools", found)
 	}
 }
+
+// A personal tool that fails to load does not hide the working common one.
+func TestBrokenPersonalKeepsCommon(t *testing.T) {
+	data := t.TempDir()
+	writeFile(t, filepath.Join(commonDir(data), "greet.py"), pyTool("greet", "hello", `return "common"`, ""), 0)
+	writeFile(t, filepath.Join(personalDir(data, "default"), "greet.py"), "def get_tool_schemas(:\n", 0)
+	s := newTestService(t, data)
+	rep := s.Load(context.Background())
+	if len(rep.Errors) != 1 || !strings.Contains(rep.Errors[0].Message, "the common tool of that name is used: syntax error") || len(rep.Overrides) != 0 {
+		t.Fatalf("report %+v", rep)
+	}
+	if res := call(t, s, "default", "greet_hello", map[string]any{}); res.Content != "common" {
+		t.Fatalf("greet_hello: %+v", res)
+	}
+}
