@@ -143,6 +143,7 @@ func New(ctx context.Context, opts Options) (*Service, error) {
 		Notifier:    s.policy,
 		OnReport:    func(r usertools.Report) { s.publishUserTools(LiveUserTools, r) },
 		OnTask:      func(t usertools.Task) { s.publishUserTools(LiveToolTask, t) },
+		Children:    s.children,
 	})
 	if err != nil {
 		_ = s.userMCP.Close()

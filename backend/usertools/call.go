@@ -72,7 +72,7 @@ func (s *Service) run(ctx context.Context, agentDir string, d *Definition, a Act
 	m := masker(found)
 	env := s.toolEnv(agentDir, found, d.Name)
 	req := callRequest{Tool: d.Name, Action: a.Name, Schema: a.Schema, Args: args, AgentDir: agentDir, AnimaDir: agentDir}
-	spec := processSpec{dir: d.Dir, env: env, timeout: a.Profile.Timeout()}
+	spec := processSpec{dir: d.Dir, env: env, timeout: a.Profile.Timeout(), children: s.opts.Children}
 	switch d.Kind {
 	case KindPython:
 		python, err := s.py.interpreter(env)
@@ -136,6 +136,8 @@ func interpret(d *Definition, a Action, res processResult) tools.Result {
 	switch {
 	case res.cancelled:
 		return tools.Errorf("%s was stopped before it finished (the call was cancelled).", name)
+	case res.hostLost && len(bytes.TrimSpace(res.stdout)) == 0:
+		return tools.Errorf("%s was stopped: TinyElf's Python host went away during the call (TinyElf is closing, or the host crashed). Try again.", name)
 	case res.timedOut:
 		return tools.Errorf("%s did not finish within %s (its expected_seconds; the default is %ds) and was stopped, with every process it started. "+
 			"If it needs longer, raise expected_seconds in its profile; if it waits for something that never comes, fix the tool.%s",

@@ -67,14 +67,15 @@ func (s *Service) RunCLI(ctx context.Context, agent, tool string, argv []string,
 	cmd := exec.Command(cmdArgv[0], cmdArgv[1:]...)
 	cmd.Dir, cmd.Env = d.Dir, env
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = stdin, out, errOut
-	tools.StartInOwnGroup(cmd)
 	cmd.WaitDelay = 2 * time.Second
-	if err := cmd.Start(); err != nil {
+	child, err := s.opts.Children.Start(cmd)
+	if err != nil {
 		return 0, fmt.Errorf("start %s: %w", tool, err)
 	}
-	stop := context.AfterFunc(ctx, func() { tools.SignalGroup(cmd.Process, true) })
+	stop := context.AfterFunc(ctx, func() { child.Signal(true) })
 	err = cmd.Wait()
 	stop()
+	child.Exited()
 	out.Flush()
 	errOut.Flush()
 	var exit *exec.ExitError

@@ -5,13 +5,15 @@ package usertools
 import (
 	"context"
 	"errors"
+
+	"tinyelf/backend/tools"
 )
 
 // forkServer is not available without fork and descriptor passing: every
 // Python call starts an interpreter of its own.
 type forkServer struct{}
 
-func newForkServer(argv, env []string) *forkServer { return &forkServer{} }
+func newForkServer([]string, []string, *tools.Children) *forkServer { return &forkServer{} }
 
 var errNotServed = errors.New("not served by the fork server")
 

@@ -28,8 +28,9 @@ import (
 // started on the first Python call and again after it dies. It is safe for
 // concurrent use; close stops it.
 type forkServer struct {
-	argv []string // the zygote's command line
-	env  []string // its environment (the base one: no credentials)
+	argv     []string // the zygote's command line
+	env      []string // its environment (the base one: no credentials)
+	children *tools.Children
 
 	mu      sync.Mutex
 	cmd     *exec.Cmd
@@ -55,8 +56,8 @@ type forkExit struct {
 	lost   bool // the zygote died before it could say
 }
 
-func newForkServer(argv, env []string) *forkServer {
-	return &forkServer{argv: argv, env: env}
+func newForkServer(argv, env []string, children *tools.Children) *forkServer {
+	return &forkServer{argv: argv, env: env, children: children}
 }
 
 // start launches the zygote if none is running. The caller holds mu.
@@ -80,8 +81,8 @@ func (z *forkServer) start() error {
 	cmd := exec.Command(z.argv[0], z.argv[1:]...)
 	cmd.Env = z.env
 	cmd.ExtraFiles = []*os.File{theirs}
-	tools.StartInOwnGroup(cmd)
-	if err := cmd.Start(); err != nil {
+	child, err := z.children.Start(cmd)
+	if err != nil {
 		ours.Close()
 		theirs.Close()
 		return fmt.Errorf("start the fork server: %w", err)
@@ -92,17 +93,18 @@ func (z *forkServer) start() error {
 	if err != nil {
 		tools.SignalGroup(cmd.Process, true)
 		_ = cmd.Wait()
+		child.Exited()
 		return fmt.Errorf("fork server socket: %w", err)
 	}
 	conn := fc.(*net.UnixConn)
 	z.cmd, z.conn, z.dead = cmd, conn, make(chan struct{})
 	z.pending, z.exits = map[int]chan forkReply{}, map[int]chan forkExit{}
-	go z.read(conn, cmd, z.dead)
+	go z.read(conn, cmd, child, z.dead)
 	return nil
 }
 
 // read dispatches the zygote's messages until it goes away.
-func (z *forkServer) read(conn *net.UnixConn, cmd *exec.Cmd, dead chan struct{}) {
+func (z *forkServer) read(conn *net.UnixConn, cmd *exec.Cmd, child *tools.Child, dead chan struct{}) {
 	rd := bufio.NewReader(conn)
 	for {
 		line, err := rd.ReadBytes('\n')
@@ -144,6 +146,7 @@ func (z *forkServer) read(conn *net.UnixConn, cmd *exec.Cmd, dead chan struct{})
 	conn.Close()
 	tools.SignalGroup(cmd.Process, true)
 	_ = cmd.Wait()
+	child.Exited()
 	z.mu.Lock()
 	for id, ch := range z.pending {
 		ch <- forkReply{err: errors.New("the Python fork server stopped")}
@@ -323,6 +326,7 @@ wait:
 	res.stderr = stderr.String()
 	switch {
 	case exit.lost:
+		res.hostLost = true
 	case exit.signal != 0:
 		res.signal = syscall.Signal(exit.signal).String()
 	default:

@@ -188,6 +188,18 @@ def _zygote():
     import inspect  # noqa: F401
     import traceback  # noqa: F401
 
+    # On Linux a child dies with the fork server (which dies with TinyElf),
+    # as every other child process TinyElf starts does.
+    prctl = None
+    if sys.platform.startswith("linux"):
+        try:
+            import ctypes
+
+            prctl = ctypes.CDLL(None, use_errno=True).prctl
+        except (ImportError, OSError, AttributeError):
+            prctl = None
+    me = os.getpid()
+
     sock = socket.socket(fileno=3)
     wake_r, wake_w = os.pipe()
     os.set_blocking(wake_r, False)
@@ -220,6 +232,10 @@ def _zygote():
         if pid == 0:
             try:
                 os.setsid()
+                if prctl is not None:
+                    prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
+                if os.getppid() != me:
+                    os._exit(70)
                 signal.set_wakeup_fd(-1)
                 signal.signal(signal.SIGCHLD, signal.SIG_DFL)
                 for i, fd in enumerate(mine):

@@ -34,6 +34,9 @@ type processSpec struct {
 	timeout time.Duration
 	// maxStdout overrides maxStdoutBytes (tests); 0 keeps it.
 	maxStdout int
+	// children starts the process and keeps it from outliving TinyElf;
+	// nil starts it in its own group and records nothing.
+	children *tools.Children
 }
 
 // processResult is how a tool's process ended.
@@ -48,7 +51,9 @@ type processResult struct {
 	overflow bool
 	// cancelled is set when the caller's context ended first.
 	cancelled bool
-	duration  time.Duration
+	// hostLost is set when the fork server went away during the call.
+	hostLost bool
+	duration time.Duration
 }
 
 // runProcess runs spec in its own process group, feeding stdin and keeping
@@ -72,11 +77,11 @@ func runProcess(ctx context.Context, spec processSpec) (processResult, error) {
 	stdout := &capWriter{limit: limit, full: make(chan struct{})}
 	stderr := &tailWriter{limit: stderrTailBytes}
 	cmd.Stdout, cmd.Stderr = stdout, stderr
-	tools.StartInOwnGroup(cmd)
 	// A grandchild that keeps the pipes open must not keep us waiting.
 	cmd.WaitDelay = 2 * time.Second
 	start := time.Now()
-	if err := cmd.Start(); err != nil {
+	child, err := spec.children.Start(cmd)
+	if err != nil {
 		return processResult{}, err
 	}
 	done := make(chan struct{})
@@ -99,11 +104,12 @@ func runProcess(ctx context.Context, spec processSpec) (processResult, error) {
 		}
 		tools.SignalGroup(cmd.Process, true)
 	}()
-	err := cmd.Wait()
+	err = cmd.Wait()
 	close(done)
 	wg.Wait()
 	// Whatever the leader left behind in its group goes with it.
 	tools.SignalGroup(cmd.Process, true)
+	child.Exited()
 	res.duration = time.Since(start)
 	res.stdout = stdout.buf.Bytes()
 	res.stderr = stderr.String()

@@ -41,11 +41,12 @@ type pyHost struct {
 	pycache  string // where imported tools' bytecode goes, out of the tool folders
 	timeout  time.Duration
 	progName string // the interpreter's name, looked up on the tool's PATH
+	children *tools.Children
 }
 
 // newPyHost writes host.py into cacheDir (when its content changed) and
 // returns the host.
-func newPyHost(cacheDir, python string, importTimeout time.Duration) (*pyHost, error) {
+func newPyHost(cacheDir, python string, importTimeout time.Duration, children *tools.Children) (*pyHost, error) {
 	sum := sha256.Sum256(hostScript)
 	script := filepath.Join(cacheDir, "host-"+hex.EncodeToString(sum[:6])+".py")
 	if b, err := os.ReadFile(script); err != nil || !bytes.Equal(b, hostScript) {
@@ -59,7 +60,7 @@ func newPyHost(cacheDir, python string, importTimeout time.Duration) (*pyHost, e
 	if python == "" {
 		python = "python3"
 	}
-	return &pyHost{script: script, pycache: filepath.Join(cacheDir, "pycache"), timeout: importTimeout, progName: python}, nil
+	return &pyHost{script: script, pycache: filepath.Join(cacheDir, "pycache"), timeout: importTimeout, progName: python, children: children}, nil
 }
 
 // interpreter finds python3 on the tool environment's PATH.
@@ -156,9 +157,9 @@ func (h *pyHost) scanOnce(ctx context.Context, python string, env []string, mods
 	if err != nil {
 		return nil, "", err.Error()
 	}
-	tools.StartInOwnGroup(cmd)
 	cmd.WaitDelay = 2 * time.Second
-	if err := cmd.Start(); err != nil {
+	child, err := h.children.Start(cmd)
+	if err != nil {
 		return nil, "", fmt.Sprintf("cannot start %s: %v", python, err)
 	}
 	type line struct {
@@ -172,6 +173,7 @@ func (h *pyHost) scanOnce(ctx context.Context, python string, env []string, mods
 		if !waited {
 			waited = true
 			_ = cmd.Wait()
+			child.Exited()
 		}
 	}
 	defer func() {

@@ -71,6 +71,10 @@ type Options struct {
 	// OnTask receives a background task whenever its state changes; it
 	// must not block.
 	OnTask func(Task)
+	// Children starts every tool process (and the Python hosts) and keeps
+	// them from outliving TinyElf; nil starts each in its own process group
+	// and records nothing.
+	Children *tools.Children
 	// ProcessPerCall starts a new Python interpreter for every call
 	// instead of forking one from a warm host (the default on Unix). Both
 	// give each call a process of its own; the fork is ~10× cheaper.
@@ -118,7 +122,7 @@ func New(opts Options) (*Service, error) {
 	if err := os.MkdirAll(filepath.Join(opts.DataDir, CommonToolsDir), 0o755); err != nil {
 		return nil, fmt.Errorf("create the common tools folder: %w", err)
 	}
-	py, err := newPyHost(filepath.Join(opts.DataDir, cacheDir), opts.Python, opts.ImportTimeout)
+	py, err := newPyHost(filepath.Join(opts.DataDir, cacheDir), opts.Python, opts.ImportTimeout, opts.Children)
 	if err != nil {
 		return nil, err
 	}
@@ -175,7 +179,7 @@ func (s *Service) forkServerFor(python string) *forkServer {
 	if s.fork != nil {
 		go s.fork.close()
 	}
-	s.fork, s.forkFor = newForkServer(s.py.argv(python, "zygote"), s.toolEnv("", nil, "")), python
+	s.fork, s.forkFor = newForkServer(s.py.argv(python, "zygote"), s.toolEnv("", nil, ""), s.opts.Children), python
 	return s.fork
 }
 
