@@ -77,7 +77,8 @@ type Options struct {
 	Children *tools.Children
 	// ProcessPerCall starts a new Python interpreter for every call
 	// instead of forking one from a warm host (the default on Unix). Both
-	// give each call a process of its own; the fork is ~10× cheaper.
+	// give each call a process of its own; the fork costs several times
+	// less (BenchmarkCall).
 	ProcessPerCall bool
 }
 
