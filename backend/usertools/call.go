@@ -24,16 +24,8 @@ func (s *Service) invoke(ctx context.Context, agent string, d *Definition, a Act
 	if err != nil {
 		return tools.Errorf("%v", err)
 	}
-	if a.Profile.Gated {
-		p, err := LoadPermissions(agentDir)
-		if err != nil {
-			return tools.Errorf("%s is a gated action and this agent's permissions cannot be read, so it is refused: %v", a.Schema, err)
-		}
-		if !p.Allows(a.Schema) {
-			return tools.Errorf("%s is a gated action: it runs only when the user has allowed it explicitly, in every permission mode (auto mode included). "+
-				"It is not allowed for agent %s. Do not retry; ask the user to allow %s in Settings → Tools → Permissions "+
-				"(the \"external_tools\" list of %s/%s).", a.Schema, agent, a.Schema, agentDir, PermissionsFile)
-		}
+	if msg := s.gateRefusal(agent, a); msg != "" {
+		return tools.Errorf("%s", msg)
 	}
 	if submit {
 		if !a.Profile.BackgroundEligible {
@@ -48,6 +40,28 @@ func (s *Service) invoke(ctx context.Context, agent string, d *Definition, a Act
 		}
 	}
 	return s.run(ctx, agentDir, d, a, args)
+}
+
+// gateRefusal says why a gated action may not run for the agent, or ""
+// when it may (or is not gated).
+func (s *Service) gateRefusal(agent string, a Action) string {
+	if !a.Profile.Gated {
+		return ""
+	}
+	agentDir, err := s.AgentDir(agent)
+	if err != nil {
+		return err.Error()
+	}
+	p, err := LoadPermissions(agentDir)
+	if err != nil {
+		return fmt.Sprintf("%s is a gated action and this agent's permissions cannot be read, so it is refused: %v", a.Schema, err)
+	}
+	if p.Allows(a.Schema) {
+		return ""
+	}
+	return fmt.Sprintf("%s is a gated action: it runs only when the user has allowed it explicitly, in every permission mode (auto mode included). "+
+		"It is not allowed for agent %s. Do not retry; ask the user to allow %s in Settings → Tools → Permissions "+
+		"(the \"external_tools\" list of %s/%s).", a.Schema, agent, a.Schema, agentDir, PermissionsFile)
 }
 
 // callRequest is what a tool process reads on stdin.

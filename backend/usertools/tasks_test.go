@@ -107,3 +107,48 @@ func TestBackgroundTasksAfterRestart(t *testing.T) {
 		t.Errorf("tasks %+v", s2.Tasks("default"))
 	}
 }
+
+// `tinyelf tool submit` queues a task that another process runs; every
+// process sees its state.
+func TestQueuedTaskRunByAnotherProcess(t *testing.T) {
+	data := t.TempDir()
+	writeFile(t, filepath.Join(personalDir(data, "default"), "report.py"), pyTool("report", "build", `return "report " + str(args["n"])`,
+		`{"build": {"background_eligible": True}, "send": {"background_eligible": True, "gated": True}}`), 0)
+	writeFile(t, filepath.Join(personalDir(data, "default"), "quick.py"), pyTool("quick", "run", `return 1`, ""), 0)
+	submitter := newTestService(t, data)
+	task, err := submitter.Enqueue(context.Background(), "default", "report", "build", map[string]any{"n": "7"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if task.State != TaskQueued || task.Args["n"] != float64(7) {
+		t.Fatalf("queued %+v (the argument is coerced as for a call)", task)
+	}
+	for _, bad := range []struct{ tool, action, want string }{
+		{"quick", "run", "cannot run in the background"},
+		{"nope", "run", "no loaded user tool"},
+		{"report", "nope", "no action"},
+	} {
+		if _, err := submitter.Enqueue(context.Background(), "default", bad.tool, bad.action, nil); err == nil || !strings.Contains(err.Error(), bad.want) {
+			t.Errorf("%s %s: %v", bad.tool, bad.action, err)
+		}
+	}
+	if _, err := submitter.Enqueue(context.Background(), "default", "report", "build", map[string]any{"n": "many"}); err == nil || !strings.Contains(err.Error(), "Invalid arguments") {
+		t.Errorf("bad arguments: %v", err)
+	}
+
+	n := newFakeNotifier()
+	runner := newTestService(t, data, withNotifier(n))
+	final, err := runner.RunTask(context.Background(), task.ID)
+	if err != nil || final.State != TaskDone || final.Result != "report 7" || final.Owner == 0 {
+		t.Fatalf("run: %+v %v", final, err)
+	}
+	if got := <-n.ch; !strings.Contains(got, "report_build: report 7") {
+		t.Errorf("notification %q", got)
+	}
+	if seen, ok := submitter.Task(task.ID); !ok || seen.State != TaskDone {
+		t.Errorf("the submitter sees %+v", seen)
+	}
+	if _, err := runner.RunTask(context.Background(), task.ID); err == nil {
+		t.Error("a finished task ran again")
+	}
+}
