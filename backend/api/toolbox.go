@@ -9,7 +9,9 @@ import (
 	"tinyelf/backend/config"
 	"tinyelf/backend/engine"
 	"tinyelf/backend/mcp"
+	"tinyelf/backend/notify"
 	"tinyelf/backend/tools"
+	"tinyelf/backend/usertools"
 )
 
 // ToolboxOptions configures a Toolbox; empty fields take the defaults.
@@ -28,6 +30,9 @@ type ToolboxOptions struct {
 	Getenv func(string) string
 	// Version introduces TinyElf to MCP servers.
 	Version string
+	// Notifier shows the notification of a background user tool task that
+	// ends (RunUserToolTask); nil means the platform's.
+	Notifier notify.Notifier
 }
 
 // ToolInfo describes one tool a Toolbox offers.
@@ -40,6 +45,11 @@ type ToolInfo struct {
 	Parameters  json.RawMessage `json:"parameters"`
 	// Server names the MCP server an MCP tool comes from.
 	Server string `json:"server,omitempty"`
+	// Origin ("common" or "personal"), Kind ("python" or "executable")
+	// and Folder describe a user tool's action.
+	Origin string `json:"origin,omitempty"`
+	Kind   string `json:"kind,omitempty"`
+	Folder string `json:"folder,omitempty"`
 }
 
 // Toolbox runs the single tool calls a person asks for directly (tinyelf
@@ -61,6 +71,12 @@ type Toolbox struct {
 	// children are the Bash commands and MCP servers the toolbox started;
 	// Close kills what is left of them.
 	children *tools.Children
+
+	// The user tools, once LoadUserTools has run.
+	userTools  *usertools.Service
+	userAgent  string
+	userReport usertools.Report
+	userInfo   map[string]userToolInfo
 }
 
 // OpenToolbox reads the settings and builds the built-in tools for the
@@ -86,7 +102,7 @@ func OpenToolbox(ctx context.Context, o ToolboxOptions) (*Toolbox, error) {
 	if err != nil {
 		return nil, err
 	}
-	t := &Toolbox{opts: o, settings: settings, servers: map[string]string{},
+	t := &Toolbox{opts: o, settings: settings, servers: map[string]string{}, userInfo: map[string]userToolInfo{},
 		children: tools.NewChildren(filepath.Join(o.DataDir, tools.ChildrenFolder))}
 	sess, err := engine.BuildRegistry(engine.BuildOptions{
 		Workspace: o.Workspace, Mode: o.Mode, Unrestricted: o.Unrestricted,
@@ -174,6 +190,9 @@ func (t *Toolbox) Tools() []ToolInfo {
 		}
 		out[i] = ToolInfo{Name: in.Name, Description: in.Description, Safe: in.Safe, ReadOnly: in.ReadOnly,
 			Source: src, Parameters: in.Parameters, Server: t.servers[in.Name]}
+		if u, ok := t.userInfo[in.Name]; ok {
+			out[i].Origin, out[i].Kind, out[i].Folder = in.Origin, u.kind, u.folder
+		}
 	}
 	return out
 }
@@ -219,6 +238,9 @@ func (t *Toolbox) Run(ctx context.Context, name string, args json.RawMessage) To
 func (t *Toolbox) Close() error {
 	if t.userMCP != nil {
 		_ = t.userMCP.Close()
+	}
+	if t.userTools != nil {
+		_ = t.userTools.Close()
 	}
 	t.children.KillAll()
 	return t.sess.Close()

@@ -26,9 +26,12 @@ Usage:
   tinyelf serve [--addr ADDR] [--allow-remote]
                                   serve the same UI to a browser on loopback
   tinyelf run -p PROMPT [flags]   run one task headless
-  tinyelf tool list               list the tools the agent has (built-in and MCP)
+  tinyelf tool list               list the tools the agent has (built-in, MCP, user tools)
   tinyelf tool NAME [--args JSON] [--workspace DIR] [--mode MODE]
                                   run one tool through the tool pipeline
+  tinyelf tool TOOL ACTION [ARG...]
+                                  run a user tool's command line (cli_main)
+  tinyelf tool submit|tasks       background tasks of user tools
   tinyelf mcp list|add|remove|import|test|bridge
   tinyelf skills list|search|install|show
   tinyelf sessions list|show|export|import|search|replay
@@ -53,6 +56,10 @@ type Options struct {
 	// Stdin is what "-p -", "--args -" and "--token-stdin" read (default:
 	// os.Stdin).
 	Stdin io.Reader
+	// Detach starts `tinyelf ARGS...` as a process that outlives this one
+	// (the runner of a submitted background task); nil re-executes this
+	// binary in a session of its own.
+	Detach func(args []string) error
 }
 
 // Main runs the command line of the process: it handles SIGINT and SIGTERM

@@ -14,15 +14,16 @@ import (
 )
 
 const toolUsage = `Usage:
-  tinyelf tool list [--workspace DIR] [--mode MODE] [--output text|json]
-  tinyelf tool NAME [--args JSON] [--workspace DIR] [--mode MODE] [--output text|json]
+  tinyelf tool list [--agent A] [--workspace DIR] [--mode MODE] [--output text|json]
+  tinyelf tool [--agent A] NAME [--args JSON] [--workspace DIR] [--mode MODE] [--output text|json]
 
 Runs one tool through the same pipeline the agent uses (coercion, validation,
 the shell deny list, truncation) and prints its result. The tools are the
-built-in ones and those of the MCP servers in the settings (mcp__SERVER__TOOL):
-list, and a name that is not built in, start the servers and wait until each
-has connected or failed (bounded by its start timeout); a server that fails
-is named on stderr with its error.
+built-in ones, those of the MCP servers in the settings (mcp__SERVER__TOOL)
+and the agent's user tools ({tool}_{action}, use_tool; --agent picks the
+agent, default "default"): list, and a name that is not built in, start the
+servers and wait until each has connected or failed (bounded by its start
+timeout); a server that fails is named on stderr with its error.
 
   --args JSON       the tool's arguments as a JSON object ("-" reads stdin)
   --workspace DIR   the workspace folder (default: the current folder)
@@ -35,7 +36,8 @@ Running a tool here is your explicit approval of that one call, so the tool
 runs without asking; deny rules and the shell deny list still refuse, and
 warnings are printed to stderr. Exit status: 0 success, 1 the tool returned an
 error result, 2 usage error.
-`
+
+` + userToolUsage
 
 // runTool implements `tinyelf tool`.
 func runTool(ctx context.Context, args []string, stdout, stderr io.Writer, o Options) int {
@@ -46,7 +48,35 @@ func runTool(ctx context.Context, args []string, stdout, stderr io.Writer, o Opt
 		}
 		return exitOK
 	}
+	agent, args, err := splitAgent(args)
+	if err != nil {
+		return usageError(stderr, "tool", err.Error())
+	}
+	if len(args) == 0 {
+		return usageError(stderr, "tool", "no tool name")
+	}
 	name := args[0]
+	switch name {
+	case "submit":
+		return runSubmit(ctx, agent, args[1:], stdout, stderr, o)
+	case "tasks":
+		return runTasks(ctx, agent, args[1:], stdout, stderr, o)
+	case "run-task":
+		return runTask(ctx, args[1:], stdout, stderr, o)
+	}
+	// TOOL ACTION [ARG...]: a user tool's command line. Its arguments are
+	// its own, so they are not parsed here.
+	if len(args) > 1 && !strings.HasPrefix(args[1], "-") && name != "list" {
+		box, err := openUserTools(ctx, agent, stderr, o)
+		if err != nil {
+			return usageError(stderr, "tool", err.Error())
+		}
+		defer box.Close()
+		if !box.HasUserTool(ctx, name) {
+			return usageError(stderr, "tool", fmt.Sprintf("unexpected argument %q (pass tool arguments with --args JSON; %s is not a user tool)", args[1], name))
+		}
+		return runUserToolCLI(ctx, box, name, args[1:], stdout, stderr, o)
+	}
 	fs := flag.NewFlagSet("tinyelf tool", flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
 	argsJSON := fs.String("args", "{}", "")
@@ -80,13 +110,22 @@ func runTool(ctx context.Context, args []string, stdout, stderr io.Writer, o Opt
 	defer box.Close()
 	warn(stderr, box.Warnings())
 
-	// The MCP servers start only when they can matter: for the list, and
-	// for a name that is not a built-in tool.
+	// The MCP servers and the user tools load only when they can matter:
+	// for the list, and for a name that is not a built-in tool.
 	if name == "list" || !box.Has(name) {
 		reportMCP(stderr, box.LoadMCP(ctx), "")
+		reportUserTools(stderr, box.LoadUserTools(ctx, agent))
 	}
 	if name == "list" {
-		return listTools(box.Tools(), *output, stdout, stderr)
+		code := listTools(box.Tools(), *output, stdout, stderr)
+		if *output == "text" {
+			printUserToolFolders(ctx, box, stdout)
+		}
+		return code
+	}
+	// A user tool named alone runs its command line without arguments.
+	if !box.Has(name) && box.HasUserTool(ctx, name) {
+		return runUserToolCLI(ctx, box, name, nil, stdout, stderr, o)
 	}
 	if !box.Has(name) {
 		available := oneLine(strings.Join(box.Names(), ", "))
@@ -178,6 +217,12 @@ func listTools(infos []api.ToolInfo, output string, stdout, stderr io.Writer) in
 		source := string(in.Source)
 		if in.Server != "" {
 			source += ":" + in.Server
+		}
+		if in.Origin != "" {
+			source += ":" + in.Origin // usertool:common, usertool:personal
+		}
+		if in.Kind != "" {
+			source += " (" + in.Kind + ")"
 		}
 		desc, _, _ := strings.Cut(in.Description, "\n")
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", oneLine(in.Name), sens, access, oneLine(source), oneLine(cut(desc, 90)))

@@ -219,6 +219,12 @@ func (s *Service) Tools(ctx context.Context, agent string) []tools.Tool {
 	return s.set(ctx, agent).tools
 }
 
+// Report returns what the agent's discovery found (the start-up scan, or
+// the last refresh), scanning first when the agent is new.
+func (s *Service) Report(ctx context.Context, agent string) Report {
+	return s.set(ctx, agent).report
+}
+
 // Load scans the common tools and the default agent's tools, as TinyElf
 // does at start-up; later calls change nothing.
 func (s *Service) Load(ctx context.Context) Report {
