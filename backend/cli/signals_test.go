@@ -166,7 +166,10 @@ func TestRunStopsOnSignal(t *testing.T) {
 				t.Errorf("stderr does not say the turn was cancelled:\n%s", out)
 			}
 			t.Logf("exited %s after %v", took.Round(time.Millisecond), tc.signal)
-			if took > 2*time.Second {
+			// The run stops in tens of milliseconds (the log line above);
+			// the bound only catches a run that ignores the signal, with
+			// room for a loaded machine.
+			if took > 10*time.Second {
 				t.Errorf("the run took %s to stop after %v", took, tc.signal)
 			}
 		})

@@ -381,6 +381,11 @@ func logFailed(err error) error {
 // write fails, the error goes out as a live LiveTurnError event, the
 // results are kept for the session's next turn, and the TurnResult says it.
 func (t *turn) fail(ctx context.Context, kind, text string, iterations int, err error) TurnResult {
+	if ctx.Err() != nil && errors.Is(err, ctx.Err()) {
+		// A step that failed because the turn was stopped (reading the
+		// history, asking a source) is the stop, not a failure.
+		return t.end(ctx, EndCancelled, text, iterations, nil)
+	}
 	if r := runFrom(ctx); r != nil && r.abandoned.Load() {
 		// Cancel gave up on this turn and logged its end: what it left
 		// unsaved stays out of the next turn.
