@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"os"
 	"slices"
 	"strings"
@@ -110,31 +111,43 @@ func (t *turn) syncCapabilitySources(ctx context.Context) {
 	}
 }
 
-// sourceReason describes how a source's tool list changed, by server.
+// sourceReason describes how a source's tool list changed, by where the
+// tools come from: an MCP server, or the user tools.
 func sourceReason(prev, next []tools.Tool) string {
-	servers := func(ts []tools.Tool) []string {
-		var out []string
+	origins := func(ts []tools.Tool) map[string][]string {
+		out := map[string][]string{}
 		for _, t := range ts {
-			if s := capabilities.ServerOf(t.Info()); s != "" && !slices.Contains(out, s) {
-				out = append(out, s)
+			info := t.Info()
+			var from string
+			switch {
+			case capabilities.ServerOf(info) != "":
+				from = "MCP server " + capabilities.ServerOf(info)
+			case info.Source == tools.SourceUserTool:
+				from = "the user tools"
+			default:
+				continue
 			}
+			out[from] = append(out[from], info.Name)
 		}
 		return out
 	}
-	before, after := servers(prev), servers(next)
+	before, after := origins(prev), origins(next)
 	var parts []string
-	for _, s := range after {
-		if !slices.Contains(before, s) {
-			parts = append(parts, fmt.Sprintf("MCP server %s offers tools", s))
+	for _, from := range slices.Sorted(maps.Keys(after)) {
+		switch old, had := before[from]; {
+		case !had:
+			parts = append(parts, from+" offers tools")
+		case !slices.Equal(old, after[from]):
+			parts = append(parts, from+" changed its tools")
 		}
 	}
-	for _, s := range before {
-		if !slices.Contains(after, s) {
-			parts = append(parts, fmt.Sprintf("MCP server %s no longer offers tools (disconnected, failed or stopped)", s))
+	for _, from := range slices.Sorted(maps.Keys(before)) {
+		if _, still := after[from]; !still {
+			parts = append(parts, from+" no longer offers tools (disconnected, failed, stopped or removed)")
 		}
 	}
 	if len(parts) == 0 {
-		return "the session's MCP servers changed their tools"
+		return "the session's tool sources changed their tools"
 	}
 	return strings.Join(parts, "; ")
 }
