@@ -56,6 +56,13 @@ type SessionView struct {
 	// model call filled of it (both in tokens), for the context gauge.
 	ContextWindow int `json:"contextWindow"`
 	ContextUsed   int `json:"contextUsed"`
+	// ToolTokens and IndexTokens estimate what the tool definitions and
+	// the deferred tools' index took of the last model call; ToolsSent and
+	// ToolsDeferred count them (all 0 before the first call).
+	ToolTokens    int `json:"toolTokens"`
+	IndexTokens   int `json:"indexTokens"`
+	ToolsSent     int `json:"toolsSent"`
+	ToolsDeferred int `json:"toolsDeferred"`
 }
 
 // IDArgs names a session.
@@ -80,6 +87,13 @@ func (s *Service) GetSession(ctx context.Context, a IDArgs) (SessionView, error)
 	v.ContextWindow = llm.ContextWindow(sess.Model)
 	if p, ok := s.settings.Get().WithEnvironment(s.opts.Getenv).Provider(sess.Provider); ok && p.ContextWindow > 0 {
 		v.ContextWindow = p.ContextWindow
+	}
+	req, err := s.Store.LastModelRequest(ctx, a.ID)
+	if err != nil {
+		return SessionView{}, mapErr(err)
+	}
+	if req != nil {
+		v.ToolTokens, v.IndexTokens, v.ToolsSent, v.ToolsDeferred = req.ToolTokens, req.IndexTokens, len(req.Tools), len(req.Index)
 	}
 	for i := len(msgs) - 1; i >= 0; i-- {
 		if u := msgs[i].Usage; u != nil {

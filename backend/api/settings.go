@@ -3,11 +3,13 @@ package api
 import (
 	"context"
 	"fmt"
+	"math"
 	"regexp"
 	"slices"
 	"strings"
 	"time"
 
+	"tinyelf/backend/capabilities"
 	"tinyelf/backend/config"
 	"tinyelf/backend/engine"
 	"tinyelf/backend/llm"
@@ -39,6 +41,8 @@ type SettingsView struct {
 	LastWorkspace       string             `json:"lastWorkspace"`
 	MCPServers          []config.MCPServer `json:"mcpServers"`
 	Agents              []config.Agent     `json:"agents"`
+	// Discovery is the tool-deferral setting with its defaults filled in.
+	Discovery config.Discovery `json:"discovery"`
 }
 
 // AppState is what the UI needs at start: whether to show first-run setup,
@@ -76,6 +80,7 @@ func (s *Service) GetSettings(context.Context, struct{}) (SettingsView, error) {
 		RestrictToWorkspace: stored.Restricted(), ExecTimeoutSeconds: int(stored.ExecTimeout() / time.Second),
 		StallTimeoutSeconds: int(stored.StallTimeout() / time.Second),
 		LastWorkspace:       stored.LastWorkspace, MCPServers: stored.MCPServers, Agents: stored.Agents,
+		Discovery: discoveryView(stored.Discovery),
 	}
 	if v.Mode == "" {
 		v.Mode = string(engine.ModeDefault)
@@ -306,6 +311,10 @@ type PreferencesArgs struct {
 	StallTimeoutSeconds *int    `json:"stallTimeoutSeconds,omitempty"`
 	Mode                *string `json:"mode,omitempty"`
 	DefaultProvider     *string `json:"defaultProvider,omitempty"`
+	// Discovery sets tool deferral: its mode ("auto", "always", "never")
+	// and threshold (a share of the context window, 0.01–1; 0 means the
+	// default); both are validated.
+	Discovery *config.Discovery `json:"discovery,omitempty"`
 }
 
 // UpdatePreferences changes preferences.
@@ -351,6 +360,13 @@ func (s *Service) UpdatePreferences(_ context.Context, a PreferencesArgs) (Setti
 		if a.DefaultProvider != nil {
 			st.DefaultProvider = *a.DefaultProvider
 		}
+		if a.Discovery != nil {
+			d, err := checkDiscovery(*a.Discovery)
+			if err != nil {
+				return err
+			}
+			st.Discovery = d
+		}
 		return nil
 	})
 	if err != nil {
@@ -358,6 +374,46 @@ func (s *Service) UpdatePreferences(_ context.Context, a PreferencesArgs) (Setti
 	}
 	s.policy.SetEnabled(s.settings.Get().NotificationsOn())
 	return s.GetSettings(context.Background(), struct{}{})
+}
+
+// Deferral threshold bounds, as shares of the context window.
+const (
+	minDeferThreshold = 0.01
+	maxDeferThreshold = 1.0
+)
+
+// checkDiscovery validates a tool-deferral setting and stores it in the
+// settings' form: "auto" and the default threshold are kept as empty
+// values, so the defaults can change with later versions.
+func checkDiscovery(d config.Discovery) (config.Discovery, error) {
+	m, err := capabilities.ParseDeferMode(d.Defer)
+	if err != nil {
+		return config.Discovery{}, invalidf("%v", err)
+	}
+	if d.Threshold != 0 && (d.Threshold < minDeferThreshold || d.Threshold > maxDeferThreshold || math.IsNaN(d.Threshold)) {
+		return config.Discovery{}, invalidf("the deferral threshold must be between 1%% and 100%% of the context window (got %g%%)", d.Threshold*100)
+	}
+	out := config.Discovery{Threshold: d.Threshold}
+	if m != capabilities.DeferAuto {
+		out.Defer = string(m)
+	}
+	if out.Threshold == capabilities.DefaultThreshold {
+		out.Threshold = 0
+	}
+	return out, nil
+}
+
+// discoveryView fills in a stored deferral setting's defaults.
+func discoveryView(d config.Discovery) config.Discovery {
+	m, err := capabilities.ParseDeferMode(d.Defer)
+	if err != nil {
+		m = capabilities.DeferAuto // the engine treats an unknown value as auto
+	}
+	d.Defer = string(m)
+	if d.Threshold <= 0 || d.Threshold > 1 {
+		d.Threshold = capabilities.DefaultThreshold
+	}
+	return d
 }
 
 // AddRuleArgs is a permission rule to add.

@@ -96,6 +96,11 @@ const (
 	UIApproval   UIKind = "approval"
 	UIError      UIKind = "error"
 	UICompaction UIKind = "compaction"
+	// UICapabilities is a change of the tools the model sees (a
+	// capability.diff), UILoaded a skill or resource loaded into the
+	// conversation (a capability.loaded).
+	UICapabilities UIKind = "capabilities"
+	UILoaded       UIKind = "loaded"
 )
 
 // ToolStatus is where a tool call stands.
@@ -113,7 +118,7 @@ const (
 
 // UIMessage is one item of the history the UI shows, in log order: a user
 // or assistant message, a tool call with its result, an approval, an error
-// or a compaction. Seq is the seq of the event that opened the item; later
+// a compaction, a capability change or a loaded capability. Seq is the seq of the event that opened the item; later
 // events (a result, an answer) fill it in.
 type UIMessage struct {
 	Seq  int64     `json:"seq"`
@@ -134,6 +139,9 @@ type UIMessage struct {
 	Tool       *ToolCallView `json:"tool,omitempty"`
 	Approval   *ApprovalView `json:"approval,omitempty"`
 	Compaction *Compaction   `json:"compaction,omitempty"`
+	// Capabilities is a capability change; Loaded a loaded capability.
+	Capabilities *CapabilityChange `json:"capabilities,omitempty"`
+	Loaded       *CapabilityLoaded `json:"loaded,omitempty"`
 }
 
 // ToolCallView is a tool call with what became of it.
@@ -205,6 +213,11 @@ type sink interface {
 	// puts summary at upTo.
 	compactModel(upTo int64, summary Message) error
 	addSearch(seq int64, role Role, text string) error
+	// previousDiff returns the session's last capability.diff before seq
+	// (nil when there is none); noteDiff tells the sink of one just
+	// projected, for a sink that does not read the log.
+	previousDiff(before int64) (*CapabilityDiff, error)
+	noteDiff(d CapabilityDiff)
 }
 
 // known reports whether projections understand the event type; the others
@@ -403,17 +416,22 @@ func project(s *Session, ev Event, out sink) error {
 		s.Usage.CacheReadTokens += int64(p.CacheReadTokens)
 		s.Usage.CacheWriteTokens += int64(p.CacheWriteTokens)
 		s.Usage.CostUSD += p.CostUSD
-	case EventCapabilityDiff, EventCapabilityLoad, EventModelRequest, EventTurnStart, EventTurnEnd:
-		// Only UpdatedAt; Replay reads capability diffs itself.
+	case EventCapabilityDiff:
+		return projectCapabilityDiff(ev, item, out)
+	case EventCapabilityLoad:
+		return projectCapabilityLoaded(ev, item, out)
+	case EventModelRequest, EventTurnStart, EventTurnEnd:
+		// Only UpdatedAt.
 	}
 	return nil
 }
 
 // memSink keeps projections in memory, for Replay.
 type memSink struct {
-	ui     []UIMessage
-	byCall map[string]int // callKey -> index into ui
-	model  []posMessage
+	ui       []UIMessage
+	byCall   map[string]int // callKey -> index into ui
+	model    []posMessage
+	lastDiff *CapabilityDiff
 }
 
 type posMessage struct {
@@ -457,6 +475,10 @@ func (m *memSink) compactModel(upTo int64, summary Message) error {
 }
 
 func (m *memSink) addSearch(int64, Role, string) error { return nil }
+
+func (m *memSink) previousDiff(int64) (*CapabilityDiff, error) { return m.lastDiff, nil }
+
+func (m *memSink) noteDiff(d CapabilityDiff) { m.lastDiff = &d }
 
 func (m *memSink) messages() []Message {
 	out := make([]Message, len(m.model))

@@ -12,7 +12,9 @@ import (
 
 // projectionVersion names the projection code. When a database was last
 // projected by other code, Open rebuilds its projections from the log.
-const projectionVersion = "2" // 2: assistant items carry their usage
+// 2: assistant items carry their usage; 3: capability changes and loaded
+// capabilities are UI items.
+const projectionVersion = "3"
 
 // The statements of the write path, prepared once on the write connection.
 const (
@@ -36,6 +38,8 @@ const (
 		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
 	qCompactModel = `DELETE FROM model_messages WHERE session_id = ? AND pos <= ?`
 	qInsertSearch = `INSERT INTO search_docs (session_id, seq, role, text) VALUES (?, ?, ?, ?)`
+	qPrevDiff     = `SELECT seq, data FROM events WHERE session_id = ? AND seq < ? AND type = 'capability.diff'
+		ORDER BY seq DESC LIMIT 1`
 )
 
 // sessionCols are the sessions columns in the order scanSession and
@@ -83,7 +87,7 @@ func fromMillis(ms int64) time.Time {
 // writeStmts are the write path's prepared statements.
 type writeStmts struct {
 	maxSeq, insertEvent, loadSession, saveSession, insertUI, findUI, updateUI,
-	insertModel, compactModel, insertSearch *sql.Stmt
+	insertModel, compactModel, insertSearch, prevDiff *sql.Stmt
 }
 
 func prepareWriteStmts(ctx context.Context, db *sql.DB) (*writeStmts, error) {
@@ -95,7 +99,7 @@ func prepareWriteStmts(ctx context.Context, db *sql.DB) (*writeStmts, error) {
 		{&st.maxSeq, qMaxSeq}, {&st.insertEvent, qInsertEvent}, {&st.loadSession, qLoadSession},
 		{&st.saveSession, qSaveSession}, {&st.insertUI, qInsertUI}, {&st.findUI, qFindUI},
 		{&st.updateUI, qUpdateUI}, {&st.insertModel, qInsertModel}, {&st.compactModel, qCompactModel},
-		{&st.insertSearch, qInsertSearch},
+		{&st.insertSearch, qInsertSearch}, {&st.prevDiff, qPrevDiff},
 	} {
 		s, err := db.PrepareContext(ctx, p.q)
 		if err != nil {
@@ -110,7 +114,7 @@ func prepareWriteStmts(ctx context.Context, db *sql.DB) (*writeStmts, error) {
 func (st *writeStmts) close() error {
 	var errs []error
 	for _, s := range []*sql.Stmt{st.maxSeq, st.insertEvent, st.loadSession, st.saveSession, st.insertUI,
-		st.findUI, st.updateUI, st.insertModel, st.compactModel, st.insertSearch} {
+		st.findUI, st.updateUI, st.insertModel, st.compactModel, st.insertSearch, st.prevDiff} {
 		if s != nil {
 			errs = append(errs, s.Close())
 		}
@@ -330,6 +334,29 @@ func (w *writeTx) addSearch(seq int64, role Role, text string) error {
 	}
 	return nil
 }
+
+// previousDiff reads the session's last capability.diff before seq from
+// the log: the events of the batch being appended are already in it.
+func (w *writeTx) previousDiff(before int64) (*CapabilityDiff, error) {
+	var (
+		seq  int64
+		data string
+	)
+	err := w.stmt(w.st.prevDiff).QueryRowContext(w.ctx, w.sid, before).Scan(&seq, &data)
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("find the capability diff before %d: %w", before, classify(err))
+	}
+	var d CapabilityDiff
+	if err := json.Unmarshal([]byte(data), &d); err != nil {
+		return nil, fmt.Errorf("decode capability diff %d: %w", seq, err)
+	}
+	return &d, nil
+}
+
+func (w *writeTx) noteDiff(CapabilityDiff) {}
 
 // flushSearch adds the search_docs rows this transaction wrote to the
 // full-text index, in one statement.

@@ -40,6 +40,7 @@ func TestProjectionsOfAConversation(t *testing.T) {
 	}
 	wantRows := []row{
 		{3, UIUser, "Fix the failing parser test\nIt panics."},
+		{4, UICapabilities, ""}, // the baseline
 		{5, UIAssistant, "Let me run the tests."},
 		{7, UITool, ""},
 		{8, UIApproval, ""},
@@ -48,19 +49,22 @@ func TestProjectionsOfAConversation(t *testing.T) {
 	if !reflect.DeepEqual(rows, wantRows) {
 		t.Fatalf("UI items = %+v\nwant %+v", rows, wantRows)
 	}
-	tool := ui[2].Tool
+	if c := ui[1].Capabilities; c == nil || !c.Baseline || !reflect.DeepEqual(c.Added, []string{"Bash", "Read"}) || c.Visible != 2 {
+		t.Errorf("baseline item = %+v", ui[1].Capabilities)
+	}
+	tool := ui[3].Tool
 	if tool.CallID != "call_1" || tool.Name != "Bash" || tool.Status != ToolFailed || !tool.IsError ||
 		tool.Decision != "allow_once" || tool.DecidedBy != "user" || tool.ResultSeq != 10 || tool.DurationMs != 1200 ||
 		tool.Result == "" || tool.Arguments != `{"command":"go test ./..."}` {
 		t.Errorf("tool item = %+v", tool)
 	}
-	ap := ui[3].Approval
+	ap := ui[4].Approval
 	if ap.CallID != "call_1" || ap.Decision != "allow_once" || ap.By != "user" || ap.AnsweredSeq != 9 ||
 		ap.Suggestion != "go test" || len(ap.Warnings) != 1 {
 		t.Errorf("approval item = %+v", ap)
 	}
-	if len(ui[1].ToolCalls) != 1 || ui[1].Model != "gpt-test" {
-		t.Errorf("assistant item = %+v", ui[1])
+	if len(ui[2].ToolCalls) != 1 || ui[2].Model != "gpt-test" {
+		t.Errorf("assistant item = %+v", ui[2])
 	}
 
 	model, err := s.ModelMessages(ctx, sess.ID)
@@ -179,7 +183,7 @@ func TestCompactionReplacesModelHistory(t *testing.T) {
 	}
 	// The UI keeps everything, and shows the compactions.
 	ui, _ := s.UIMessages(ctx, sess.ID)
-	if n := len(ui); n != 9 || ui[6].Kind != UICompaction || ui[6].Compaction.TokensBefore != 9000 {
+	if n := len(ui); n != 10 || ui[7].Kind != UICompaction || ui[7].Compaction.TokensBefore != 9000 {
 		t.Errorf("UI after compaction: %d items: %s", n, mustJSON(t, ui))
 	}
 	checkRebuildMatches(t, s)

@@ -2,6 +2,9 @@ package sessions
 
 import (
 	"context"
+	"database/sql"
+	"encoding/json"
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -131,4 +134,23 @@ func orNone(s string) string {
 		return "none"
 	}
 	return s
+}
+
+// LastModelRequest returns the record of a session's latest model call
+// (what its tool definitions and index took), or nil before the first.
+func (s *Store) LastModelRequest(ctx context.Context, id string) (*ModelRequest, error) {
+	var data string
+	err := s.r.QueryRowContext(ctx, `SELECT data FROM events WHERE session_id = ? AND type = 'model.request'
+		ORDER BY seq DESC LIMIT 1`, id).Scan(&data)
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("read the last model request of session %s: %w", id, classify(err))
+	}
+	var r ModelRequest
+	if err := json.Unmarshal([]byte(data), &r); err != nil {
+		return nil, fmt.Errorf("decode the last model request of session %s: %w", id, err)
+	}
+	return &r, nil
 }

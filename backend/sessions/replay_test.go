@@ -32,13 +32,14 @@ func TestReplayAtSeveralPoints(t *testing.T) {
 	}{
 		{1, 1, nil, 0, 0, 0, 0, nil},
 		{3, 3, nil, 1, 1, 1, 0, nil},
-		{4, 4, []string{"Bash", "Read"}, 1, 1, 1, 0, nil},
-		{8, 8, []string{"Bash", "Read"}, 1, 2, 4, 100, []string{"c1:"}},
-		{9, 9, []string{"Bash", "Read"}, 1, 2, 4, 100, []string{"c1:allow_once"}},
-		{13, 13, []string{"Bash", "Read"}, 1, 4, 5, 250, []string{"c1:allow_once"}},
-		{16, 16, []string{"Read", "WebFetch"}, 2, 5, 6, 250, []string{"c1:allow_once"}},
-		{0, 18, []string{"Read", "WebFetch"}, 2, 5, 8, 250, []string{"c1:allow_once", "w1:"}},
-		{999, 18, []string{"Read", "WebFetch"}, 2, 5, 8, 250, []string{"c1:allow_once", "w1:"}},
+		// The first diff is the baseline item, the second a change.
+		{4, 4, []string{"Bash", "Read"}, 1, 1, 2, 0, nil},
+		{8, 8, []string{"Bash", "Read"}, 1, 2, 5, 100, []string{"c1:"}},
+		{9, 9, []string{"Bash", "Read"}, 1, 2, 5, 100, []string{"c1:allow_once"}},
+		{13, 13, []string{"Bash", "Read"}, 1, 4, 6, 250, []string{"c1:allow_once"}},
+		{16, 16, []string{"Read", "WebFetch"}, 2, 5, 8, 250, []string{"c1:allow_once"}},
+		{0, 18, []string{"Read", "WebFetch"}, 2, 5, 10, 250, []string{"c1:allow_once", "w1:"}},
+		{999, 18, []string{"Read", "WebFetch"}, 2, 5, 10, 250, []string{"c1:allow_once", "w1:"}},
 	}
 	for _, tt := range tests {
 		st, err := s.Replay(ctx, sess.ID, tt.upto)
@@ -70,7 +71,7 @@ func TestReplayAtSeveralPoints(t *testing.T) {
 		t.Errorf("at 7 the call is pending: %+v", st.UI[len(st.UI)-1])
 	}
 	st, _ = s.Replay(ctx, sess.ID, 8)
-	if tool := st.UI[2].Tool; tool.Status != ToolAwaitingApproval {
+	if tool := st.UI[3].Tool; tool.Status != ToolAwaitingApproval {
 		t.Errorf("at 8 the call awaits approval: %+v", tool)
 	}
 	if _, err := s.Replay(ctx, "missing", 0); !errors.Is(err, ErrNotFound) {
