@@ -24,9 +24,9 @@ var (
 		DeferReason: "deferral is always on",
 	}
 	diffSearch = CapabilityDiff{
-		Added:   []string{"mcp__github__create_pull_request", "mcp__github__list_pull_requests"},
-		Reasons: []string{`found by ToolSearch "pull request"`},
-		Visible: []string{"Read", "ToolSearch", "mcp__github__create_pull_request", "mcp__github__list_pull_requests"},
+		Added:    []string{"mcp__github__create_pull_request", "mcp__github__list_pull_requests"},
+		Reasons:  []string{`found by ToolSearch "pull request"`},
+		Visible:  []string{"Read", "ToolSearch", "mcp__github__create_pull_request", "mcp__github__list_pull_requests"},
 		Deferred: []string{"mcp__github__get_me"},
 		Items: []CapabilityItem{
 			{ID: "mcp__github__create_pull_request", Name: "mcp__github__create_pull_request", Kind: "tool", Change: "changed", From: "deferred", To: "visible", Reason: `found by ToolSearch "pull request"`, Hash: "c1"},
