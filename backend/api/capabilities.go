@@ -160,10 +160,21 @@ type CapabilityList struct {
 	Deferring   bool   `json:"deferring"`
 	DeferReason string `json:"deferReason"`
 	// ToolTokens and IndexTokens estimate what one model call carries.
-	ToolTokens  int                     `json:"toolTokens"`
-	IndexTokens int                     `json:"indexTokens"`
-	Shadowed    []capabilities.Shadowed `json:"shadowed,omitempty"`
-	Version     uint64                  `json:"version"`
+	ToolTokens  int `json:"toolTokens"`
+	IndexTokens int `json:"indexTokens"`
+	// Shadowed are the capabilities left out because another source took
+	// their name.
+	Shadowed []ShadowedView `json:"shadowed,omitempty"`
+	Version  uint64         `json:"version"`
+}
+
+// ShadowedView is a capability left out of the catalog's view because
+// another one (By, an identity) has its name.
+type ShadowedView struct {
+	ID     string `json:"id"`
+	Name   string `json:"name"`
+	Source string `json:"source"`
+	By     string `json:"by"`
 }
 
 // ListCapabilities returns the catalog with each capability's state and
@@ -178,7 +189,10 @@ func (s *Service) ListCapabilities(ctx context.Context, a CapabilitiesArgs) (Cap
 		return CapabilityList{}, mapErr(err)
 	}
 	out := CapabilityList{Items: []CapabilityView{}, Deferring: vs.Deferring, DeferReason: vs.DeferReason,
-		ToolTokens: vs.ToolTokens, IndexTokens: vs.IndexTokens, Shadowed: vs.View().Shadowed, Version: vs.View().Snapshot.Version}
+		ToolTokens: vs.ToolTokens, IndexTokens: vs.IndexTokens, Version: vs.View().Snapshot.Version}
+	for _, sh := range vs.View().Shadowed {
+		out.Shadowed = append(out.Shadowed, ShadowedView{ID: sh.ID, Name: sh.Name, Source: sh.Source, By: sh.By})
+	}
 	for _, e := range vs.View().Entries() {
 		if kind != "" && e.Kind != kind {
 			continue

@@ -5,6 +5,10 @@
 // Stores call these functions; components never touch the transport.
 import type {
   AppState,
+  CapabilitiesArgs,
+  CapabilityList,
+  CapabilitySearchArgs,
+  CapabilitySearchResult,
   BackendEvent,
   Detected,
   ErrorCode,
@@ -371,3 +375,12 @@ export const setToolSecret = (name: string, value: string) => call<object>('SetT
 export const listToolTasks = (agent: string) => call<ToolTask[]>('ListToolTasks', { agent });
 export const openToolsFolder = (agent: string, which: 'personal' | 'common') =>
   call<FolderOpened>('OpenToolsFolder', { agent, which });
+
+export const listCapabilities = (args: CapabilitiesArgs = {}) => call<CapabilityList>('ListCapabilities', compact(args));
+export const searchCapabilities = (args: CapabilitySearchArgs) =>
+  call<CapabilitySearchResult>('SearchCapabilities', compact(args));
+
+/** compact drops empty optional arguments, so the backend sees its defaults. */
+function compact<T extends object>(args: T): Partial<T> {
+  return Object.fromEntries(Object.entries(args).filter(([, v]) => v !== undefined && v !== '' && v !== false)) as Partial<T>;
+}

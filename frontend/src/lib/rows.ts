@@ -1,7 +1,9 @@
 // What the chat shows for a session's history: approval items fold into
-// their tool cards (the approval dock asks the question), and each answer
+// their tool cards (the approval dock asks the question), each answer
 // carries the tokens and cost of the model calls of its turn (tool-only
-// calls add to the next answer with text).
+// calls add to the next answer with text), and a change of the tools the
+// model sees is a chip (the session's first set, its baseline, only on
+// demand).
 import type { ApprovalView, UIMessage, Usage } from './types';
 
 /** Row is one item of the chat. */
@@ -11,7 +13,9 @@ export type Row =
   | { kind: 'usage'; key: string; usage: Usage }
   | { kind: 'tool'; key: string; msg: UIMessage; approval?: ApprovalView }
   | { kind: 'error'; key: string; msg: UIMessage }
-  | { kind: 'compaction'; key: string; msg: UIMessage };
+  | { kind: 'compaction'; key: string; msg: UIMessage }
+  | { kind: 'capabilities'; key: string; msg: UIMessage }
+  | { kind: 'loaded'; key: string; msg: UIMessage };
 
 /** addUsage sums two usages (either may be null). */
 export function addUsage(a: Usage | null, b: Usage | undefined | null): Usage | null {
@@ -77,6 +81,16 @@ export function buildRows(messages: UIMessage[], running = false): Row[] {
       case 'compaction':
         rows.push({ kind: 'compaction', key, msg: m });
         break;
+      case 'capabilities':
+        if (m.capabilities && !m.capabilities.baseline) {
+          rows.push({ kind: 'capabilities', key, msg: m });
+        }
+        break;
+      case 'loaded':
+        if (m.loaded) {
+          rows.push({ kind: 'loaded', key, msg: m });
+        }
+        break;
     }
   }
   if (!running) {
@@ -108,4 +122,9 @@ export function contextUsed(view: { contextUsed: number; messages: UIMessage[] }
     }
   }
   return 0;
+}
+
+/** baseline returns the session's first capability set (the item the chat does not show), if logged. */
+export function baseline(messages: readonly UIMessage[]): UIMessage | undefined {
+  return messages.find((m) => m.kind === 'capabilities' && m.capabilities?.baseline);
 }

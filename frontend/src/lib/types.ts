@@ -75,7 +75,7 @@ export interface Session {
 }
 
 /** UIKind says what a history item shows. */
-export type UIKind = 'user' | 'assistant' | 'tool' | 'approval' | 'error' | 'compaction';
+export type UIKind = 'user' | 'assistant' | 'tool' | 'approval' | 'error' | 'compaction' | 'capabilities' | 'loaded';
 
 /** ToolStatus is where a tool call stands. */
 export type ToolStatus = 'pending' | 'awaiting_approval' | 'denied' | 'done' | 'error';
@@ -143,6 +143,148 @@ export interface UIMessage {
   tool?: ToolCallView;
   approval?: ApprovalView;
   compaction?: Compaction;
+  capabilities?: CapabilityChange;
+  loaded?: CapabilityLoaded;
+}
+
+/** CapabilityKind says what sort of capability a descriptor is. */
+export type CapabilityKind = 'tool' | 'skill' | 'resource' | 'prompt' | 'channel';
+
+/** capabilityKinds lists the kinds in the order the UI offers them. */
+export const capabilityKinds: readonly CapabilityKind[] = ['tool', 'skill', 'resource', 'prompt', 'channel'];
+
+/** CapabilityState is a capability's standing in one visible set. */
+export type CapabilityState = 'visible' | 'deferred' | 'hidden' | 'available';
+
+/** capabilityStates lists the states in the order the UI offers them. */
+export const capabilityStates: readonly CapabilityState[] = ['visible', 'deferred', 'hidden', 'available'];
+
+/** Risk grades what a capability can do if misused. */
+export type Risk = 'low' | 'medium' | 'high';
+
+/** CapabilityItem is one capability whose standing changed (a capability.diff item). */
+export interface CapabilityItem {
+  id: string;
+  name: string;
+  kind: CapabilityKind | string;
+  change: 'added' | 'removed' | 'changed';
+  from?: CapabilityState | '';
+  to?: CapabilityState | '';
+  reason: string;
+  hash?: string;
+}
+
+/** CapabilityChange is a capability.diff as the chat shows it (sessions.CapabilityChange). */
+export interface CapabilityChange {
+  /** baseline marks the session's first set, shown only on demand. */
+  baseline?: boolean;
+  /** rebuilt marks a set computed afresh when the session was reopened. */
+  rebuilt?: boolean;
+  added?: string[];
+  removed?: string[];
+  reasons?: string[];
+  items: CapabilityItem[];
+  visible: number;
+  deferred: number;
+  deferReason?: string;
+}
+
+/** CapabilityLoaded is a skill or resource loaded into the conversation. */
+export interface CapabilityLoaded {
+  id: string;
+  kind: string;
+  name: string;
+  source?: string;
+  callId?: string;
+}
+
+/** CapabilityView is one catalog entry with its state (api.CapabilityView). */
+export interface CapabilityView {
+  id: string;
+  kind: CapabilityKind;
+  name: string;
+  title: string;
+  summary: string;
+  description?: string;
+  source: string;
+  server?: string;
+  risk: Risk;
+  readOnly: boolean;
+  safe?: boolean;
+  params?: string[];
+  indexTokens: number;
+  fullTokens: number;
+  problem?: string;
+  tier: number;
+  keywords?: string[];
+  state: CapabilityState;
+  reason: string;
+}
+
+/** Shadowed is a capability left out because another source took its name. */
+export interface Shadowed {
+  id: string;
+  name: string;
+  source: string;
+  by: string;
+}
+
+/** CapabilityList is ListCapabilities(): the catalog with the policy's verdicts. */
+export interface CapabilityList {
+  items: CapabilityView[];
+  deferring: boolean;
+  deferReason: string;
+  toolTokens: number;
+  indexTokens: number;
+  shadowed?: Shadowed[];
+  version: number;
+}
+
+/** CapabilitiesArgs selects what ListCapabilities shows. */
+export interface CapabilitiesArgs {
+  sessionId?: string;
+  kind?: CapabilityKind | '';
+  mode?: PermissionMode | '';
+}
+
+/** CapabilitySearchArgs is a ToolSearch from the UI. */
+export interface CapabilitySearchArgs {
+  query: string;
+  kind?: CapabilityKind | '';
+  limit?: number;
+  regex?: boolean;
+  mode?: PermissionMode | '';
+  sessionId?: string;
+}
+
+/** CapabilityHit is one search hit, as the model reads it too. */
+export interface CapabilityHit {
+  id: string;
+  name: string;
+  kind: CapabilityKind;
+  source: string;
+  risk: Risk;
+  summary: string;
+  why: string;
+  use: string;
+  state: CapabilityState;
+  tokens: number;
+}
+
+/** CapabilitySearchResult is SearchCapabilities(). */
+export interface CapabilitySearchResult {
+  query: string;
+  items: CapabilityHit[] | null;
+  note?: string;
+}
+
+/** DeferMode says when tools are deferred to the index. */
+export type DeferMode = 'auto' | 'always' | 'never';
+
+/** Discovery is the tool-deferral setting (config.Discovery); threshold is a share of the window. */
+export interface Discovery {
+  defer: DeferMode | '';
+  threshold: number;
 }
 
 /** SessionView is GetSession(): a session with its history. */
@@ -153,6 +295,11 @@ export interface SessionView {
   pending: string[] | null;
   contextWindow: number;
   contextUsed: number;
+  /** toolTokens and indexTokens are what the last model call's tool definitions and index took. */
+  toolTokens?: number;
+  indexTokens?: number;
+  toolsSent?: number;
+  toolsDeferred?: number;
 }
 
 /** Exported is a session rendered for saving. */
@@ -291,6 +438,7 @@ export interface SettingsView {
   lastWorkspace: string;
   mcpServers: MCPServerConfig[];
   agents: { name: string }[];
+  discovery?: Discovery;
 }
 
 /** Theme is the colour scheme preference. */
@@ -337,6 +485,7 @@ export interface PreferencesArgs {
   execTimeoutSeconds?: number;
   mode?: PermissionMode;
   defaultProvider?: string;
+  discovery?: Discovery;
 }
 
 /** FolderListing is a folder and its sub-folders. */

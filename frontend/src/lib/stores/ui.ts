@@ -3,7 +3,7 @@
 import { derived, get, writable } from 'svelte/store';
 import { openExternal } from '../api';
 import { detectLanguage, translate, type Language, type MessageKey } from '../i18n';
-import type { Theme } from '../types';
+import type { Theme, UIMessage } from '../types';
 
 function browserLanguages(): readonly string[] {
   if (typeof navigator === 'undefined') {
@@ -62,10 +62,16 @@ export const helpOpen = writable<boolean>(false);
 /** folderPickerOpen controls the browser's folder picker. */
 export const folderPickerOpen = writable<boolean>(false);
 
+/** capabilityChangeOpen is the chat item whose capability change the dialog shows, or null. */
+export const capabilityChangeOpen = writable<UIMessage | null>(null);
+
+/** contextDetailsOpen controls the context gauge's details dialog. */
+export const contextDetailsOpen = writable<boolean>(false);
+
 /** anyDialogOpen is true while a modal dialog has the keyboard. */
 export const anyDialogOpen = derived(
-  [settingsOpen, helpOpen, folderPickerOpen],
-  ([s, h, f]) => s || h || f,
+  [settingsOpen, helpOpen, folderPickerOpen, capabilityChangeOpen, contextDetailsOpen],
+  ([s, h, f, c, g]) => s || h || f || c !== null || g,
 );
 
 /** Toast is a short notice, optionally with one action (Undo). */
