@@ -39,7 +39,7 @@ func TestDiscoverySettings(t *testing.T) {
 			if err != nil || v.Discovery != tt.view {
 				t.Errorf("view %+v %v, want %+v", v.Discovery, err, tt.view)
 			}
-			if got := h.svc.Settings.Get().Discovery; got != tt.stored {
+			if got := h.svc.settings.Get().Discovery; got != tt.stored {
 				t.Errorf("stored %+v, want %+v", got, tt.stored)
 			}
 		})
@@ -134,7 +134,7 @@ func TestCapabilityChipThroughTheService(t *testing.T) {
 		t.Errorf("tool share: tokens %d index %d sent %d deferred %d (change: %d visible, %d deferred)",
 			view.ToolTokens, view.IndexTokens, view.ToolsSent, view.ToolsDeferred, found.Visible, found.Deferred)
 	}
-	rep, err := h.svc.Store.Replay(ctx, sess.ID, 0)
+	rep, err := h.svc.store.Replay(ctx, sess.ID, 0)
 	if err != nil {
 		t.Fatal(err)
 	}

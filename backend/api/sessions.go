@@ -88,7 +88,7 @@ func (s *Service) GetSession(ctx context.Context, a IDArgs) (SessionView, error)
 	if p, ok := s.settings.Get().WithEnvironment(s.opts.Getenv).Provider(sess.Provider); ok && p.ContextWindow > 0 {
 		v.ContextWindow = p.ContextWindow
 	}
-	req, err := s.Store.LastModelRequest(ctx, a.ID)
+	req, err := s.store.LastModelRequest(ctx, a.ID)
 	if err != nil {
 		return SessionView{}, mapErr(err)
 	}
