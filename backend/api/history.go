@@ -76,5 +76,13 @@ func (h *History) Replay(ctx context.Context, id string, uptoSeq int64) (*Replay
 	return h.store.Replay(ctx, id, uptoSeq)
 }
 
+// ReplayCapabilities rebuilds each model call's visible set of a session
+// from its log and checks it against what was sent (as the method of the
+// same name does).
+func (h *History) ReplayCapabilities(ctx context.Context, id string) (*CapabilityReplay, error) {
+	rep, err := h.store.ReplayCapabilities(ctx, id)
+	return rep, mapErr(err)
+}
+
 // Close closes the database.
 func (h *History) Close() error { return h.store.Close() }

@@ -1,6 +1,7 @@
 package api
 
 import (
+	"tinyelf/backend/capabilities"
 	"tinyelf/backend/config"
 	"tinyelf/backend/engine"
 	"tinyelf/backend/llm"
@@ -148,3 +149,25 @@ const HomeEnv = config.HomeEnv
 // DataDir returns the data folder ($TINYELF_HOME, or the user config folder
 // plus /tinyelf), creating it when missing.
 func DataDir() (string, error) { return config.DataDir() }
+
+// CapabilitySearchResult is what SearchCapabilities found (the model's
+// ToolSearch answer); CapabilitySearchItem is one hit of it.
+type (
+	CapabilitySearchResult = capabilities.SearchResult
+	CapabilitySearchItem   = capabilities.SearchItem
+)
+
+// CheckCapabilityKind checks a capability kind's name ("" and "any" mean
+// every kind); its error lists the valid ones.
+func CheckCapabilityKind(s string) error {
+	_, err := capabilities.ParseKind(s)
+	return err
+}
+
+// CapabilityReplay is ReplayCapabilities' answer: every model call of a
+// session with the visible set its log rebuilds, checked against what was
+// sent; CapabilityCall is one call of it.
+type (
+	CapabilityReplay = sessions.CapabilityReplay
+	CapabilityCall   = sessions.CapabilityCall
+)

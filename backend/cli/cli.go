@@ -33,6 +33,8 @@ Usage:
                                   run a user tool's command line (cli_main)
   tinyelf tool submit|tasks       background tasks of user tools
   tinyelf mcp list|add|remove|import|test|bridge
+  tinyelf capabilities list|search
+                                  the catalog with each capability's state, and the model's ToolSearch
   tinyelf skills list|search|install|show
   tinyelf sessions list|show|export|import|search|replay
   tinyelf help                    show this help
@@ -96,6 +98,8 @@ func Run(ctx context.Context, args []string, stdout, stderr io.Writer, o Options
 		return runSessions(ctx, args[1:], stdout, stderr)
 	case "mcp":
 		return runMCP(ctx, args[1:], stdout, stderr, o)
+	case "capabilities":
+		return runCapabilities(ctx, args[1:], stdout, stderr, o)
 	case "skills":
 		fmt.Fprintf(stderr, "tinyelf %s is not yet available in this build.\n", args[0])
 		return exitError
