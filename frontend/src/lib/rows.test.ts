@@ -1,8 +1,22 @@
 import { describe, expect, it } from 'vitest';
-import { approvalMsg, assistantMsg, toolMsg, userMsg } from '../test/fixtures';
-import { buildRows, contextUsed } from './rows';
+import { approvalMsg, assistantMsg, baselineChange, searchChange, toolMsg, userMsg } from '../test/fixtures';
+import { baseline, buildRows, contextUsed } from './rows';
 
 describe('buildRows', () => {
+  it('shows capability changes and loaded skills, but not the session\'s first set', () => {
+    const messages = [
+      userMsg(2, 'open a PR'),
+      baselineChange(3),
+      toolMsg(5, { name: 'ToolSearch', status: 'done' }),
+      searchChange(7),
+      { seq: 9, kind: 'loaded' as const, time: '', loaded: { id: 'skill__release', kind: 'skill', name: 'release' } },
+    ];
+    const rows = buildRows(messages);
+    expect(rows.map((r) => r.kind)).toEqual(['user', 'tool', 'capabilities', 'loaded']);
+    expect(baseline(messages)?.seq).toBe(3);
+    expect(baseline([userMsg(1, 'x')])).toBeUndefined();
+  });
+
   it('folds approvals into their tool cards and carries tool-call usage to the answer', () => {
     const rows = buildRows([
       userMsg(2, 'write it'),

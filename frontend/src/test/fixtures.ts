@@ -1,5 +1,5 @@
 // Builders of backend shapes for the unit tests.
-import type { MCPServerView, Session, SessionView, SettingsView, UIMessage } from '../lib/types';
+import type { CapabilityList, CapabilityView, MCPServerView, Session, SessionView, SettingsView, UIMessage } from '../lib/types';
 
 export function session(over: Partial<Session> = {}): Session {
   return {
@@ -81,5 +81,84 @@ export function mcpServer(over: Partial<MCPServerView> = {}): MCPServerView {
     state: { name: 'files', type: 'stdio', status: 'connected', detail: 'connected over stdio', since: '2026-11-30T09:00:00Z' },
     tools: ['mcp__files__read', 'mcp__files__list'],
     ...over,
+  };
+}
+
+export function capability(name: string, over: Partial<CapabilityView> = {}): CapabilityView {
+  return {
+    id: `local__${name}`,
+    kind: 'tool',
+    name,
+    title: name,
+    summary: `${name} does its job.`,
+    source: 'builtin',
+    risk: 'low',
+    readOnly: true,
+    indexTokens: 20,
+    fullTokens: 200,
+    tier: 2,
+    state: 'visible',
+    reason: 'always visible: a local read-only tool',
+    ...over,
+  };
+}
+
+export function mcpCapability(server: string, tool: string, over: Partial<CapabilityView> = {}): CapabilityView {
+  const name = `mcp__${server}__${tool}`;
+  return capability(name, {
+    id: name,
+    title: tool,
+    source: `mcp:${server}`,
+    server,
+    risk: 'medium',
+    readOnly: false,
+    tier: 0,
+    state: 'deferred',
+    reason: 'deferred to the index: deferral is always on',
+    ...over,
+  });
+}
+
+export function capabilityList(items: CapabilityView[], over: Partial<CapabilityList> = {}): CapabilityList {
+  return { items, deferring: true, deferReason: 'deferral is always on', toolTokens: 2100, indexTokens: 60, version: 3, ...over };
+}
+
+/** searchChange is the change a ToolSearch for "pull request" makes. */
+export function searchChange(seq: number): UIMessage {
+  return {
+    seq,
+    kind: 'capabilities',
+    time: '2026-11-30T09:00:04Z',
+    capabilities: {
+      added: ['mcp__github__create_pull_request', 'mcp__github__list_pull_requests'],
+      reasons: ['found by ToolSearch "pull request"'],
+      items: [
+        { id: 'mcp__github__create_pull_request', name: 'mcp__github__create_pull_request', kind: 'tool', change: 'changed', from: 'deferred', to: 'visible', reason: 'found by ToolSearch "pull request"' },
+        { id: 'mcp__github__list_pull_requests', name: 'mcp__github__list_pull_requests', kind: 'tool', change: 'changed', from: 'deferred', to: 'visible', reason: 'found by ToolSearch "pull request"' },
+      ],
+      visible: 12,
+      deferred: 150,
+      deferReason: 'deferral is always on',
+    },
+  };
+}
+
+/** baselineChange is a session's first set. */
+export function baselineChange(seq: number): UIMessage {
+  return {
+    seq,
+    kind: 'capabilities',
+    time: '2026-11-30T09:00:01Z',
+    capabilities: {
+      baseline: true,
+      added: ['Read'],
+      reasons: ['always visible: a local read-only tool', 'deferred to the index'],
+      items: [
+        { id: 'local__Read', name: 'Read', kind: 'tool', change: 'added', to: 'visible', reason: 'always visible: a local read-only tool' },
+        { id: 'mcp__github__get_me', name: 'mcp__github__get_me', kind: 'tool', change: 'added', to: 'deferred', reason: 'deferred to the index' },
+      ],
+      visible: 1,
+      deferred: 1,
+    },
   };
 }
