@@ -698,6 +698,81 @@ describe('TinyElf in the browser', { concurrency: 1, timeout: 20 * 60_000 }, () 
   });
 
   scenario(
+    'capabilities: Settings lists and searches them, and a ToolSearch turn shows its chip',
+    {
+      script: {
+        turns: [
+          { toolCalls: [{ id: 'call_search', name: 'ToolSearch', arguments: JSON.stringify({ query: 'send a desktop notification' }) }] },
+          { text: 'Notify is loaded: I can tell you when the task is done.' },
+        ],
+      },
+    },
+    async (app) => {
+      const { page } = app;
+      await openApp(app);
+      await page.setViewportSize({ width: 800, height: 600 });
+      await page.keyboard.press('Control+,');
+      const dialog = page.getByRole('dialog', { name: 'Settings' });
+      await dialog.getByRole('tab', { name: 'Capabilities' }).click();
+      const panel = dialog.getByRole('tabpanel', { name: 'Capabilities' });
+      // With the defaults every built-in tool fits the budget.
+      await panel.getByRole('status').getByText('Deferral is off').waitFor();
+      const notify = panel.locator('details.row[data-id="local__Notify"]');
+      await notify.locator('.state', { hasText: 'Visible' }).waitFor();
+      assert.deepEqual(await unlabelled(page), [], 'every Capabilities control has a label');
+
+      // Always defer: the rarely used tools go to the index.
+      await panel.getByRole('radio', { name: /^Always/ }).check();
+      await panel.getByRole('button', { name: 'Save' }).click();
+      await page.getByText('Tool deferral saved.').waitFor();
+      await panel.getByRole('status').getByText('deferral is always on').waitFor();
+      await notify.locator('.state', { hasText: 'Deferred' }).waitFor();
+      await shot(app, 'capabilities-deferral-800x600');
+      await notify.locator('summary').click();
+      await notify.getByText('local__Notify').waitFor();
+
+      // The model's search, with why each hit matched.
+      const box = panel.getByRole('searchbox', { name: 'Search like the model' });
+      await box.fill('send a desktop notification');
+      await box.press('Enter');
+      const hit = panel.locator('.hit[data-id="local__Notify"]');
+      await hit.getByText(/matched name: notify/).waitFor();
+      await shot(app, 'capabilities-800x600');
+      await box.press('Escape'); // clears the box, keeps the dialog
+      await hit.waitFor({ state: 'detached' });
+      await page.keyboard.press('Escape');
+      await dialog.waitFor({ state: 'detached' });
+
+      // A turn whose ToolSearch loads Notify shows a chip before the answer.
+      await page.setViewportSize({ width: 1280, height: 800 });
+      await send(page, 'Tell me when the task is done');
+      await page.locator('article.assistant', { hasText: 'Notify is loaded' }).waitFor();
+      const chip = page.getByRole('button', { name: /^\+1 tool: found by ToolSearch "send a desktop notification"/ });
+      await chip.waitFor();
+      assert.equal(await page.locator('.cap-chip').count(), 1, 'the first tool set has no chip');
+      await chip.click();
+      const change = page.getByRole('dialog', { name: 'What the model sees changed' });
+      await change.locator('[data-group="added"] li', { hasText: 'Notify' }).getByText('Deferred → Visible').waitFor();
+      await shot(app, 'capability-change');
+      await page.keyboard.press('Escape');
+      await change.waitFor({ state: 'detached' });
+
+      // The gauge's details tell the tool share and show the first set.
+      await page.getByRole('button', { name: 'Context details' }).click();
+      const details = page.getByRole('dialog', { name: 'Context details' });
+      await details.getByText(/^Tool definitions: about [\d,]+ tokens \(\d+ tools\)$/).waitFor();
+      await details.getByRole('button', { name: 'Show the first tool set' }).click();
+      await page.getByRole('dialog', { name: 'The session’s first tool set' }).waitFor();
+      await page.keyboard.press('Escape');
+
+      // The chip is part of the session's history: it survives a reload.
+      await page.reload();
+      await page.locator('article.assistant', { hasText: 'Notify is loaded' }).waitFor();
+      await chip.waitFor();
+    },
+  );
+
+  scenario(
     'switches the theme and the language',
     { script: { turns: [writeHello, { text: answerMarkdown }] } },
     async (app) => {

@@ -69,9 +69,10 @@ describe('the context gauge', () => {
   it('tells the tool share and opens the details', async () => {
     view.set(sessionView({ contextWindow: 100_000, contextUsed: 20_000, toolTokens: 4_000, indexTokens: 1_000, toolsSent: 12, toolsDeferred: 150 }));
     render(ContextGauge);
-    const gauge = screen.getByRole('button', { name: /Context used: 20% of 100K tokens 5% of the window goes to tool definitions/ });
+    const gauge = screen.getByRole('meter', { name: 'Context used' });
+    expect(gauge.getAttribute('aria-valuetext')).toBe('20% of 100K tokens 5% of the window goes to tool definitions and the index.');
     expect(gauge.querySelector('circle.tools')).toBeTruthy();
-    await fireEvent.click(gauge);
+    await fireEvent.click(screen.getByRole('button', { name: 'Context details' }));
     expect(get(contextDetailsOpen)).toBe(true);
   });
 
