@@ -3,6 +3,7 @@ package capabilities
 import (
 	"fmt"
 	"slices"
+	"strings"
 )
 
 // Change kinds of a diff item.
@@ -123,6 +124,49 @@ func DiffSets(prev, next *VisibleSet) SetDiff {
 		}
 	}
 	return d
+}
+
+// Baseline rebuilds a visible set from a log's record of it — the tools
+// sent (with their schema hashes) and the index — over the current view, so
+// a reopened session's first diff says only what changed while it was
+// closed. A name the view no longer has becomes a bare entry, which the diff
+// then reports as removed.
+func Baseline(v *View, visible, deferred []string, hashes map[string]string, skills, loaded []string) *VisibleSet {
+	vs := &VisibleSet{decisions: map[string]Decision{}, view: v}
+	entry := func(name string) *Entry {
+		if e, ok := v.ToolByName(name); ok {
+			return &e
+		}
+		id := "local__" + name
+		if strings.HasPrefix(name, "mcp__") {
+			id = name
+		}
+		return &Entry{Descriptor: Descriptor{ID: id, Kind: KindTool, Name: name}}
+	}
+	for _, n := range visible {
+		e := entry(n)
+		e.hash = hashes[n]
+		vs.Tools = append(vs.Tools, e)
+		vs.decisions[e.ID] = Decision{ID: e.ID, Name: n, Kind: KindTool, State: StateVisible, Reason: "visible before the session was reopened"}
+	}
+	for _, n := range deferred {
+		e := entry(n)
+		vs.Deferred = append(vs.Deferred, e)
+		vs.decisions[e.ID] = Decision{ID: e.ID, Name: n, Kind: KindTool, State: StateDeferred, Reason: "deferred before the session was reopened"}
+	}
+	for _, id := range skills {
+		e, ok := v.ByID(id)
+		if !ok {
+			e = Entry{Descriptor: Descriptor{ID: id, Kind: KindSkill, Name: strings.TrimPrefix(id, "skill__")}}
+		}
+		st := StateDeferred
+		if slices.Contains(loaded, id) {
+			st = StateVisible
+		}
+		vs.Skills = append(vs.Skills, &e)
+		vs.decisions[id] = Decision{ID: id, Name: e.Name, Kind: KindSkill, State: st, Reason: "indexed before the session was reopened"}
+	}
+	return vs
 }
 
 // goneReason explains why a capability left the set: the policy's verdict

@@ -34,6 +34,9 @@ type discovery struct {
 	// exec is the registry of every tool in the view with key execKey.
 	exec    *tools.Registry
 	execKey string
+	// baseline is the visible set a reopened session's log last recorded;
+	// the first call diffs against it, then it is dropped.
+	baseline *sessions.CapabilityState
 	// clashes are the tool-name clashes last reported.
 	clashes []string
 	// capVersions are the versions the CapabilitySources gave last.
@@ -197,8 +200,18 @@ func (t *turn) discover(ctx context.Context) error {
 	}
 	d := t.s.discoveryState()
 	vs := capabilities.Compute(view, t.inputs(), d)
-	diff := capabilities.DiffSets(d.Last(), vs)
-	if d.Last() == nil || !diff.Empty() {
+	prev := d.Last()
+	if prev == nil {
+		t.s.mu.Lock()
+		b := t.s.discovery.baseline
+		t.s.discovery.baseline = nil
+		t.s.mu.Unlock()
+		if b != nil {
+			prev = capabilities.Baseline(view, b.Visible, b.Deferred, b.Hashes, b.Skills, b.Loaded)
+		}
+	}
+	diff := capabilities.DiffSets(prev, vs)
+	if prev == nil || !diff.Empty() {
 		if err := t.record(ctx, sessions.NewEvent(sessions.EventCapabilityDiff, diffEvent(diff, vs))); err != nil {
 			return err
 		}
@@ -245,6 +258,12 @@ func diffEvent(diff capabilities.SetDiff, vs *capabilities.VisibleSet) sessions.
 	ev := sessions.CapabilityDiff{
 		Added: diff.Added, Removed: diff.Removed, Reasons: diff.Reasons,
 		Visible: vs.ToolNames(), Deferred: vs.DeferredNames(), DeferReason: vs.DeferReason,
+	}
+	for _, e := range vs.Skills {
+		ev.Skills = append(ev.Skills, e.ID)
+		if dec, _ := vs.Decision(e.ID); dec.State == capabilities.StateVisible {
+			ev.Loaded = append(ev.Loaded, e.ID)
+		}
 	}
 	for _, it := range diff.Items {
 		ev.Items = append(ev.Items, sessions.CapabilityItem{ID: it.ID, Name: it.Name, Kind: string(it.Kind), Change: it.Change,
@@ -497,7 +516,7 @@ func (e *Engine) ensurePreviewTools() error {
 			e.previewErr = fmt.Errorf("prepare the capability preview: %w", err)
 			return
 		}
-		built, err := BuildRegistry(BuildOptions{Workspace: dir, Notifier: e.opts.Notifier})
+		built, err := BuildRegistry(BuildOptions{Workspace: dir, Notifier: e.opts.Notifier, Web: e.webTools(e.settings())})
 		if err != nil {
 			e.previewErr = fmt.Errorf("prepare the capability preview: %w", err)
 			return

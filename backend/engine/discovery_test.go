@@ -296,9 +296,14 @@ func TestDiscoveryReplayEqualsWhatWasSent(t *testing.T) {
 		h.run(id, "file it")
 		checkReplay(t, h, id, 3)
 
-		// Reopened, the session still offers what it had found.
+		// Reopened, the session still offers what it had found, and logs
+		// no diff when nothing changed while it was closed.
+		diffsBefore := len(logged[sessions.CapabilityDiff](h, id, sessions.EventCapabilityDiff))
 		h.restart([]llmtest.Turn{{Text: "again"}})
 		h.run(id, "and now?")
+		if n := len(logged[sessions.CapabilityDiff](h, id, sessions.EventCapabilityDiff)); n != diffsBefore {
+			t.Errorf("reopening logged %d new diffs, want none", n-diffsBefore)
+		}
 		if !contains(toolNames(h.srv.ChatRequests()[0]), "mcp__github__create_issue") {
 			t.Errorf("the found tool was lost on reopening: %v", toolNames(h.srv.ChatRequests()[0]))
 		}
@@ -397,4 +402,50 @@ func (brokenMCPTool) Info() tools.Info {
 }
 func (brokenMCPTool) Execute(context.Context, map[string]any) (tools.Result, error) {
 	return tools.Text("should not run"), nil
+}
+
+// A tool whose definition changed while the session was closed shows as
+// changed in the reopened session's first diff, and replay still matches.
+func TestDiscoveryReopenedSessionDiffsAgainstItsLog(t *testing.T) {
+	forEachFormat(t, func(t *testing.T, kind string) {
+		cat := capabilities.NewCatalog()
+		h := newHarness(t, kind, []llmtest.Turn{
+			{ToolCalls: []llmtest.ToolCall{call("s", "ToolSearch", `{"query":"echo a message"}`)}},
+			{Text: "found"},
+		}, withFixtureCatalog(cat, 0))
+		id := h.session(ModeAuto)
+		h.run(id, "find echo")
+		if !contains(toolNames(h.srv.ChatRequests()[1]), "mcp__everything__echo") {
+			t.Fatalf("echo not loaded: %v", toolNames(h.srv.ChatRequests()[1]))
+		}
+		// The server comes back with a new description for echo.
+		ev, _ := captest.Tools("everything")
+		es := make([]capabilities.Entry, len(ev))
+		for i, tool := range ev {
+			if tool.Info().Name == "mcp__everything__echo" {
+				tool = renamedDesc{tool}
+			}
+			es[i] = capabilities.ToolEntry(tool)
+		}
+		cat.Replace("mcp:everything", es, capabilities.PartitionOptions{Priority: capabilities.PriorityMCP, Reason: "MCP server everything reconnected"})
+		h.restart([]llmtest.Turn{{Text: "again"}})
+		h.run(id, "and now?")
+		diffs := logged[sessions.CapabilityDiff](h, id, sessions.EventCapabilityDiff)
+		last := diffs[len(diffs)-1]
+		if len(last.Items) != 1 || last.Items[0].Name != "mcp__everything__echo" || last.Items[0].Change != "changed" {
+			t.Errorf("reopened diff: %+v", last.Items)
+		}
+		rep, err := h.store.ReplayCapabilities(context.Background(), id)
+		if err != nil || rep.Mismatches != 0 || len(rep.Calls) != 3 {
+			t.Errorf("replay: %v %+v", err, rep)
+		}
+	})
+}
+
+type renamedDesc struct{ tools.Tool }
+
+func (r renamedDesc) Info() tools.Info {
+	i := r.Tool.Info()
+	i.Description += " (now with a better description)"
+	return i
 }

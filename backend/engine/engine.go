@@ -68,9 +68,9 @@ type SessionLog interface {
 	ModelMessages(ctx context.Context, sessionID string) ([]llm.Message, error)
 	// LastSeq returns the sequence number of the session's newest event.
 	LastSeq(ctx context.Context, sessionID string) (int64, error)
-	// LastVisible returns the visible tool set the log last recorded (nil
-	// for none), so a reopened session diffs against what the model saw.
-	LastVisible(ctx context.Context, sessionID string) ([]string, error)
+	// LastCapabilities returns the visible set the log last recorded, so a
+	// reopened session diffs against what its model saw.
+	LastCapabilities(ctx context.Context, sessionID string) (sessions.CapabilityState, error)
 }
 
 // ProviderFactory makes a provider from its settings.

@@ -71,11 +71,7 @@ func (l StoreLog) ModelMessages(ctx context.Context, sessionID string) ([]llm.Me
 	return out, nil
 }
 
-// LastVisible implements SessionLog.
-func (l StoreLog) LastVisible(ctx context.Context, sessionID string) ([]string, error) {
-	st, err := l.Store.Resume(ctx, sessionID)
-	if err != nil {
-		return nil, err
-	}
-	return st.VisibleTools, nil
+// LastCapabilities implements SessionLog.
+func (l StoreLog) LastCapabilities(ctx context.Context, sessionID string) (sessions.CapabilityState, error) {
+	return l.Store.LastCapabilities(ctx, sessionID)
 }

@@ -246,13 +246,17 @@ func (e *Engine) prepare(ctx context.Context, s *sessionState) (*turn, error) {
 	fresh := s.discovery.disc == nil
 	s.mu.Unlock()
 	if fresh {
-		// A session reopened from the log keeps what the model saw.
-		visible, err := e.opts.Log.LastVisible(ctx, s.id)
+		// A session reopened from the log keeps what the model saw, and
+		// its next diff is against that, not against nothing.
+		last, err := e.opts.Log.LastCapabilities(ctx, s.id)
 		if err != nil {
 			return t, err
 		}
-		if visible != nil {
-			s.discoveryState().Restore(visible)
+		if last.Logged {
+			s.discoveryState().Restore(last.Visible)
+			s.mu.Lock()
+			s.discovery.baseline = &last
+			s.mu.Unlock()
 		}
 	}
 	return t, nil

@@ -176,6 +176,10 @@ type CapabilityDiff struct {
 	Visible []string `json:"visible"`
 	// Deferred is the whole deferred index after the change.
 	Deferred []string `json:"deferred,omitempty"`
+	// Skills are the IDs of the skills in the index after the change, and
+	// Loaded those of them loaded in the session.
+	Skills []string `json:"skills,omitempty"`
+	Loaded []string `json:"loaded,omitempty"`
 	// Items are the capabilities whose standing changed, each with its
 	// reason; a tool that became visible carries its schema hash.
 	Items []CapabilityItem `json:"items,omitempty"`

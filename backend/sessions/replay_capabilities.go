@@ -56,12 +56,10 @@ func (s *Store) ReplayCapabilities(ctx context.Context, id string) (*CapabilityR
 		return nil, fmt.Errorf("replay the capabilities of session %s: %w", id, ErrNotFound)
 	}
 	out := &CapabilityReplay{SessionID: id}
+	st := CapabilityState{Hashes: map[string]string{}}
 	var (
-		visible  []string
-		hashes   = map[string]string{}
-		deferred []string
-		pending  *CapabilityDiff
-		turn     int
+		pending *CapabilityDiff
+		turn    int
 	)
 	for _, ev := range evs {
 		switch ev.Type {
@@ -72,25 +70,20 @@ func (s *Store) ReplayCapabilities(ctx context.Context, id string) (*CapabilityR
 			if err := decode(ev, &d); err != nil {
 				return nil, err
 			}
-			visible, deferred = slices.Clone(d.Visible), slices.Clone(d.Deferred)
-			for _, it := range d.Items {
-				if it.Hash != "" {
-					hashes[it.Name] = it.Hash
-				}
-			}
+			st.apply(d)
 			pending = &d
 		case EventModelRequest:
 			var r ModelRequest
 			if err := decode(ev, &r); err != nil {
 				return nil, err
 			}
-			call := CapabilityCall{Turn: turn, Iteration: r.Iteration, Seq: ev.Seq, Visible: slices.Clone(visible),
-				Deferred: slices.Clone(deferred), Digest: r.Digest, ToolTokens: r.ToolTokens}
+			call := CapabilityCall{Turn: turn, Iteration: r.Iteration, Seq: ev.Seq, Visible: slices.Clone(st.Visible),
+				Deferred: slices.Clone(st.Deferred), Digest: r.Digest, ToolTokens: r.ToolTokens}
 			if pending != nil {
 				call.Added, call.Removed, call.Reasons = pending.Added, pending.Removed, pending.Reasons
 				pending = nil
 			}
-			call.Mismatch = compareSent(visible, hashes, deferred, r)
+			call.Mismatch = compareSent(st.Visible, st.Hashes, st.Deferred, r)
 			if call.Mismatch != "" {
 				out.Mismatches++
 			}
@@ -98,6 +91,52 @@ func (s *Store) ReplayCapabilities(ctx context.Context, id string) (*CapabilityR
 		}
 	}
 	return out, nil
+}
+
+// CapabilityState is a session's visible set as its capability diffs
+// leave it: the tools sent (in order) with their schema hashes, and the
+// deferred index.
+type CapabilityState struct {
+	Visible  []string          `json:"visible"`
+	Deferred []string          `json:"deferred,omitempty"`
+	Hashes   map[string]string `json:"hashes,omitempty"`
+	Skills   []string          `json:"skills,omitempty"`
+	Loaded   []string          `json:"loaded,omitempty"`
+	// Logged is false for a session that never logged a diff.
+	Logged bool `json:"logged"`
+}
+
+// apply takes one diff: it carries the whole visible set and index, and
+// the hashes of the tools it made visible or changed.
+func (st *CapabilityState) apply(d CapabilityDiff) {
+	st.Logged = true
+	st.Visible, st.Deferred = slices.Clone(d.Visible), slices.Clone(d.Deferred)
+	st.Skills, st.Loaded = slices.Clone(d.Skills), slices.Clone(d.Loaded)
+	for _, it := range d.Items {
+		if it.Hash != "" {
+			st.Hashes[it.Name] = it.Hash
+		}
+	}
+}
+
+// LastCapabilities returns the visible set a session's log last recorded,
+// so a reopened session compares its next set with what its model saw.
+func (s *Store) LastCapabilities(ctx context.Context, id string) (CapabilityState, error) {
+	st := CapabilityState{Hashes: map[string]string{}}
+	for ev, err := range s.Events(ctx, id, 1, 0) {
+		if err != nil {
+			return st, fmt.Errorf("read the capabilities of session %s: %w", id, err)
+		}
+		if ev.Type != EventCapabilityDiff {
+			continue
+		}
+		var d CapabilityDiff
+		if err := decode(ev, &d); err != nil {
+			return st, err
+		}
+		st.apply(d)
+	}
+	return st, nil
 }
 
 // compareSent explains how a request differs from the rebuilt set.
