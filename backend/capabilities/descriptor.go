@@ -160,6 +160,22 @@ type Entry struct {
 	// the entry is made (a tool's Info is not free to compute).
 	def  tools.FunctionDef
 	hash string
+	// prepared is the tool checked and compiled once, for every session's
+	// registry.
+	prepared *tools.Prepared
+}
+
+// Prepared returns the tool ready for a registry, preparing it when the
+// entry was not made by ToolEntry; nil for a broken tool or another kind.
+func (e Entry) Prepared() *tools.Prepared {
+	if e.prepared != nil || e.Tool == nil || e.Problem != "" {
+		return e.prepared
+	}
+	p, err := tools.Prepare(e.Tool)
+	if err != nil {
+		return nil
+	}
+	return p
 }
 
 // Partition returns the key of the catalog partition the entry came from.
@@ -221,14 +237,15 @@ func ToolEntry(t tools.Tool) Entry {
 	if len(params) == 0 {
 		params = json.RawMessage(`{"type":"object","properties":{}}`)
 	}
-	if err := tools.CheckSchema(params); err != nil {
-		d.Problem = fmt.Sprintf("its parameter schema is broken: %v", err)
+	prepared, err := tools.Prepare(t)
+	if err != nil {
+		d.Problem = fmt.Sprintf("it cannot be offered: %v", err)
 	}
 	d.Params, d.ParamText = paramWords(params)
 	d.IndexTokens = EstimateTokens(d.IndexLine()) + 2
 	d.FullTokens = ToolTokens(info.Name, info.Description, params)
 	def := tools.FunctionDef{Name: info.Name, Description: info.Description, Parameters: params}
-	return Entry{Descriptor: d, Tool: t, def: def, hash: SchemaHash(def.Name, def.Description, def.Parameters)}
+	return Entry{Descriptor: d, Tool: t, def: def, hash: SchemaHash(def.Name, def.Description, def.Parameters), prepared: prepared}
 }
 
 // defaultTier is a tool's tier unless its source says otherwise: local

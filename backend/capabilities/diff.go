@@ -56,16 +56,12 @@ func DiffSets(prev, next *VisibleSet) SetDiff {
 		e     *Entry
 	}
 	stand := func(vs *VisibleSet) map[string]standing {
-		out := map[string]standing{}
 		if vs == nil {
-			return out
+			return map[string]standing{}
 		}
-		hashes := map[string]string{}
-		for _, h := range vs.Hashes() {
-			hashes[h[0]] = h[1]
-		}
+		out := make(map[string]standing, len(vs.Tools)+len(vs.Deferred)+len(vs.Skills))
 		for _, e := range vs.Tools {
-			out[e.ID] = standing{state: StateVisible, hash: hashes[e.Name], e: e}
+			out[e.ID] = standing{state: StateVisible, hash: e.schemaHash(), e: e}
 		}
 		for _, e := range vs.Deferred {
 			out[e.ID] = standing{state: StateDeferred, e: e}

@@ -215,7 +215,7 @@ func TestPolicyBrokenDescriptorIsListedNotOffered(t *testing.T) {
 	v := c.Snapshot().View("")
 	vs := Compute(v, Inputs{Mode: "default", Settings: Settings{Defer: DeferNever}}, NewDiscovery())
 	d := state(t, vs, "mcp__bad__thing")
-	if d.State != StateHidden || !strings.Contains(d.Reason, "schema is broken") {
+	if d.State != StateHidden || !strings.Contains(d.Reason, "cannot be offered: its parameters schema must be of type object") {
 		t.Errorf("broken: %+v", d)
 	}
 	res, err := Find(v, Inputs{Mode: "default"}, vs, SearchRequest{Query: "thing"})

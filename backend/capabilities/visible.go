@@ -146,6 +146,15 @@ func (vs *VisibleSet) Definitions() []tools.FunctionDef {
 	return out
 }
 
+// schemaHash is the entry's SchemaHash, computed when ToolEntry did not.
+func (e *Entry) schemaHash() string {
+	if e.hash != "" {
+		return e.hash
+	}
+	d := e.projection()
+	return SchemaHash(d.Name, d.Description, d.Parameters)
+}
+
 // projection is a tool entry's definition as sent, made from its tool when
 // the entry was not made by ToolEntry.
 func (e Entry) projection() tools.FunctionDef {
@@ -365,12 +374,7 @@ func Digest(toolHashes [][2]string, index []string) string {
 func (vs *VisibleSet) Hashes() [][2]string {
 	out := make([][2]string, 0, len(vs.Tools))
 	for _, e := range vs.Tools {
-		h := e.hash
-		if h == "" {
-			d := e.projection()
-			h = SchemaHash(d.Name, d.Description, d.Parameters)
-		}
-		out = append(out, [2]string{e.Name, h})
+		out = append(out, [2]string{e.Name, e.schemaHash()})
 	}
 	return out
 }

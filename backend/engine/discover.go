@@ -286,8 +286,11 @@ func (t *turn) execRegistry(view *capabilities.View) *tools.Registry {
 	}
 	reg := tools.NewRegistry(tools.WithMiddleware(t.e.permissionMiddleware(s)))
 	for _, e := range view.Entries() {
-		if e.Kind == capabilities.KindTool && e.Tool != nil && e.Problem == "" {
-			_ = reg.Register(e.Tool)
+		if e.Kind != capabilities.KindTool {
+			continue
+		}
+		if p := e.Prepared(); p != nil {
+			_ = reg.RegisterPrepared(p)
 		}
 	}
 	d.exec, d.execKey = reg, view.Key()

@@ -162,9 +162,29 @@ var ErrDuplicateTool = errors.New("a tool of that name is already registered")
 // Register adds a tool. It fails when the name is taken (ErrDuplicateTool),
 // is not a valid function name, or the parameter schema does not parse.
 func (r *Registry) Register(t Tool) error {
+	p, err := Prepare(t)
+	if err != nil {
+		return fmt.Errorf("register tool %q: %w", t.Info().Name, err)
+	}
+	return r.RegisterPrepared(p)
+}
+
+// Prepared is a tool checked and with its parameter schema compiled, ready
+// to be registered in any number of registries without compiling again
+// (a catalog prepares each tool once; every session's registry reuses it).
+// It is immutable and safe for concurrent use.
+type Prepared struct {
+	tool   Tool
+	info   Info
+	schema *paramSchema
+}
+
+// Prepare checks a tool's name and compiles its parameter schema. The
+// error says what is wrong with the tool.
+func Prepare(t Tool) (*Prepared, error) {
 	info := t.Info()
 	if !toolNamePattern.MatchString(info.Name) {
-		return fmt.Errorf("register tool %q: name must match %s", info.Name, toolNamePattern)
+		return nil, fmt.Errorf("its name %q must match %s", info.Name, toolNamePattern)
 	}
 	if info.Source == "" {
 		info.Source = SourceLocal
@@ -174,15 +194,23 @@ func (r *Registry) Register(t Tool) error {
 	}
 	schema, err := compileSchema(info.Parameters)
 	if err != nil {
-		return fmt.Errorf("register tool %q: %w", info.Name, err)
+		return nil, fmt.Errorf("its %w", err)
 	}
+	return &Prepared{tool: t, info: info, schema: schema}, nil
+}
+
+// Tool returns the prepared tool.
+func (p *Prepared) Tool() Tool { return p.tool }
+
+// RegisterPrepared adds a prepared tool; it fails on a duplicate name.
+func (r *Registry) RegisterPrepared(p *Prepared) error {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	if _, ok := r.entries[info.Name]; ok {
-		return fmt.Errorf("register tool %q: %w", info.Name, ErrDuplicateTool)
+	if _, ok := r.entries[p.info.Name]; ok {
+		return fmt.Errorf("register tool %q: %w", p.info.Name, ErrDuplicateTool)
 	}
-	r.order = append(r.order, info.Name)
-	r.entries[info.Name] = &entry{tool: t, info: info, schema: schema}
+	r.order = append(r.order, p.info.Name)
+	r.entries[p.info.Name] = &entry{tool: p.tool, info: p.info, schema: p.schema}
 	return nil
 }
 

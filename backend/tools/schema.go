@@ -21,14 +21,6 @@ type paramSchema struct {
 	resolved *jsonschema.Resolved
 }
 
-// CheckSchema reports whether raw is a parameter schema the registry
-// accepts (a JSON Schema of type object), so a catalog can mark a broken
-// tool before anything registers it.
-func CheckSchema(raw json.RawMessage) error {
-	_, err := compileSchema(raw)
-	return err
-}
-
 func compileSchema(raw json.RawMessage) (*paramSchema, error) {
 	var s jsonschema.Schema
 	if err := json.Unmarshal(raw, &s); err != nil {
