@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 
+	"tinyelf/backend/capabilities"
 	"tinyelf/backend/config"
 	"tinyelf/backend/engine"
 	"tinyelf/backend/mcp"
@@ -230,6 +231,7 @@ func (t *Toolbox) Inspect(name string, args json.RawMessage) []string {
 // Run runs one call through the pipeline and returns its whole result; a
 // refused or failed call is an error result, never a Go error.
 func (t *Toolbox) Run(ctx context.Context, name string, args json.RawMessage) ToolCallResult {
+	ctx = capabilities.WithSearcher(ctx, toolboxSearcher{t})
 	return t.sess.Registry.Execute(ctx, "cli", name, args)
 }
 

@@ -69,6 +69,8 @@ func TestToolReachesMCPServers(t *testing.T) {
 			nil, []string{`"mcp__fake__fail" is not available in plan mode`}},
 		{"an unknown MCP tool", []string{"tool", "mcp__fake__nope", "--workspace", ws}, exitUsage,
 			nil, []string{`unknown tool "mcp__fake__nope"`, "mcp__fake__echo"}},
+		{"ToolSearch searches the MCP tools too", []string{"tool", "ToolSearch", "--workspace", ws, "--args", `{"query":"echo the message back"}`}, exitOK,
+			[]string{"mcp__fake__echo", "run it with: tinyelf tool mcp__fake__echo"}, nil},
 		{"built-in tools do not start the servers", []string{"tool", "ListDir", "--workspace", ws, "--args", `{"path":"."}`}, exitOK,
 			nil, nil},
 	}

@@ -112,7 +112,8 @@ func runTool(ctx context.Context, args []string, stdout, stderr io.Writer, o Opt
 
 	// The MCP servers and the user tools load only when they can matter:
 	// for the list, and for a name that is not a built-in tool.
-	if name == "list" || !box.Has(name) {
+	// A search looks at every tool there is, so it needs them all loaded.
+	if name == "list" || name == api.ToolSearchName || !box.Has(name) {
 		reportMCP(stderr, box.LoadMCP(ctx), "")
 		reportUserTools(stderr, box.LoadUserTools(ctx, agent))
 	}
