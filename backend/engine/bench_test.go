@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+	"time"
 	"tinyelf/backend/capabilities"
 	"tinyelf/backend/capabilities/captest"
 
@@ -136,6 +137,7 @@ func BenchmarkTurnOverhead(b *testing.B) {
 	e, id := newBenchEngine(b, p)
 	ctx := context.Background()
 	b.ReportAllocs()
+	defer reportCPU(b, cpuTime())
 	for i := 0; b.Loop(); i++ {
 		id = nextSession(b, e, id, i)
 		res, err := e.Run(ctx, id, "hello")
@@ -157,6 +159,7 @@ func BenchmarkTurnWithToolCall(b *testing.B) {
 	e, id := newBenchEngine(b, p)
 	ctx := context.Background()
 	b.ReportAllocs()
+	defer reportCPU(b, cpuTime())
 	for i := 0; b.Loop(); i++ {
 		id = nextSession(b, e, id, i)
 		res, err := e.Run(ctx, id, "what is in main.go?")
@@ -190,11 +193,20 @@ func BenchmarkTurnWithCatalog(b *testing.B) {
 	e, id := newBenchEngineWith(b, p, func(o *Options) { o.Catalog = cat; o.ToolSources = nil })
 	ctx := context.Background()
 	b.ReportAllocs()
+	defer reportCPU(b, cpuTime())
 	for i := 0; b.Loop(); i++ {
 		id = nextSession(b, e, id, i)
 		res, err := e.Run(ctx, id, "hello")
 		if err != nil || res.Reason != EndDone {
 			b.Fatalf("%+v %v", res, err)
 		}
+	}
+}
+
+// reportCPU reports the CPU the benchmark used per operation since start
+// (cpu-ns/op), the figure to compare when the machine is busy.
+func reportCPU(b *testing.B, start time.Duration) {
+	if b.N > 0 && start > 0 {
+		b.ReportMetric(float64(cpuTime()-start)/float64(b.N), "cpu-ns/op")
 	}
 }
