@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"net/http"
 	"strings"
 
 	"github.com/openai/openai-go/v3"
@@ -24,6 +25,9 @@ type openAIProvider struct {
 	models openai.ModelService
 	// responses serves native web search (openai_websearch.go).
 	responses responses.ResponseService
+	// httpc makes the calls no SDK service covers (Gemini's grounded
+	// search, gemini_websearch.go).
+	httpc *http.Client
 }
 
 func newOpenAI(ep endpoint, o options) *openAIProvider {
@@ -48,6 +52,7 @@ func newOpenAI(ep endpoint, o options) *openAIProvider {
 		models: openai.NewModelService(opts...),
 
 		responses: responses.NewResponseService(opts...),
+		httpc:     o.httpClient,
 	}
 }
 

@@ -18,13 +18,22 @@ var (
 )
 
 // SupportsWebSearch implements WebSearcher: OpenAI's own API (the openai
-// preset, or its host) with a model that supports the web_search tool.
-// Other OpenAI-compatible servers have no Responses API web search, and
-// Gemini's and xAI's searches are not reachable through their
-// OpenAI-compatible endpoints.
+// preset, or its host) with a model that supports the web_search tool;
+// xAI's API, whose Responses API has a web_search tool for Grok 4 and
+// later; Gemini's, through its native generateContent with Google Search
+// grounding. Other OpenAI-compatible servers have no native web search.
 func (p *openAIProvider) SupportsWebSearch(model string) error {
 	if model == "" {
 		model = p.ep.model
+	}
+	if p.isGemini() {
+		return p.geminiSupportsWebSearch(model)
+	}
+	if p.isXAI() {
+		if !xaiSearchModel(model) {
+			return &IneligibleError{p.ep.name, fmt.Sprintf("model %q has no web_search tool (Grok 4 and later have)", model)}
+		}
+		return nil
 	}
 	if p.ep.preset.Name != "openai" && !p.ep.officialHost("api.openai.com") {
 		return nativeSearchIneligible(p.ep)
@@ -54,6 +63,9 @@ func (p *openAIProvider) WebSearch(ctx context.Context, req WebSearchRequest) (*
 	if err := p.SupportsWebSearch(model); err != nil {
 		return nil, err
 	}
+	if p.isGemini() {
+		return p.geminiWebSearch(ctx, model, req.Query)
+	}
 	params := responses.ResponseNewParams{
 		Model:           model,
 		Instructions:    openai.String(webSearchPrompt),
@@ -62,6 +74,11 @@ func (p *openAIProvider) WebSearch(ctx context.Context, req WebSearchRequest) (*
 		Include:         []responses.ResponseIncludable{responses.ResponseIncludableWebSearchCallActionSources},
 		MaxOutputTokens: openai.Int(webSearchMaxTokens),
 		Store:           openai.Bool(false),
+	}
+	if p.isXAI() {
+		// xAI's Responses API gives the sources as the answer's url_citation
+		// annotations; it does not take OpenAI's include of action sources.
+		params.Include = nil
 	}
 	x := &exchange{}
 	resp, err := p.responses.New(ctx, params, option.WithMiddleware(x.observe))
@@ -162,4 +179,29 @@ func citedSentence(text []rune, start, end int) string {
 		seg = seg[i+2:]
 	}
 	return strings.TrimSpace(strings.TrimRight(strings.TrimSpace(seg), "("))
+}
+
+func (p *openAIProvider) isGemini() bool {
+	return p.ep.preset.Name == "gemini" || p.ep.officialHost("generativelanguage.googleapis.com")
+}
+
+func (p *openAIProvider) isXAI() bool {
+	return p.ep.preset.Name == "xai" || p.ep.officialHost("api.x.ai")
+}
+
+// xaiSearchModel reports whether a Grok model takes the web_search tool:
+// Grok 4 and later ("grok-4", "grok-4-fast", "grok-4.1-fast", "grok-5"…).
+func xaiSearchModel(model string) bool {
+	rest, ok := strings.CutPrefix(model, "grok-")
+	if !ok || rest == "" || rest[0] < '0' || rest[0] > '9' {
+		return false
+	}
+	n := 0
+	for _, r := range rest {
+		if r < '0' || r > '9' {
+			break
+		}
+		n = n*10 + int(r-'0')
+	}
+	return n >= 4
 }

@@ -8,8 +8,9 @@ import (
 )
 
 // WebSearcher is implemented by providers whose API can search the web
-// itself: Anthropic's server-side web_search tool, OpenAI's web_search
-// tool of the Responses API. Both adapters implement it; SupportsWebSearch
+// itself: Anthropic's server-side web_search tool, the web_search tool of
+// OpenAI's and xAI's Responses APIs, Gemini's grounding with Google
+// Search. Both adapters implement it; SupportsWebSearch
 // says whether a given model on the configured endpoint can use it.
 type WebSearcher interface {
 	// SupportsWebSearch returns nil when model can search natively, or an
@@ -79,10 +80,6 @@ func (ep endpoint) officialHost(host string) bool {
 // is not OpenAI itself, why it has no native search in TinyElf.
 func nativeSearchIneligible(ep endpoint) *IneligibleError {
 	switch ep.preset.Name {
-	case "gemini":
-		return &IneligibleError{ep.name, "Gemini's grounding with Google Search is not offered through the OpenAI-compatible endpoint TinyElf uses"}
-	case "xai":
-		return &IneligibleError{ep.name, "xAI's live search is not offered through the chat completions endpoint TinyElf uses"}
 	case "ollama", "lmstudio":
 		return &IneligibleError{ep.name, "local models have no web search of their own"}
 	}

@@ -142,6 +142,22 @@ func TestOpenAIWebSearch(t *testing.T) {
 		t.Errorf("request = %s", r.Raw)
 	}
 
+	t.Run("xAI: the same Responses call without OpenAI's include", func(t *testing.T) {
+		t.Parallel()
+		srv := llmtest.NewServer(t, scriptedSearch)
+		resp, err := search(t, webSearcher(t, llm.Config{Preset: "xai", BaseURL: srv.URL, APIKey: "xai-test", Model: "grok-4"}))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(resp.Results) != 2 || resp.Results[0].Title != "readability package - Go Packages" {
+			t.Errorf("results = %+v", resp.Results)
+		}
+		reqs := srv.ChatRequests()
+		if len(reqs) != 1 || reqs[0].Format() != "responses" || reqs[0].Get("tools.0.type") != "web_search" ||
+			reqs[0].Get("include") != nil || reqs[0].Get("model") != "grok-4" {
+			t.Fatalf("requests = %+v", reqs)
+		}
+	})
 	t.Run("failed search call", func(t *testing.T) {
 		t.Parallel()
 		srv := llmtest.NewServer(t, llmtest.Turn{WebSearches: []llmtest.WebSearch{{Query: "q", ErrorCode: "failed"}}})
@@ -166,8 +182,13 @@ func TestWebSearchEligibility(t *testing.T) {
 		{"openai gpt-5-mini", llm.Config{Preset: "openai", Model: "gpt-5-mini"}, ""},
 		{"openai gpt-4.1-nano", llm.Config{Preset: "openai", Model: "gpt-4.1-nano"}, "does not support"},
 		{"openai gpt-3.5", llm.Config{Preset: "openai", Model: "gpt-3.5-turbo"}, "not known to support"},
-		{"gemini", llm.Config{Preset: "gemini", Model: "gemini-2.5-pro"}, "Gemini's grounding"},
-		{"xai", llm.Config{Preset: "xai", Model: "grok-4"}, "xAI's live search"},
+		{"gemini 2.5", llm.Config{Preset: "gemini", Model: "gemini-2.5-pro"}, ""},
+		{"gemini 1.5", llm.Config{Preset: "gemini", Model: "gemini-1.5-pro"}, "does not ground"},
+		{"gemini behind a proxy", llm.Config{Preset: "custom", BaseURL: "http://127.0.0.1:9/v1", Model: "gemini-2.5-pro"}, "no native web search"},
+		{"xai grok-4", llm.Config{Preset: "xai", Model: "grok-4"}, ""},
+		{"xai grok-4.1-fast", llm.Config{Preset: "xai", Model: "grok-4.1-fast"}, ""},
+		{"xai grok-3-mini", llm.Config{Preset: "xai", Model: "grok-3-mini"}, "Grok 4 and later"},
+		{"xai grok-code-fast", llm.Config{Preset: "xai", Model: "grok-code-fast-1"}, "Grok 4 and later"},
 		{"ollama", llm.Config{Preset: "ollama", Model: "qwen3"}, "local models"},
 		{"openrouter", llm.Config{Preset: "openrouter", Model: "openai/gpt-5"}, "no native web search"},
 	}
