@@ -8,13 +8,14 @@ import (
 	"path/filepath"
 	"testing"
 	"time"
+
 	"tinyelf/backend/capabilities"
 	"tinyelf/backend/capabilities/captest"
-
 	"tinyelf/backend/config"
 	"tinyelf/backend/llm"
 	"tinyelf/backend/sessions"
 	"tinyelf/backend/tools"
+	"tinyelf/internal/cputime"
 )
 
 // instantProvider answers at once from a script, so a benchmark measures
@@ -210,3 +211,5 @@ func reportCPU(b *testing.B, start time.Duration) {
 		b.ReportMetric(float64(cpuTime()-start)/float64(b.N), "cpu-ns/op")
 	}
 }
+
+func cpuTime() time.Duration { return cputime.Self() }

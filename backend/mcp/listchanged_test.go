@@ -5,6 +5,8 @@ import (
 	"strconv"
 	"testing"
 	"time"
+
+	"tinyelf/internal/cputime"
 )
 
 // TestListChangedFlood: a server that announces tools/list_changed
@@ -42,3 +44,5 @@ func TestListChangedFlood(t *testing.T) {
 	}
 	t.Logf("%d notices: %d listings, %d change events, %s wall, %s CPU in the client (this process)", notices, listings, changes, took.Round(time.Millisecond), cpu.Round(time.Millisecond))
 }
+
+func cpuTime() time.Duration { return cputime.Self() }

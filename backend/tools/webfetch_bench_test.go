@@ -8,9 +8,10 @@ import (
 	"runtime/metrics"
 	"sync"
 	"sync/atomic"
-	"syscall"
 	"testing"
 	"time"
+
+	"tinyelf/internal/cputime"
 )
 
 // benchArticle is a news-shaped page of about size bytes: header,
@@ -58,13 +59,7 @@ func BenchmarkWebFetchArticle1MB(b *testing.B) {
 }
 
 // cpuTime is the process's user and system CPU time so far.
-func cpuTime() time.Duration {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		return 0
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
-}
+func cpuTime() time.Duration { return cputime.Self() }
 
 // BenchmarkWebFetch5MBMemory measures the peak heap above idle while
 // WebFetch reads and converts a 5 MB page. Goal: under 30 MB.
