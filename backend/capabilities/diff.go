@@ -47,7 +47,8 @@ func (d SetDiff) Empty() bool { return len(d.Items) == 0 }
 // DiffSets compares two visible sets; prev nil means the session's first
 // call (everything is added). A tool or skill that left the catalog gets the
 // reason its source gave (snap's partition reason: "MCP server github
-// disconnected"), one that is still there the reason of its new state.
+// disconnected"), one that is still there the reason of its new state; one
+// new to the catalog gets both (its source's reason, then its state's).
 func DiffSets(prev, next *VisibleSet) SetDiff {
 	var d SetDiff
 	type standing struct {
@@ -91,7 +92,7 @@ func DiffSets(prev, next *VisibleSet) SetDiff {
 		b, had := before[e.ID]
 		switch {
 		case !had:
-			add(DiffItem{ID: e.ID, Name: e.Name, Kind: e.Kind, Change: ChangeAdded, To: a.state, Reason: dec.Reason, Hash: a.hash})
+			add(DiffItem{ID: e.ID, Name: e.Name, Kind: e.Kind, Change: ChangeAdded, To: a.state, Reason: arrivalReason(e, prev, next, dec.Reason), Hash: a.hash})
 			if a.state == StateVisible && e.Kind == KindTool {
 				d.Added = append(d.Added, e.Name)
 			}
@@ -163,6 +164,25 @@ func Baseline(v *View, visible, deferred []string, hashes map[string]string, ski
 		vs.decisions[id] = Decision{ID: id, Name: e.Name, Kind: KindSkill, State: st, Reason: "indexed before the session was reopened"}
 	}
 	return vs
+}
+
+// arrivalReason explains why a capability entered the set: the policy's
+// verdict, after its source's last change when the capability is new to
+// the catalog since prev ("the user tools changed their tools (the tool
+// list fits the budget)"), so the diff says where it came from and not
+// only why it is shown. A session's first set has no such cause.
+func arrivalReason(e *Entry, prev, next *VisibleSet, verdict string) string {
+	if prev == nil || prev.view == nil || next.view == nil || next.view.Snapshot == nil {
+		return verdict
+	}
+	if _, known := prev.view.ByID(e.ID); known {
+		return verdict
+	}
+	why, ok := next.view.Snapshot.PartitionReason(e.Partition())
+	if !ok || why == "" {
+		return verdict
+	}
+	return why + " (" + verdict + ")"
 }
 
 // goneReason explains why a capability left the set: the policy's verdict

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"tinyelf/backend/capabilities/captest"
+	"tinyelf/backend/tools"
 )
 
 func TestDiffSets(t *testing.T) {
@@ -64,4 +65,37 @@ func TestDiffSets(t *testing.T) {
 	if len(changed.Items) != 1 || changed.Items[0].Name != "mcp__everything__echo" || changed.Items[0].Reason != "MCP server everything changed its tool list" {
 		t.Errorf("list change: %+v", changed.Items)
 	}
+
+	// A server that connects mid-session: its tools say where they came
+	// from as well as why they are shown or deferred.
+	base := Compute(c.Snapshot().View("s"), in, d)
+	c.Replace("mcp:github", entriesOf(githubTools(t)), PartitionOptions{Priority: PriorityMCP, Reason: "MCP server github connected"})
+	connected := Compute(c.Snapshot().View("s"), in, d)
+	back := DiffSets(base, connected)
+	for _, it := range back.Items {
+		want := "MCP server github connected (deferred to the index: deferral is always on)"
+		if it.Name == "mcp__github__get_job_logs" {
+			want = `MCP server github connected (found by ToolSearch "ci logs")`
+		}
+		if it.Change != ChangeAdded || it.Reason != want {
+			t.Errorf("reconnect item %+v, want reason %q", it, want)
+		}
+	}
+	if len(back.Items) != 152 {
+		t.Errorf("reconnect diff has %d items, want github's 152", len(back.Items))
+	}
+	// Tools the catalog had, shown now, only get the policy's reason.
+	again := DiffSets(connected, Compute(c.Snapshot().View("s"), Inputs{Mode: "default", Settings: Settings{Defer: DeferNever}}, d))
+	if len(again.Items) == 0 || strings.Contains(strings.Join(again.Reasons, "|"), "connected") {
+		t.Errorf("known tools' reasons name their source's change: %v", again.Reasons)
+	}
+}
+
+func githubTools(t *testing.T) []tools.Tool {
+	t.Helper()
+	ts, err := captest.Tools("github")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ts
 }

@@ -126,7 +126,7 @@ func sourceReason(prev, next []tools.Tool) string {
 			case capabilities.ServerOf(info) != "":
 				from = "MCP server " + capabilities.ServerOf(info)
 			case info.Source == tools.SourceUserTool:
-				from = "the user tools"
+				from = userToolsWords
 			default:
 				continue
 			}
@@ -136,6 +136,32 @@ func sourceReason(prev, next []tools.Tool) string {
 	}
 	before, after := origins(prev), origins(next)
 	var parts []string
+	// The user tools change by refresh (refresh_tools, Settings → Tools):
+	// name what came and went, which the user did not see happen.
+	if old, now := before[userToolsWords], after[userToolsWords]; !slices.Equal(old, now) {
+		var came, went []string
+		for _, n := range now {
+			if !slices.Contains(old, n) {
+				came = append(came, n)
+			}
+		}
+		for _, n := range old {
+			if !slices.Contains(now, n) {
+				went = append(went, n)
+			}
+		}
+		if len(came) > 0 {
+			parts = append(parts, userToolsWords+" added "+nameList(came))
+		}
+		if len(went) > 0 {
+			parts = append(parts, userToolsWords+" no longer have "+nameList(went)+" (their files were removed or no longer load)")
+		}
+		if len(came) == 0 && len(went) == 0 {
+			parts = append(parts, userToolsWords+" changed their tools")
+		}
+	}
+	delete(before, userToolsWords)
+	delete(after, userToolsWords)
 	for _, from := range slices.Sorted(maps.Keys(after)) {
 		switch old, had := before[from]; {
 		case !had:
@@ -153,6 +179,18 @@ func sourceReason(prev, next []tools.Tool) string {
 		return "the session's tool sources changed their tools"
 	}
 	return strings.Join(parts, "; ")
+}
+
+// userToolsWords names the user tools (seed 002) as a source of tools.
+const userToolsWords = "the user tools"
+
+// nameList lists a few names, and how many more there are.
+func nameList(names []string) string {
+	const most = 5
+	if len(names) <= most {
+		return strings.Join(names, ", ")
+	}
+	return fmt.Sprintf("%s and %d more", strings.Join(names[:most], ", "), len(names)-most)
 }
 
 // inputs gathers the policy's inputs for the next model call.
