@@ -20,7 +20,8 @@ func SecretEnvNames() []string {
 }
 
 // SecretValues returns the secret values stored in the settings: the
-// providers' and web search providers' API keys, and the literal values of MCP servers' env entries and
+// providers' and web search providers' API keys, the user tools' Settings
+// credentials, and the literal values of MCP servers' env entries and
 // headers that look like secrets (a ${VAR} reference is not a secret; the
 // variable it names is the user's). A child process never gets a variable
 // holding one of them, whatever its name, unless its own config names it.
@@ -36,6 +37,12 @@ func (s Settings) SecretValues() []string {
 	}
 	for _, p := range s.Web.Search {
 		add(p.APIKey)
+	}
+	for _, c := range s.Credentials {
+		add(c.APIKey)
+		for _, v := range c.Keys {
+			add(v)
+		}
 	}
 	servers := append([]MCPServer(nil), s.MCPServers...)
 	for _, a := range s.Agents {

@@ -74,13 +74,14 @@ func TestMaskAndUnmask(t *testing.T) {
 func TestSecretValues(t *testing.T) {
 	t.Parallel()
 	s := Settings{
-		Providers:  []Provider{{Name: "a", APIKey: "sk-provider-0123456789"}, {Name: "local", APIKey: "ollama"}},
-		Web:        Web{Search: map[string]WebSearchProvider{"tavily": {APIKey: "tvly-0123456789"}}},
-		MCPServers: []MCPServer{{Name: "m", Env: map[string]string{"TOKEN": "tok-0123456789", "REF": "${X}", "LEVEL": "debugging-verbose"}}},
-		Agents:     []Agent{{Name: "g", DirectMCPServers: []MCPServer{{Name: "d", Headers: map[string]string{"Authorization": "Bearer direct-0123456789"}}}}},
+		Providers:   []Provider{{Name: "a", APIKey: "sk-provider-0123456789"}, {Name: "local", APIKey: "ollama"}},
+		Web:         Web{Search: map[string]WebSearchProvider{"tavily": {APIKey: "tvly-0123456789"}}},
+		MCPServers:  []MCPServer{{Name: "m", Env: map[string]string{"TOKEN": "tok-0123456789", "REF": "${X}", "LEVEL": "debugging-verbose"}}},
+		Agents:      []Agent{{Name: "g", DirectMCPServers: []MCPServer{{Name: "d", Headers: map[string]string{"Authorization": "Bearer direct-0123456789"}}}}},
+		Credentials: map[string]Credential{"myapi": {APIKey: "cred-key-0123456789", Keys: map[string]string{"client_secret": "cred-secret-0123456789"}}},
 	}
 	got := s.SecretValues()
-	for _, want := range []string{"sk-provider-0123456789", "tvly-0123456789", "tok-0123456789", "direct-0123456789"} {
+	for _, want := range []string{"sk-provider-0123456789", "tvly-0123456789", "tok-0123456789", "direct-0123456789", "cred-key-0123456789", "cred-secret-0123456789"} {
 		if !slices.Contains(got, want) {
 			t.Errorf("SecretValues lacks %q: %v", want, got)
 		}
