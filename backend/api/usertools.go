@@ -36,6 +36,12 @@ func (u userToolSource) Tools(ctx context.Context, info engine.SessionInfo) []to
 
 func (u userToolSource) Roots(info engine.SessionInfo) []tools.Root { return u.svc.Roots(info.Agent) }
 
+// ToolProblems lists the agent's user tools that the last discovery skipped
+// (a core tool's name) or could not load, for the session log.
+func (u userToolSource) ToolProblems(ctx context.Context, info engine.SessionInfo) []string {
+	return u.svc.Report(ctx, info.Agent).Problems()
+}
+
 // coreToolNames lists the built-in tools a session gets, which user tools
 // may not be named after.
 func coreToolNames() []string {

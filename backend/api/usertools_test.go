@@ -72,13 +72,24 @@ func TestUserToolsThroughTheService(t *testing.T) {
 	}
 	h.waitFor(sess.ID, string(sessions.EventTurnEnd))
 	var result sessions.ToolResult
+	var skipped []sessions.Error
 	for ev, err := range h.svc.store.Events(ctx, sess.ID, 1, 0) {
 		if err == nil && ev.Type == sessions.EventToolResult {
 			_ = json.Unmarshal(ev.Data, &result)
 		}
+		if err == nil && ev.Type == sessions.EventError {
+			var e sessions.Error
+			_ = json.Unmarshal(ev.Data, &e)
+			skipped = append(skipped, e)
+		}
 	}
 	if result.IsError || !strings.Contains(result.Content, `"args":{"who":"Ada"}`) {
 		t.Fatalf("hello_run in a session: %+v", result)
+	}
+	// The skipped tool is in the session's log too, where the user can
+	// read it later (the live event is gone by then).
+	if len(skipped) != 1 || skipped[0].Kind != "tool_skipped" || !strings.Contains(skipped[0].Message, "Skipped grep (personal, "+filepath.Join(personal, "grep.tool.json")+"): its name is taken by the core tool Grep") {
+		t.Fatalf("error events %+v, want the skipped grep", skipped)
 	}
 
 	// Share needs tool_creation.shared.

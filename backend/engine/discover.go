@@ -37,8 +37,9 @@ type discovery struct {
 	// baseline is the visible set a reopened session's log last recorded;
 	// the first call diffs against it, then it is dropped.
 	baseline *sessions.CapabilityState
-	// clashes are the tool-name clashes last reported.
-	clashes []string
+	// clashes are the tool-name clashes last reported; problems the
+	// ToolProblemSources' lines last reported.
+	clashes, problems []string
 	// capVersions are the versions the CapabilitySources gave last.
 	capVersions []string
 }
@@ -234,6 +235,9 @@ func (t *turn) discover(ctx context.Context) error {
 	t.syncCapabilitySources(ctx)
 	view := t.e.catalog.Snapshot().View(t.s.id)
 	if err := t.reportClashes(ctx, view); err != nil {
+		return err
+	}
+	if err := t.reportSourceProblems(ctx); err != nil {
 		return err
 	}
 	d := t.s.discoveryState()

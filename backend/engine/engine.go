@@ -112,6 +112,18 @@ type CapabilitySource interface {
 	Capabilities(ctx context.Context, info SessionInfo) (version string, entries []capabilities.Entry)
 }
 
+// ToolProblemSource is implemented by a ToolSource that leaves some of its
+// tools out and can say why (a user tool named like a core tool, one that
+// failed to load), one line each. The engine records the lines in the
+// session's log as an error event of kind "tool_skipped" at the session's
+// next model call, once for each change of them, so the user finds out
+// why a tool is missing where they miss it — in the chat, its export and
+// its replay — and not only in a live notice. ToolProblems is asked before
+// every model call, so it must be cheap; it must be safe for concurrent use.
+type ToolProblemSource interface {
+	ToolProblems(ctx context.Context, info SessionInfo) []string
+}
+
 // RootSource is implemented by a ToolSource whose tools need the FileSystem
 // tools to reach folders outside the workspace (the agent's personal tools
 // folder, a skill's folder). The roots are asked for when the session's

@@ -243,7 +243,9 @@ type Error struct {
 	Message string `json:"message"`
 	// Kind classifies it: "provider", "stream_cut", "stalled" (the model
 	// stopped sending; sending again retries), "tool", "tool_clash" (a tool
-	// left out because another has its name), "internal", "config".
+	// left out because another has its name), "tool_skipped" (user tools
+	// left out: named like a core tool, or failing to load), "internal",
+	// "config".
 	Kind string `json:"kind,omitempty"`
 }
 

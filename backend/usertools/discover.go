@@ -49,13 +49,28 @@ func (r Report) Summary() string {
 	for _, o := range r.Overrides {
 		fmt.Fprintf(&sb, "\nPersonal %s replaces the common tool of that name.", o)
 	}
-	for _, p := range r.Skipped {
-		fmt.Fprintf(&sb, "\nSkipped %s (%s, %s): %s", p.Tool, p.Origin, p.Path, p.Message)
-	}
-	for _, p := range r.Errors {
-		fmt.Fprintf(&sb, "\nError in %s (%s, %s): %s", p.Tool, p.Origin, p.Path, p.Message)
+	for _, line := range r.Problems() {
+		sb.WriteString("\n" + line)
 	}
 	return sb.String()
+}
+
+// Problems renders what the discovery left out or could not load, one line
+// each (the skipped tools first), for the session log; nil when nothing
+// went wrong.
+func (r Report) Problems() []string {
+	var out []string
+	for _, p := range r.Skipped {
+		out = append(out, fmt.Sprintf("Skipped %s (%s, %s): %s", p.Tool, p.Origin, p.Path, p.Message))
+	}
+	for _, p := range r.Errors {
+		if p.Tool == "" { // a folder, not a tool
+			out = append(out, fmt.Sprintf("Error in the %s tools: %s", p.Origin, p.Message))
+			continue
+		}
+		out = append(out, fmt.Sprintf("Error in %s (%s, %s): %s", p.Tool, p.Origin, p.Path, p.Message))
+	}
+	return out
 }
 
 // candidate is one tool file found in a folder.

@@ -49,7 +49,7 @@ describe('detectLanguage', () => {
 
 describe('keys built at run time', () => {
   it.each([
-    ...['provider', 'stream_cut', 'stalled', 'tool_clash', 'tool', 'internal', 'config', 'other'].flatMap((k) => [`error.${k}`, `error.hint.${k}`]),
+    ...['provider', 'stream_cut', 'stalled', 'tool_clash', 'tool_skipped', 'tool', 'internal', 'config', 'other'].flatMap((k) => [`error.${k}`, `error.hint.${k}`]),
     ...['connected', 'starting', 'restarting', 'failed', 'disabled', 'disconnected', 'unknown'].map((k) => `mcp.status.${k}`),
     ...['user', 'rule', 'mode', 'cli'].map((k) => `tool.allowedBy.${k}`),
     ...['pending', 'awaiting_approval', 'denied', 'done', 'error', 'interrupted'].map((k) => `tool.${k}`),

@@ -1,0 +1,34 @@
+package engine
+
+import (
+	"context"
+	"slices"
+	"strings"
+
+	"tinyelf/backend/sessions"
+)
+
+// ErrorToolSkipped is the kind of the error event that lists the tools a
+// ToolProblemSource left out.
+const ErrorToolSkipped = "tool_skipped"
+
+// reportSourceProblems logs what the ToolProblemSources left out, once for
+// each change of it: a session's first model call reports what is wrong
+// already, a later one what a refresh changed. Problems that went away
+// are not reported; the next report, if any, lists the current ones.
+func (t *turn) reportSourceProblems(ctx context.Context) error {
+	var lines []string
+	for _, src := range t.e.opts.ToolSources {
+		if ps, ok := src.(ToolProblemSource); ok {
+			lines = append(lines, ps.ToolProblems(ctx, t.info)...)
+		}
+	}
+	t.s.mu.Lock()
+	same := slices.Equal(lines, t.s.discovery.problems)
+	t.s.discovery.problems = lines
+	t.s.mu.Unlock()
+	if same || len(lines) == 0 {
+		return nil
+	}
+	return t.record(ctx, sessions.NewEvent(sessions.EventError, sessions.Error{Message: strings.Join(lines, "\n"), Kind: ErrorToolSkipped}))
+}
