@@ -116,6 +116,19 @@ describe('ToolsSection', () => {
     expect(api.setToolSecret).toHaveBeenCalledWith('MAIL_TOKEN', 'secret-value');
   });
 
+  it('removes a credential stored in the vault, and never shows its value', async () => {
+    vi.mocked(api.listUserTools).mockImplementation(async () => listing({ vaultNames: ['MAIL_TOKEN'] }));
+    render(ToolsSection);
+    await screen.findByText('mail');
+    expect(screen.getByRole('button', { name: 'Replace in the vault' })).toBeTruthy();
+    expect(document.body.textContent).not.toContain('secret-value');
+    vi.mocked(api.listUserTools).mockImplementation(async () => listing());
+    await fireEvent.click(screen.getByRole('button', { name: 'Remove MAIL_TOKEN from the vault' }));
+    expect(api.setToolSecret).toHaveBeenCalledWith('MAIL_TOKEN', '');
+    await waitFor(() => expect(screen.queryByRole('button', { name: 'Remove MAIL_TOKEN from the vault' })).toBeNull());
+    expect(screen.getByRole('button', { name: 'Store in the vault' })).toBeTruthy();
+  });
+
   it('shows the folder path when the desktop cannot open it', async () => {
     render(ToolsSection);
     await screen.findByText('mail');

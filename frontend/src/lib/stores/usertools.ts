@@ -88,6 +88,12 @@ export async function saveSecret(name: string, value: string): Promise<void> {
   await loadUserTools();
 }
 
+/** clearSecret removes a credential from the vault and reloads. Throws on error. */
+export async function clearSecret(name: string): Promise<void> {
+  await api.setToolSecret(name, '');
+  await loadUserTools();
+}
+
 /** openFolder opens a tool folder in the file manager; returns the result for showing the path. */
 export async function openFolder(which: 'personal' | 'common') {
   return api.openToolsFolder(get(toolsAgent), which);
