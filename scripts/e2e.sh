@@ -2,7 +2,9 @@
 # Browser end-to-end tests: builds the frontend and `tinyelf serve`, and drives
 # Debian's headless Chromium through first run, keyboard focus, the folder
 # picker, chat, approvals, plan mode, stopping, search, sessions, settings and
-# MCP import, Settings → Capabilities and a capability chip, theme and language
+# MCP import, Settings → Capabilities and a capability chip, Settings → Tools
+# (a broken and a skipped user tool, a credential in the vault) and the
+# chat's skipped-tool card, theme and language
 # (frontend/e2e/run.mjs), each scenario against
 # its own fake model and server on loopback with a fresh data folder.
 # Screenshots and the servers' logs go to artifacts/e2e/. Installs what it

@@ -153,6 +153,45 @@ function cleanEnv(extra) {
   return { ...env, ...extra };
 }
 
+// e2eSecret is the credential the user-tools scenario stores; it must never
+// appear on a page.
+const e2eSecret = 'wk-e2e-0123456789abcdef';
+
+/**
+ * seedUserTools writes the user tools of the user-tools scenario into a data
+ * folder: a common executable tool reading WEATHER_KEY (it tells whether the
+ * key reached it, never the key), a common one whose command is missing, and
+ * a personal one named like the core tool Grep.
+ */
+function seedUserTools(data) {
+  const common = path.join(data, 'common_tools');
+  const personal = path.join(data, 'agents', 'default', 'tools');
+  fs.mkdirSync(common, { recursive: true });
+  fs.mkdirSync(personal, { recursive: true });
+  fs.writeFileSync(
+    path.join(common, 'weather.sh'),
+    '#!/bin/sh\ncat >/dev/null\nif [ -n "$WEATHER_KEY" ]; then k=present; else k=missing; fi\necho "{\\"sky\\":\\"clear\\",\\"key\\":\\"$k\\"}"\n',
+    { mode: 0o755 },
+  );
+  const manifest = (over) =>
+    JSON.stringify({
+      description: 'Local weather.',
+      command: ['./weather.sh'],
+      schemas: [{ name: 'weather_now', description: "Tells the sky over the user's town.", input_schema: { type: 'object', properties: {} } }],
+      profile: { now: { read_only: true } },
+      ...over,
+    });
+  fs.writeFileSync(path.join(common, 'weather.tool.json'), manifest({ credentials: ['WEATHER_KEY'] }));
+  fs.writeFileSync(
+    path.join(common, 'broken.tool.json'),
+    manifest({ command: ['./missing.sh'], schemas: [{ name: 'broken_run', description: 'Never runs.', input_schema: { type: 'object' } }] }),
+  );
+  fs.writeFileSync(
+    path.join(personal, 'grep.tool.json'),
+    manifest({ schemas: [{ name: 'grep_run', description: 'Shadows Grep.', input_schema: { type: 'object' } }] }),
+  );
+}
+
 let tmp;
 let bin;
 let browser;
@@ -163,9 +202,10 @@ const running = new Set(); // apps not yet closed, for after()
  * startApp starts what one scenario needs, from nothing: a fake model with
  * the scenario's script, `tinyelf serve` on a fresh data folder, and a fresh
  * browser context. provider: false leaves the data folder empty (first run);
- * workspace: false leaves the last used folder unset.
+ * workspace: false leaves the last used folder unset; seed(data) puts files
+ * into the data folder before the server starts.
  */
-async function startApp(slug, { script = {}, provider = true, workspace: seedWorkspace = true } = {}) {
+async function startApp(slug, { script = {}, provider = true, workspace: seedWorkspace = true, seed } = {}) {
   const dir = path.join(tmp, slug);
   const home = path.join(dir, 'home');
   const workspace = path.join(home, 'projects', 'demo');
@@ -192,6 +232,7 @@ async function startApp(slug, { script = {}, provider = true, workspace: seedWor
     };
     fs.writeFileSync(path.join(data, 'settings.json'), JSON.stringify(settings, null, 2));
   }
+  seed?.(data);
   const serve = new Proc(
     `${app.no}-serve`,
     path.join(bin, 'tinyelf-serve'),
@@ -771,6 +812,85 @@ describe('TinyElf in the browser', { concurrency: 1, timeout: 20 * 60_000 }, () 
       await page.reload();
       await page.locator('article.assistant', { hasText: 'Notify is loaded' }).waitFor();
       await chip.waitFor();
+    },
+  );
+
+  scenario(
+    'user tools: Settings → Tools lists them with a broken one and a skipped one, stores a credential, and the chat tells what was left out',
+    {
+      script: {
+        turns: [
+          { toolCalls: [{ id: 'call_weather', name: 'weather_now', arguments: '{}' }] },
+          { text: 'The sky is clear, and the key reached the tool.' },
+        ],
+      },
+      seed: seedUserTools,
+    },
+    async (app) => {
+      const { page } = app;
+      await openApp(app);
+      await page.keyboard.press('Control+,');
+      const dialog = page.getByRole('dialog', { name: 'Settings' });
+      await dialog.getByRole('tab', { name: 'Tools' }).click();
+      const panel = dialog.getByRole('tabpanel', { name: 'Tools' });
+
+      // The working tool: kind, source, its action and the credential it reads.
+      const weather = panel.getByRole('listitem', { name: 'weather', exact: true });
+      await weather.getByText('Executable', { exact: true }).waitFor();
+      await weather.getByText('Common', { exact: true }).waitFor();
+      await weather.getByText('weather_now', { exact: true }).waitFor();
+      const credential = weather.locator('.creds li', { hasText: 'WEATHER_KEY' });
+      await credential.getByText('Not set', { exact: true }).waitFor();
+
+      // The broken tool with its reason, and the one named like a core tool.
+      const broken = panel.getByRole('listitem', { name: 'broken', exact: true });
+      await broken.getByText('This tool failed to load:').waitFor();
+      await broken.getByText(/missing\.sh/).waitFor();
+      await panel.getByRole('alert').filter({ hasText: 'its name is taken by the core tool Grep' }).waitFor();
+      assert.deepEqual(await unlabelled(page), [], 'every Tools control has a label');
+      await shot(app, 'settings-tools');
+
+      // A credential goes into the vault; its value never comes back.
+      await credential.getByRole('button', { name: 'Store in the vault' }).click();
+      await weather.getByLabel('Value of WEATHER_KEY').fill(e2eSecret);
+      await weather.getByRole('button', { name: 'Save', exact: true }).click();
+      await credential.getByText('Vault', { exact: true }).waitFor();
+      await credential.getByRole('button', { name: 'Remove WEATHER_KEY from the vault' }).waitFor();
+      await weather.getByLabel('Value of WEATHER_KEY').waitFor({ state: 'detached' });
+      assert.ok(!(await page.content()).includes(e2eSecret), 'the page does not hold the secret');
+      await shot(app, 'settings-tools-credential');
+
+      // Removed, it is not set; stored again for the turn below.
+      await credential.getByRole('button', { name: 'Remove WEATHER_KEY from the vault' }).click();
+      await credential.getByText('Not set', { exact: true }).waitFor();
+      await credential.getByRole('button', { name: 'Store in the vault' }).click();
+      await weather.getByLabel('Value of WEATHER_KEY').fill(e2eSecret);
+      await weather.getByRole('button', { name: 'Save', exact: true }).click();
+      await credential.getByText('Vault', { exact: true }).waitFor();
+      await dialog.getByRole('button', { name: 'Close' }).first().click();
+      await dialog.waitFor({ state: 'detached' });
+
+      // The chat: the tools left out are in the session's log with their
+      // problem, and the tool runs with its credential in its environment.
+      await send(page, 'What is the weather like?');
+      await page.locator('article.assistant', { hasText: 'The sky is clear' }).waitFor();
+      const card = page.getByRole('alert').filter({ hasText: 'A user tool was left out' });
+      await card.getByText(/Skipped grep \(personal, .*grep\.tool\.json\): its name is taken by the core tool Grep/).waitFor();
+      await card.getByText(/Error in broken \(common, .*broken\.tool\.json\): .*missing\.sh/).waitFor();
+      await page.getByRole('article', { name: 'weather_now: Done' }).waitFor();
+      await shot(app, 'chat-tool-skipped');
+      // It is durable: a reload reads it back from the log.
+      await page.reload();
+      await page.locator('article.assistant', { hasText: 'The sky is clear' }).waitFor();
+      await page.getByRole('alert').filter({ hasText: 'A user tool was left out' }).waitFor();
+      const call = page.getByRole('article', { name: 'weather_now: Done' });
+      await call.locator('button.head').click();
+      await call.locator('pre.result', { hasText: /"key":\s*"present"/ }).waitFor();
+      assert.ok(!(await page.content()).includes(e2eSecret), 'the chat does not hold the secret');
+
+      // Its button opens Settings → Tools.
+      await page.getByRole('button', { name: 'Open Settings → Tools' }).click();
+      await dialog.getByRole('tab', { name: 'Tools', selected: true }).waitFor();
     },
   );
 
