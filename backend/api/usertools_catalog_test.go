@@ -3,6 +3,7 @@ package api
 import (
 	"context"
 	"encoding/json"
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -152,6 +153,107 @@ func TestRefreshedUserToolEntersTheCatalog(t *testing.T) {
 			}
 			if v := list.Items[j]; v.Source != "usertool:personal" || v.Kind != capabilities.KindTool || !v.ReadOnly || v.Tier != capabilities.TierDeferrable {
 				t.Errorf("catalog entry %+v", v)
+			}
+		})
+	}
+}
+
+// TestRemovedUserToolLeavesTheCatalog: a user tool whose file is deleted,
+// or whose manifest breaks, leaves the session's set at the next model call
+// after a refresh; the capability.diff says it is gone and why, and a
+// broken one is also a tool_skipped error in the log with its problem.
+func TestRemovedUserToolLeavesTheCatalog(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name    string
+		change  func(t *testing.T, personal string)
+		problem string // in the tool_skipped error; "" for none
+	}{
+		{name: "deleted", change: func(t *testing.T, personal string) {
+			if err := os.Remove(filepath.Join(personal, "weather.tool.json")); err != nil {
+				t.Fatal(err)
+			}
+		}},
+		{name: "broken", change: func(t *testing.T, personal string) {
+			writeToolFile(t, filepath.Join(personal, "weather.tool.json"), `{"schemas": [`, 0o644)
+		}, problem: "Error in weather (personal, "},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			h := newSvc(t, llmtest.Turn{Text: "It is clear."}, llmtest.Turn{Text: "Which tool?"})
+			h.addProvider()
+			ctx := context.Background()
+			personal := filepath.Join(h.svc.opts.DataDir, "agents", "default", "tools")
+			writeToolFile(t, filepath.Join(personal, "weather.sh"), "#!/bin/sh\ncat >/dev/null\necho '{}'\n", 0o755)
+			writeToolFile(t, filepath.Join(personal, "weather.tool.json"), `{"description": "Local weather.", "command": ["./weather.sh"],
+				"schemas": [{"name": "weather_now", "description": "Tells the sky over the user's town.", "input_schema": {"type": "object", "properties": {}}}],
+				"profile": {"now": {"read_only": true}}}`, 0o644)
+			if _, err := h.svc.RefreshUserTools(ctx, UserToolsArgs{}); err != nil {
+				t.Fatal(err)
+			}
+			sess, err := h.svc.CreateSession(ctx, CreateSessionArgs{Workspace: h.workspace, Mode: "auto"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, err := h.svc.SendMessage(ctx, SendArgs{SessionID: sess.ID, Text: "weather?"}); err != nil {
+				t.Fatal(err)
+			}
+			h.waitFor(sess.ID, string(sessions.EventTurnEnd))
+
+			tc.change(t, personal)
+			if _, err := h.svc.RefreshUserTools(ctx, UserToolsArgs{}); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := h.svc.SendMessage(ctx, SendArgs{SessionID: sess.ID, Text: "and now?"}); err != nil {
+				t.Fatal(err)
+			}
+			h.waitFor(sess.ID, string(sessions.EventTurnEnd))
+
+			var diffs []sessions.CapabilityDiff
+			var errs []sessions.Error
+			for ev, err := range h.svc.store.Events(ctx, sess.ID, 1, 0) {
+				if err != nil {
+					t.Fatal(err)
+				}
+				switch ev.Type {
+				case sessions.EventCapabilityDiff:
+					var d sessions.CapabilityDiff
+					if err := json.Unmarshal(ev.Data, &d); err != nil {
+						t.Fatal(err)
+					}
+					diffs = append(diffs, d)
+				case sessions.EventError:
+					var e sessions.Error
+					if err := json.Unmarshal(ev.Data, &e); err != nil {
+						t.Fatal(err)
+					}
+					errs = append(errs, e)
+				}
+			}
+			if len(diffs) != 2 {
+				t.Fatalf("%d capability diffs, want 2 (the first set, the removal): %+v", len(diffs), diffs)
+			}
+			if !slices.Contains(diffs[0].Added, "weather_now") {
+				t.Errorf("the first set lacks weather_now: %+v", diffs[0].Added)
+			}
+			gone := diffs[1]
+			i := slices.IndexFunc(gone.Items, func(it sessions.CapabilityItem) bool { return it.ID == "usertool__weather_now" })
+			if i < 0 {
+				t.Fatalf("the diff after the refresh does not name usertool__weather_now: %+v", gone.Items)
+			}
+			const reason = "the user tools no longer have weather_now (their files were removed or no longer load)"
+			if it := gone.Items[i]; it.Change != capabilities.ChangeRemoved || it.From != string(capabilities.StateVisible) || it.Reason != reason {
+				t.Errorf("diff item %+v, want weather_now removed from visible because %q", it, reason)
+			}
+			if !slices.Contains(gone.Removed, "weather_now") {
+				t.Errorf("removed %v, want weather_now", gone.Removed)
+			}
+
+			switch {
+			case tc.problem == "" && len(errs) != 0:
+				t.Errorf("error events %+v, want none for a deleted tool", errs)
+			case tc.problem != "" && (len(errs) != 1 || errs[0].Kind != "tool_skipped" || !strings.Contains(errs[0].Message, tc.problem)):
+				t.Errorf("error events %+v, want one tool_skipped with %q", errs, tc.problem)
 			}
 		})
 	}
