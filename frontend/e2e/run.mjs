@@ -867,7 +867,9 @@ describe('TinyElf in the browser', { concurrency: 1, timeout: 20 * 60_000 }, () 
       await weather.getByLabel('Value of WEATHER_KEY').fill(e2eSecret);
       await weather.getByRole('button', { name: 'Save', exact: true }).click();
       await credential.getByText('Vault', { exact: true }).waitFor();
-      await dialog.getByRole('button', { name: 'Close' }).first().click();
+      // The focus went back to the credential's button, so Esc closes.
+      await focused(page, credential.getByRole('button', { name: 'Replace in the vault' })).waitFor();
+      await page.keyboard.press('Escape');
       await dialog.waitFor({ state: 'detached' });
 
       // The chat: the tools left out are in the session's log with their

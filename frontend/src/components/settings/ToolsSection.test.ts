@@ -114,6 +114,9 @@ describe('ToolsSection', () => {
     await fireEvent.input(screen.getByLabelText('Value of MAIL_TOKEN'), { target: { value: 'secret-value' } });
     await fireEvent.click(screen.getByRole('button', { name: 'Save' }));
     expect(api.setToolSecret).toHaveBeenCalledWith('MAIL_TOKEN', 'secret-value');
+    // The form is gone and the focus is back on the credential's button.
+    await waitFor(() => expect(document.activeElement?.textContent?.trim()).toBe('Store in the vault'));
+    expect(screen.queryByLabelText('Value of MAIL_TOKEN')).toBeNull();
   });
 
   it('removes a credential stored in the vault, and never shows its value', async () => {
