@@ -37,9 +37,11 @@ type discovery struct {
 	// baseline is the visible set a reopened session's log last recorded;
 	// the first call diffs against it, then it is dropped.
 	baseline *sessions.CapabilityState
-	// clashes are the tool-name clashes last reported; problems the
-	// ToolProblemSources' lines last reported.
-	clashes, problems []string
+	// clashes are the tool-name clashes last reported.
+	clashes []string
+	// problems is the tool_skipped message last reported (or, in a
+	// reopened session, last logged).
+	problems string
 	// capVersions are the versions the CapabilitySources gave last.
 	capVersions []string
 }

@@ -116,7 +116,8 @@ type CapabilitySource interface {
 // tools out and can say why (a user tool named like a core tool, one that
 // failed to load), one line each. The engine records the lines in the
 // session's log as an error event of kind "tool_skipped" at the session's
-// next model call, once for each change of them, so the user finds out
+// next model call, once for each change of them (a reopened session
+// compares with the last such event in its log), so the user finds out
 // why a tool is missing where they miss it — in the chat, its export and
 // its replay — and not only in a live notice. ToolProblems is asked before
 // every model call, so it must be cheap; it must be safe for concurrent use.

@@ -67,4 +67,20 @@ func TestSourceProblemsAreLogged(t *testing.T) {
 	if errs := logged[sessions.Error](h, other, sessions.EventError); len(errs) != 1 || errs[0].Kind != ErrorToolSkipped {
 		t.Errorf("the second session's errors %+v", errs)
 	}
+
+	// Reopened, a session compares with its log: the same problems are
+	// not told again, new ones are.
+	h.restart([]llmtest.Turn{{Text: "f"}, {Text: "g"}})
+	h.run(id, "six")
+	if errs := logged[sessions.Error](h, id, sessions.EventError); len(errs) != 2 {
+		t.Errorf("after reopening with the same problems: %d error events, want still 2", len(errs))
+	}
+	src.set("Error in mail (common, /data/common_tools/mail.py): SyntaxError: invalid syntax (line 3)",
+		"Skipped bash (personal, /data/agents/default/tools/bash.py): its name is taken by the core tool Bash; rename the file")
+	h.run(id, "seven")
+	errs = logged[sessions.Error](h, id, sessions.EventError)
+	if len(errs) != 3 {
+		t.Fatalf("after a new problem: %d error events, want 3", len(errs))
+	}
+	mustContain(t, "the new report", errs[2].Message, "core tool Bash")
 }

@@ -258,6 +258,9 @@ func (e *Engine) prepare(ctx context.Context, s *sessionState) (*turn, error) {
 			s.discovery.baseline = &last
 			s.mu.Unlock()
 		}
+		s.mu.Lock()
+		s.discovery.problems = last.ToolSkipped
+		s.mu.Unlock()
 	}
 	return t, nil
 }

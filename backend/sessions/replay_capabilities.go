@@ -104,7 +104,15 @@ type CapabilityState struct {
 	Loaded   []string          `json:"loaded,omitempty"`
 	// Logged is false for a session that never logged a diff.
 	Logged bool `json:"logged"`
+	// ToolSkipped is the message of the last error of kind
+	// ErrorKindToolSkipped in the log ("" when there is none), so a
+	// reopened session does not report the same left-out tools again.
+	ToolSkipped string `json:"toolSkipped,omitempty"`
 }
+
+// ErrorKindToolSkipped is the Error kind that lists the user tools a
+// session's tool sources left out.
+const ErrorKindToolSkipped = "tool_skipped"
 
 // apply takes one diff: it carries the whole visible set and index, and
 // the hashes of the tools it made visible or changed.
@@ -126,6 +134,16 @@ func (s *Store) LastCapabilities(ctx context.Context, id string) (CapabilityStat
 	for ev, err := range s.Events(ctx, id, 1, 0) {
 		if err != nil {
 			return st, fmt.Errorf("read the capabilities of session %s: %w", id, err)
+		}
+		if ev.Type == EventError {
+			var e Error
+			if err := decode(ev, &e); err != nil {
+				return st, err
+			}
+			if e.Kind == ErrorKindToolSkipped {
+				st.ToolSkipped = e.Message
+			}
+			continue
 		}
 		if ev.Type != EventCapabilityDiff {
 			continue
