@@ -15,6 +15,7 @@ import (
 	"tinyelf/backend/mcp"
 	"tinyelf/backend/notify"
 	"tinyelf/backend/sessions"
+	"tinyelf/backend/skills"
 	"tinyelf/backend/tools"
 	"tinyelf/backend/usertools"
 )
@@ -50,6 +51,20 @@ type Options struct {
 	IdleTimeout time.Duration
 	// OpenFolder shows a folder in the file manager; nil: the platform's.
 	OpenFolder func(dir string) error
+	// Home is the home folder whose ~/.agents/skills, ~/.claude/skills and
+	// ~/.claude/commands hold user skills and commands: "" means the
+	// user's own, "-" none (tests).
+	Home string
+	// TrustProjectSkills trusts every project skill without asking and
+	// without saving an answer (`tinyelf run --yes`).
+	TrustProjectSkills bool
+	// NoSkillTrustPrompt says nobody can be asked whether a project skill
+	// may guide the agent (`tinyelf run` without --yes): project skills not
+	// trusted yet are listed but not loadable, with how to trust them.
+	NoSkillTrustPrompt bool
+	// SkillTrees are builtin skills other packages bring (tool-creator),
+	// after TinyElf's own.
+	SkillTrees []skills.BuiltinFS
 }
 
 // The surfaces a Service runs in.
@@ -82,6 +97,8 @@ type Service struct {
 	// catalog holds every capability; the engine computes visible sets
 	// from it.
 	catalog *capabilities.Catalog
+	// skills are the user's, the builtin and the workspaces' skills.
+	skills *skillService
 
 	// noticeDismissed is set once the user dismissed the settings notice.
 	noticeDismissed atomic.Bool
@@ -151,6 +168,12 @@ func New(ctx context.Context, opts Options) (*Service, error) {
 		return nil, err
 	}
 	s.userTools.Load(ctx) // the start-up scan of seed 002
+	s.skills = newSkillService(skillServiceOptions{
+		dataDir: opts.DataDir, home: userHome(opts), builtin: builtinSkillTrees(opts),
+		trustProject: opts.TrustProjectSkills, noPrompt: opts.NoSkillTrustPrompt,
+		indexes: func() []string { return s.settings.Get().Skills.HubIndexes },
+		environ: s.childEnviron,
+	}, s.catalog, s.publishSkills)
 	s.engine = engine.New(engine.Options{
 		Settings:    settings,
 		Log:         engine.StoreLog{Store: store},
@@ -167,9 +190,14 @@ func New(ctx context.Context, opts Options) (*Service, error) {
 		// the catalog (syncMCP); the builtin and direct ones belong to
 		// single sessions; the resource tools are one pair over all three.
 		ToolSources: []engine.ToolSource{s.builtin, s.direct, userToolSource{s.userTools}, s.resources},
-		Catalog:     s.catalog,
-		Children:    s.children,
+		// Steps 5, 6 and 9: the skills tools; the project skills of each
+		// session's workspace are its own catalog partition.
+		Skills:            s.skills.engineSkills(mcpPrompts{s.userMCP}),
+		CapabilitySources: []engine.CapabilitySource{s.skills},
+		Catalog:           s.catalog,
+		Children:          s.children,
 	})
+	s.skills.start()
 	return s, nil
 }
 

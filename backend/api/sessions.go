@@ -160,7 +160,10 @@ type SendArgs struct {
 }
 
 // SendMessage starts the agent on the user's message and returns at once;
-// progress arrives as events. It fails with CodeBusy while a turn runs.
+// progress arrives as events. It fails with CodeBusy while a turn runs. A
+// message that is a slash command ("/review src", "/mcp__srv__prompt x=1")
+// runs the command: its rendered text starts the turn, and its
+// allowed-tools apply for that turn.
 func (s *Service) SendMessage(ctx context.Context, a SendArgs) (struct{}, error) {
 	if strings.TrimSpace(a.Text) == "" {
 		return struct{}{}, invalidf("the message is empty")
@@ -168,11 +171,11 @@ func (s *Service) SendMessage(ctx context.Context, a SendArgs) (struct{}, error)
 	if _, err := s.store.Get(ctx, a.SessionID); err != nil {
 		return struct{}{}, mapErr(err)
 	}
-	text, err := s.expandSlash(ctx, a.Text)
+	text, opts, err := s.expandCommand(ctx, a.SessionID, a.Text)
 	if err != nil {
 		return struct{}{}, err
 	}
-	return struct{}{}, mapErr(s.engine.Send(a.SessionID, text))
+	return struct{}{}, mapErr(s.engine.SendWith(a.SessionID, text, opts))
 }
 
 // SessionArgs names a session by its sessionId.

@@ -21,10 +21,14 @@ func (s *Service) Subscribe() (<-chan Event, func()) { return s.bus.Subscribe() 
 // copy), or one written by a newer TinyElf. A command prints them once; the
 // UI shows them as banners.
 func (s *Service) Warnings() []string {
+	var out []string
 	if w := s.settings.Warning(); w != "" {
-		return []string{w}
+		out = append(out, w)
 	}
-	return nil
+	if w := s.skills.warning; w != "" {
+		out = append(out, w)
+	}
+	return out
 }
 
 // HTTPOptions configures the HTTP server of a service (NewHTTPServer).
@@ -73,11 +77,15 @@ func (s *Service) Session(ctx context.Context, id string) (Session, error) {
 	return sess, mapErr(err)
 }
 
-// RunTurn runs one turn of a session with the user's text and waits for it
-// to end. When ctx ends the turn is cancelled; RunTurn then returns as soon
+// RunTurn runs one turn of a session with the user's text (a slash command
+// runs, as in SendMessage) and waits for it to end. When ctx ends the turn is cancelled; RunTurn then returns as soon
 // as the engine has wound the turn down (a cancelled TurnResult).
 func (s *Service) RunTurn(ctx context.Context, sessionID, text string) (TurnResult, error) {
-	res, err := s.engine.Run(ctx, sessionID, text)
+	msg, opts, err := s.expandCommand(ctx, sessionID, text)
+	if err != nil {
+		return TurnResult{}, err
+	}
+	res, err := s.engine.RunWith(ctx, sessionID, msg, opts)
 	return res, mapErr(err)
 }
 
@@ -105,6 +113,7 @@ func (s *Service) Close() error {
 // writes fail), so a process that must exit promptly can.
 func (s *Service) Shutdown(ctx context.Context) error {
 	s.engine.Shutdown(ctx)
+	s.skills.close()
 	s.direct.close("")
 	s.builtin.close("")
 	_ = s.userTools.Close()

@@ -54,7 +54,10 @@ func DiffSets(prev, next *VisibleSet) SetDiff {
 	type standing struct {
 		state State
 		hash  string
-		e     *Entry
+		// sig is a skill's index line: a skill has no schema, but a new
+		// description is a change of what the model is shown.
+		sig string
+		e   *Entry
 	}
 	stand := func(vs *VisibleSet) map[string]standing {
 		if vs == nil {
@@ -68,7 +71,7 @@ func DiffSets(prev, next *VisibleSet) SetDiff {
 			out[e.ID] = standing{state: StateDeferred, e: e}
 		}
 		for _, e := range vs.Skills {
-			out[e.ID] = standing{state: vs.decisions[e.ID].State, e: e}
+			out[e.ID] = standing{state: vs.decisions[e.ID].State, sig: e.IndexLine(), e: e}
 		}
 		return out
 	}
@@ -92,7 +95,13 @@ func DiffSets(prev, next *VisibleSet) SetDiff {
 		b, had := before[e.ID]
 		switch {
 		case !had:
-			add(DiffItem{ID: e.ID, Name: e.Name, Kind: e.Kind, Change: ChangeAdded, To: a.state, Reason: arrivalReason(e, prev, next, dec.Reason), Hash: a.hash})
+			reason := arrivalReason(e, prev, next, dec.Reason)
+			if why := sourceChange(prev, next, e); why != "" && e.Kind == KindSkill {
+				// Every skill has the same state reason; what the user wants
+				// to know is where it came from ("skill x was added to …").
+				reason = why
+			}
+			add(DiffItem{ID: e.ID, Name: e.Name, Kind: e.Kind, Change: ChangeAdded, To: a.state, Reason: reason, Hash: a.hash})
 			if a.state == StateVisible && e.Kind == KindTool {
 				d.Added = append(d.Added, e.Name)
 			}
@@ -108,6 +117,12 @@ func DiffSets(prev, next *VisibleSet) SetDiff {
 		case a.hash != b.hash:
 			add(DiffItem{ID: e.ID, Name: e.Name, Kind: e.Kind, Change: ChangeChanged, From: b.state, To: a.state,
 				Reason: "its definition changed (" + sourceWords(e) + " sent a new one)", Hash: a.hash})
+		case a.sig != b.sig:
+			reason := sourceChange(prev, next, e)
+			if reason == "" {
+				reason = "its description changed"
+			}
+			add(DiffItem{ID: e.ID, Name: e.Name, Kind: e.Kind, Change: ChangeChanged, From: b.state, To: a.state, Reason: reason})
 		}
 	}
 	for _, e := range order(prev) {
@@ -183,6 +198,23 @@ func arrivalReason(e *Entry, prev, next *VisibleSet, verdict string) string {
 		return verdict
 	}
 	return why + " (" + verdict + ")"
+}
+
+// sourceChange returns the reason e's partition gave when it changed
+// between the two sets' snapshots, "" when it did not (or prev is the
+// session's first).
+func sourceChange(prev, next *VisibleSet, e *Entry) string {
+	if prev == nil || prev.view == nil || next.view == nil || prev.view.Snapshot == nil || next.view.Snapshot == nil {
+		return ""
+	}
+	now, ok := next.view.Snapshot.parts[e.Partition()]
+	if !ok {
+		return ""
+	}
+	if was, ok := prev.view.Snapshot.parts[e.Partition()]; ok && was.version == now.version {
+		return ""
+	}
+	return now.reason
 }
 
 // goneReason explains why a capability left the set: the policy's verdict

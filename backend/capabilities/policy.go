@@ -293,6 +293,12 @@ func hiddenReason(e *Entry, in Inputs) (string, Cause) {
 	return "", ""
 }
 
+// AllowedBy reports whether an allowedTools list admits the entry, by the
+// rule Compute applies to Inputs.Allowed; an empty list admits everything.
+// The engine uses it to narrow a turn's list further (a slash command's
+// allowed-tools).
+func AllowedBy(allowed []string, e Entry) bool { return len(allowed) == 0 || allowedBy(allowed, &e) }
+
 // allowedBy reports whether an allowedTools list admits a tool: by name, by
 // identity, or by a trailing-* prefix ("mcp__github__*", "mcp__*"), and an
 // entry "mcp__server" admits every tool of that server.

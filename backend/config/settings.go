@@ -68,6 +68,9 @@ type Settings struct {
 	// Web configures WebFetch and WebSearch (Settings → Web).
 	Web Web `json:"web,omitzero"`
 
+	// Skills configures skills and SkillHub (Settings → Skills).
+	Skills Skills `json:"skills,omitzero"`
+
 	// Credentials are the secrets user tools ask for, by credential name
 	// (seed 002's config.json "credentials"); the first place a user tool's
 	// credential is looked for. They are never sent back to the UI.

@@ -46,6 +46,8 @@ type BuildOptions struct {
 	// Roots are folders outside the workspace the FileSystem tools may
 	// reach too (see tools.Root).
 	Roots []tools.Root
+	// Skills adds the skills tools (steps 5, 6 and 9); nil leaves them out.
+	Skills *SkillTools
 }
 
 // Session is a built tool registry and the workspace it works in. Close it
@@ -69,6 +71,9 @@ func (s *Session) Close() error { return s.Workspace.Close() }
 //  2. Shell: Bash
 //  3. Web Search: WebSearch (native search, then the WebSearchService)
 //  4. Web Fetch: WebFetch with its summarizer
+//  5. Skills: list_skills, read_skill
+//  6. SkillHub: skillhub_search, skillhub_install
+//  9. Slash Command: slash_command
 //  12. Control: Notify, SessionsYield
 //     and, from seed 003, ToolSearch (the way to the capabilities the
 //     discovery policy defers).
@@ -109,6 +114,9 @@ func BuildRegistry(opts BuildOptions) (*Session, error) {
 			}
 			return []tools.Tool{tools.NewWebFetch(tools.WebFetchOptions{Net: opts.Web.Net, Summarizer: opts.Web.Summarizer, Cache: opts.Web.Cache})}
 		}},
+		{"skills", func() []tools.Tool { return opts.Skills.step(5) }},
+		{"skillhub", func() []tools.Tool { return opts.Skills.step(6) }},
+		{"slash command", func() []tools.Tool { return opts.Skills.step(9) }},
 		{"control", func() []tools.Tool {
 			ts := []tools.Tool{tools.NewSessionsYield()}
 			if opts.Notifier != nil {

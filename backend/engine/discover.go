@@ -200,6 +200,7 @@ func nameList(names []string) string {
 func (t *turn) inputs() capabilities.Inputs {
 	in := policyInputs(t.settings, t.agent, t.info.Mode, t.e.rules())
 	in.Task, in.Project, in.Observation = t.task, t.project, t.observation
+	in.Allowed = t.grants.narrow(func() *capabilities.View { return t.e.catalog.Snapshot().View(t.s.id) }, in.Allowed)
 	in.ContextWindow, in.ContextUsed = t.contextWindow(), t.s.contextUsed()
 	return in
 }

@@ -170,6 +170,9 @@ type Options struct {
 	// CapabilitySources add catalog entries of any kind to one session (a
 	// workspace's project skills), as the session's own partitions.
 	CapabilitySources []CapabilitySource
+	// Skills gives sessions their workspace's skills and the skills tools
+	// (steps 5, 6 and 9 of the builder); nil leaves them out.
+	Skills *Skills
 	// Catalog holds every capability; shared sources (the user's MCP
 	// servers, skills, user tools) keep their partitions current in it. Nil
 	// means an empty catalog of the engine's own, which then holds only the
@@ -345,7 +348,18 @@ func (e *Engine) Send(sessionID, text string) error {
 	if err != nil {
 		return err
 	}
-	go func() { e.finish(s, run, e.runTurn(ctx, s, text)) }()
+	go func() { e.finish(s, run, e.runTurn(ctx, s, text, TurnOptions{})) }()
+	return nil
+}
+
+// SendWith is Send for a slash command the user typed: text is the
+// rendered command, o what it asks of the turn.
+func (e *Engine) SendWith(sessionID, text string, o TurnOptions) error {
+	s, run, ctx, err := e.begin(sessionID)
+	if err != nil {
+		return err
+	}
+	go func() { e.finish(s, run, e.runTurn(ctx, s, text, o)) }()
 	return nil
 }
 
@@ -353,13 +367,18 @@ func (e *Engine) Send(sessionID, text string) error {
 // cancelled, and Run returns within cancelGrace (and a little) whatever a
 // tool is doing.
 func (e *Engine) Run(ctx context.Context, sessionID, text string) (TurnResult, error) {
+	return e.RunWith(ctx, sessionID, text, TurnOptions{})
+}
+
+// RunWith is Run for a slash command the user typed (see SendWith).
+func (e *Engine) RunWith(ctx context.Context, sessionID, text string, o TurnOptions) (TurnResult, error) {
 	s, run, runCtx, err := e.begin(sessionID)
 	if err != nil {
 		return TurnResult{}, err
 	}
 	stop := context.AfterFunc(ctx, func() { e.Cancel(sessionID) })
 	defer stop()
-	go func() { e.finish(s, run, e.runTurn(runCtx, s, text)) }()
+	go func() { e.finish(s, run, e.runTurn(runCtx, s, text, o)) }()
 	<-run.done
 	return run.result, nil
 }

@@ -52,6 +52,12 @@ type ApprovalRequest struct {
 	// the mode: the shell guard cannot tell what it would destroy. No rule
 	// allows such a call, so "allow always" allows it once.
 	Hold string `json:"hold,omitempty"`
+	// Kind is "" for a tool call's permission, ApprovalSkillTrust for the
+	// trust of a project skill (Question is then what the card asks, Skill
+	// the skill's name; allowing trusts it in the workspace).
+	Kind     string `json:"kind,omitempty"`
+	Question string `json:"question,omitempty"`
+	Skill    string `json:"skill,omitempty"`
 }
 
 // ApprovalAnswer is the user's decision with an optional reason the model

@@ -53,6 +53,7 @@ func (t *turn) runCalls(ctx context.Context, calls []llm.ToolCall) []tools.CallR
 		}
 		wg.Wait()
 		t.noteResults(ctx, results[i:j], i == 0)
+		t.noteGrants(results[i:j])
 		for k := i; k < j; k++ {
 			t.logResult(ctx, results[k])
 		}
@@ -174,6 +175,13 @@ func (e *Engine) permissionMiddleware(s *sessionState) tools.Middleware {
 					ctx = tools.WithApproval(ctx)
 				}
 				return next(ctx, call)
+			}
+			if rule, ok := t.grantAllows(call); ok && v.hold == "" {
+				// A skill or command the turn loaded pre-approved it.
+				if err := e.answered(ctx, s.id, call.ID, AllowOnce, "", rule, "skill"); err != nil {
+					return tools.Result{}, err
+				}
+				return next(tools.WithApproval(ctx), call)
 			}
 			ans, err := e.ask(ctx, s, call, as, v.hold, wsDir)
 			if err != nil {

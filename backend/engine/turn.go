@@ -68,6 +68,9 @@ type turn struct {
 
 	userText string // the message that started the turn
 	userSeq  int64  // its seq in the log (0 until logged)
+
+	// grants are the allowed-tools skills and commands granted this turn.
+	grants turnGrants
 }
 
 // record logs events for this turn. A write that fails stops the turn: the
@@ -111,7 +114,7 @@ func (t *turn) logFailure() error {
 	return t.logErr
 }
 
-func (e *Engine) runTurn(ctx context.Context, s *sessionState, text string) TurnResult {
+func (e *Engine) runTurn(ctx context.Context, s *sessionState, text string, opts TurnOptions) TurnResult {
 	// Results an earlier turn could not log come first: those calls ran.
 	s.mu.Lock()
 	first := s.unlogged
@@ -134,6 +137,9 @@ func (e *Engine) runTurn(ctx context.Context, s *sessionState, text string) Turn
 		return t.fail(ctx, "internal", "", 0, logFailed(err))
 	}
 	t.userSeq = logged[len(first)-1].Seq
+	if err := t.applyTurnOptions(ctx, opts); err != nil {
+		return t.fail(ctx, "internal", "", 0, logFailed(err))
+	}
 	maxIter := t.agent.MaxIterations
 	if maxIter <= 0 {
 		maxIter = DefaultMaxIterations
@@ -147,6 +153,13 @@ func (e *Engine) runTurn(ctx context.Context, s *sessionState, text string) Turn
 			return t.end(ctx, EndMaxIterations, lastText, iter-1,
 				fmt.Errorf("stopped after %d model calls (the agent's maxIterations); send a message to let it continue", maxIter))
 		}
+		// The skill folders the file tools reach can change within a turn
+		// (a skill installed or trusted): the registry follows.
+		sess, err := t.registry()
+		if err != nil {
+			return t.fail(ctx, "internal", lastText, iter, err)
+		}
+		t.ws = sess.Workspace
 		if err := t.discover(ctx); err != nil {
 			return t.fail(ctx, "internal", lastText, iter, err)
 		}
@@ -269,8 +282,14 @@ func (e *Engine) prepare(ctx context.Context, s *sessionState) (*turn, error) {
 // session is new or its workspace, mode or agent changed.
 func (t *turn) registry() (*Session, error) {
 	web := t.e.webTools(t.settings)
+	sk := t.sessionSkills()
+	var readable []tools.Root
+	if sk != nil {
+		readable = skillRoots(sk.Library, t.info.Workspace)
+	}
 	// The agent picks the extra folders (RootSource) the workspace reaches.
-	key := strings.Join([]string{t.info.Workspace, t.info.Agent, fmt.Sprint(t.settings.Restricted(), t.settings.ExecTimeout()), web.fingerprint()}, "\x00")
+	key := strings.Join([]string{t.info.Workspace, t.info.Agent, fmt.Sprint(t.settings.Restricted(), t.settings.ExecTimeout()), web.fingerprint(),
+		fmt.Sprintf("%p", libraryOf(sk)), rootsKey(readable)}, "\x00")
 	s := t.s
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -288,6 +307,7 @@ func (t *turn) registry() (*Session, error) {
 			roots = append(roots, rs.Roots(t.info)...)
 		}
 	}
+	roots = append(roots, readable...)
 	built, err := BuildRegistry(BuildOptions{
 		Workspace:    t.info.Workspace,
 		Unrestricted: !t.settings.Restricted(),
@@ -298,6 +318,7 @@ func (t *turn) registry() (*Session, error) {
 		Children:     t.e.opts.Children,
 		Reads:        s.reads,
 		Roots:        roots,
+		Skills:       sk,
 	})
 	if err != nil {
 		return nil, err

@@ -138,6 +138,12 @@ type ApprovalAsked struct {
 	// Held reports that the tool itself asked (the shell guard could not
 	// check the command): asked in every mode, never covered by a rule.
 	Held bool `json:"held,omitempty"`
+	// Kind is "" for a call's permission, "skill_trust" for whether a
+	// project skill may guide the agent; Question is then the card's text
+	// and Skill the skill's name.
+	Kind     string `json:"kind,omitempty"`
+	Question string `json:"question,omitempty"`
+	Skill    string `json:"skill,omitempty"`
 }
 
 // ApprovalAnswered records the decision on a call.

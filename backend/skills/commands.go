@@ -329,7 +329,7 @@ func (l *Library) RunCommand(ctx context.Context, call CommandCall, prompts Prom
 			if call.ByUser {
 				break
 			}
-			return Rendered{}, fmt.Errorf("/%s: %w: %s", name, ErrNeedsTrust, HowToTrust(name))
+			return Rendered{}, fmt.Errorf("/%s: %w: %s", name, ErrNeedsTrust, l.HowToTrust(name))
 		case TrustDenied:
 			return Rendered{}, fmt.Errorf("/%s: %w", name, ErrDenied)
 		}

@@ -55,6 +55,7 @@ type Hub struct {
 	indexes func() []string
 	client  *http.Client
 	git     string
+	environ func() []string
 
 	mu    sync.Mutex
 	cache map[string]cachedIndex
@@ -78,6 +79,11 @@ func WithHTTPClient(c *http.Client) HubOption { return func(h *Hub) { h.client =
 // WithGit sets the git binary used for git URLs ("" looks it up on PATH;
 // "-" disables git installs).
 func WithGit(path string) HubOption { return func(h *Hub) { h.git = path } }
+
+// WithEnviron sets the environment git runs with for git URLs (the engine
+// passes its clean child environment, without TinyElf's secrets); nil, the
+// default, gives git only PATH, HOME and the locale.
+func WithEnviron(env func() []string) HubOption { return func(h *Hub) { h.environ = env } }
 
 // NewHub returns a hub that installs into dir (Options.UserSkillsDir())
 // from the index URLs indexes returns (read at each search, so a settings

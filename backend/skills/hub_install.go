@@ -286,7 +286,7 @@ func (h *Hub) clone(ctx context.Context, raw, tree string) error {
 	defer cancel()
 	cmd := exec.CommandContext(ctx, git, "-c", "core.symlinks=true",
 		"clone", "--depth", "1", "--single-branch", "--no-tags", "--quiet", "--", raw, tree)
-	cmd.Env = append(os.Environ(), "GIT_TERMINAL_PROMPT=0", "GIT_ASKPASS=", "SSH_ASKPASS=", "GIT_LFS_SKIP_SMUDGE=1")
+	cmd.Env = append(h.gitEnviron(), "GIT_TERMINAL_PROMPT=0", "GIT_ASKPASS=", "SSH_ASKPASS=", "GIT_LFS_SKIP_SMUDGE=1")
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	if err := cmd.Run(); err != nil {
@@ -300,6 +300,22 @@ func (h *Hub) clone(ctx context.Context, raw, tree string) error {
 		return err
 	}
 	return checkTree(tree)
+}
+
+// gitEnviron is the environment git clone starts from: the one WithEnviron
+// set, or a minimal one (never the whole environment: it may hold API
+// keys a hostile repository's hooks or helpers could read).
+func (h *Hub) gitEnviron() []string {
+	if h.environ != nil {
+		return h.environ()
+	}
+	var out []string
+	for _, k := range []string{"PATH", "HOME", "LANG", "LC_ALL", "TMPDIR", "SYSTEMROOT", "USERPROFILE"} {
+		if v, ok := os.LookupEnv(k); ok {
+			out = append(out, k+"="+v)
+		}
+	}
+	return out
 }
 
 // findSkillRoot finds the skill's folder in an unpacked tree: the tree

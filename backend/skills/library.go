@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"path/filepath"
 	"sort"
+	"strings"
 	"sync"
 )
 
@@ -17,13 +18,16 @@ type Library struct {
 
 	mu   sync.RWMutex
 	snap *Snapshot
+	// fp is the fingerprint of the folders when snap was loaded.
+	fp uint64
 }
 
 // NewLibrary loads the skills of opts. trust may be nil: project skills are
 // then untrusted (or trusted when opts.TrustProject is set) and answers
 // cannot be saved.
 func NewLibrary(opts Options, trust *TrustStore) *Library {
-	return &Library{opts: opts, trust: trust, snap: Load(opts)}
+	snap := Load(opts)
+	return &Library{opts: opts, trust: trust, snap: snap, fp: fingerprint(snap.Roots)}
 }
 
 // Options returns the options the library loads with.
@@ -42,13 +46,32 @@ func (l *Library) Get(name string) (*Skill, bool) { return l.Snapshot().Get(name
 // Reload loads every skill again and returns what changed since the last
 // load, with reasons.
 func (l *Library) Reload() []Change {
+	fp := fingerprint(l.Snapshot().Roots)
 	next := Load(l.opts)
 	l.mu.Lock()
 	prev := l.snap
-	l.snap = next
+	l.snap, l.fp = next, fp
 	l.mu.Unlock()
 	return Diff(prev, next)
 }
+
+// Refresh reloads the library when its folders changed since the last
+// load (the same cheap stat-only check the watcher makes) and returns what
+// changed; nil when nothing did. A caller that cannot keep a watcher
+// running (a library per workspace, asked before each model call) uses it.
+func (l *Library) Refresh() []Change {
+	fp := fingerprint(l.Snapshot().Roots)
+	l.mu.RLock()
+	same := fp == l.fp
+	l.mu.RUnlock()
+	if same {
+		return nil
+	}
+	return l.Reload()
+}
+
+// Trusts returns the trust store (nil when the library has none).
+func (l *Library) Trusts() *TrustStore { return l.trust }
 
 // Trust returns the trust of a skill: builtin and user skills are always
 // trusted; a project skill has the answer recorded for this workspace.
@@ -107,9 +130,26 @@ func (l *Library) TrustRequestFor(name string) (TrustRequest, bool) {
 }
 
 // HowToTrust tells the model (and through it the user) how to trust an
-// untrusted project skill.
-func HowToTrust(name string) string {
-	return fmt.Sprintf("Skill %q comes from this workspace and has not been trusted yet. Ask the user to trust it in Settings → Skills, or with `tinyelf skills trust %s` in this folder (or to rerun `tinyelf run` with --yes).", name, name)
+// untrusted project skill of this library's workspace.
+func (l *Library) HowToTrust(name string) string {
+	return HowToTrustIn(l.opts.Workspace, name)
+}
+
+// HowToTrustIn tells how to trust the project skill name of workspace.
+func HowToTrustIn(workspace, name string) string {
+	cmd := "tinyelf skills trust " + name
+	if workspace != "" {
+		cmd += " --workspace " + shellQuote(workspace)
+	}
+	return fmt.Sprintf("Skill %q comes from this workspace and has not been trusted yet. Ask the user to trust it in Settings → Skills, or with `%s` (or to rerun `tinyelf run` with --yes).", name, cmd)
+}
+
+// shellQuote quotes a path for a command line the user may paste.
+func shellQuote(s string) string {
+	if s != "" && !strings.ContainsAny(s, " \t\n'\"$`\\|&;<>()*?[]{}!#~") {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }
 
 // Status is a skill's state as listed to the user and the model.
@@ -166,7 +206,7 @@ func (l *Library) List() []Entry {
 		case e.Trust == TrustDenied:
 			e.Status = StatusDenied
 		case e.Trust == TrustUntrusted:
-			e.Status, e.Reason = StatusUntrusted, HowToTrust(sk.Name)
+			e.Status, e.Reason = StatusUntrusted, l.HowToTrust(sk.Name)
 		case sk.DisableModelInvocation:
 			e.Status = StatusUserOnly
 		default:

@@ -96,7 +96,7 @@ func (t *readSkillTool) gate(ctx context.Context, sk *Skill) (note string, refus
 	case TrustUntrusted:
 		req, _ := t.lib.TrustRequestFor(sk.Name)
 		if t.asker == nil {
-			return "", tools.Errorf("%s", HowToTrust(sk.Name)), false
+			return "", tools.Errorf("%s", t.lib.HowToTrust(sk.Name)), false
 		}
 		answer, err := t.asker.AskTrust(ctx, req)
 		if err != nil {

@@ -33,6 +33,11 @@ type Change struct {
 	ID     string     `json:"id"` // skill__<name>
 	Source Source     `json:"source"`
 	Reason string     `json:"reason"`
+	// Dir is the skill's folder (as it is now, or as it was for a removed
+	// one); for an embedded skill its path inside the binary.
+	Dir string `json:"dir"`
+	// Embedded is set for a skill built into the binary.
+	Embedded bool `json:"embedded,omitempty"`
 	// Skill is the skill as it is now; nil for removed and invalid.
 	Skill *Skill `json:"-"`
 }
@@ -56,12 +61,12 @@ func Diff(prev, next *Snapshot) []Change {
 			if sh := shadowOf(prev, sk.Name); sh != nil {
 				reason = fmt.Sprintf("%s skill at %s now loads (it was shadowed)", sk.Source, sk.Location())
 			}
-			out = append(out, Change{Kind: ChangeAdded, Name: sk.Name, ID: sk.ID(), Source: sk.Source, Reason: reason, Skill: sk})
+			out = append(out, Change{Kind: ChangeAdded, Name: sk.Name, ID: sk.ID(), Source: sk.Source, Reason: reason, Skill: sk, Dir: sk.Dir, Embedded: sk.Embedded()})
 		case old.Source != sk.Source || old.File != sk.File:
-			out = append(out, Change{Kind: ChangeChanged, Name: sk.Name, ID: sk.ID(), Source: sk.Source, Skill: sk,
+			out = append(out, Change{Kind: ChangeChanged, Name: sk.Name, ID: sk.ID(), Source: sk.Source, Skill: sk, Dir: sk.Dir, Embedded: sk.Embedded(),
 				Reason: fmt.Sprintf("now the %s skill at %s (was the %s skill at %s)", sk.Source, sk.Location(), old.Source, old.Location())})
 		case old.Digest != sk.Digest:
-			out = append(out, Change{Kind: ChangeChanged, Name: sk.Name, ID: sk.ID(), Source: sk.Source, Skill: sk,
+			out = append(out, Change{Kind: ChangeChanged, Name: sk.Name, ID: sk.ID(), Source: sk.Source, Skill: sk, Dir: sk.Dir, Embedded: sk.Embedded(),
 				Reason: fmt.Sprintf("SKILL.md changed at %s", sk.Location())})
 		}
 	}
@@ -73,7 +78,7 @@ func Diff(prev, next *Snapshot) []Change {
 		if inv, ok := invalidNow[filepath.Base(old.Dir)]; ok {
 			reason = fmt.Sprintf("%s skill no longer loads: %s", old.Source, inv.Problem.String())
 		}
-		out = append(out, Change{Kind: ChangeRemoved, Name: old.Name, ID: old.ID(), Source: old.Source, Reason: reason})
+		out = append(out, Change{Kind: ChangeRemoved, Name: old.Name, ID: old.ID(), Source: old.Source, Reason: reason, Dir: old.Dir, Embedded: old.Embedded()})
 	}
 	sort.SliceStable(out, func(i, j int) bool { return out[i].Name < out[j].Name })
 	wasInvalid := map[string]string{}
@@ -84,7 +89,7 @@ func Diff(prev, next *Snapshot) []Change {
 		if p, ok := wasInvalid[inv.Dir]; ok && p == inv.Problem.String() {
 			continue
 		}
-		out = append(out, Change{Kind: ChangeInvalid, Name: inv.Name, ID: "skill__" + inv.Name, Source: inv.Source, Reason: inv.Problem.String()})
+		out = append(out, Change{Kind: ChangeInvalid, Name: inv.Name, ID: "skill__" + inv.Name, Source: inv.Source, Reason: inv.Problem.String(), Dir: inv.Dir})
 	}
 	return out
 }
@@ -122,8 +127,6 @@ func (l *Library) Watch(ctx context.Context, interval time.Duration, onChange fu
 	}
 	ctx, cancel := context.WithCancel(ctx)
 	w := &Watcher{cancel: cancel, done: make(chan struct{})}
-	roots := l.Snapshot().Roots
-	last := fingerprint(roots)
 	go func() {
 		defer close(w.done)
 		t := time.NewTicker(interval)
@@ -134,12 +137,7 @@ func (l *Library) Watch(ctx context.Context, interval time.Duration, onChange fu
 				return
 			case <-t.C:
 			}
-			fp := fingerprint(roots)
-			if fp == last {
-				continue
-			}
-			last = fp
-			if changes := l.Reload(); len(changes) > 0 && onChange != nil {
+			if changes := l.Refresh(); len(changes) > 0 && onChange != nil {
 				onChange(changes)
 			}
 		}
