@@ -97,8 +97,10 @@ type Service struct {
 	// catalog holds every capability; the engine computes visible sets
 	// from it.
 	catalog *capabilities.Catalog
-	// skills are the user's, the builtin and the workspaces' skills.
-	skills *skillService
+	// skills are the user's, the builtin and the workspaces' skills;
+	// skillsAPI offers them to the UI.
+	skills    *skillService
+	skillsAPI *Skills
 
 	// noticeDismissed is set once the user dismissed the settings notice.
 	noticeDismissed atomic.Bool
@@ -174,6 +176,9 @@ func New(ctx context.Context, opts Options) (*Service, error) {
 		indexes: func() []string { return s.settings.Get().Skills.HubIndexes },
 		environ: s.childEnviron,
 	}, s.catalog, s.publishSkills)
+	s.skillsAPI = &Skills{settings: settings, svc: s.skills, sessionWorkspace: func(ctx context.Context, id string) (string, error) {
+		return s.commandWorkspace(ctx, id, "")
+	}}
 	s.engine = engine.New(engine.Options{
 		Settings:    settings,
 		Log:         engine.StoreLog{Store: store},

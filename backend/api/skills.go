@@ -47,6 +47,7 @@ type skillService struct {
 	hub     *skills.Hub
 	catalog *capabilities.Catalog
 	publish func(reason string)
+	environ func() []string
 	// noPrompt: nobody can be asked about a project skill (tinyelf run
 	// without --yes), so untrusted ones are listed but not offered.
 	noPrompt bool
@@ -75,7 +76,7 @@ type skillServiceOptions struct {
 
 func newSkillService(o skillServiceOptions, catalog *capabilities.Catalog, publish func(string)) *skillService {
 	base := skills.Options{DataDir: o.dataDir, Home: o.home, Builtin: o.builtin, TrustProject: o.trustProject}
-	s := &skillService{base: base, catalog: catalog, publish: publish, noPrompt: o.noPrompt && !o.trustProject,
+	s := &skillService{base: base, catalog: catalog, publish: publish, environ: o.environ, noPrompt: o.noPrompt && !o.trustProject,
 		libs: map[string]*skills.Library{}}
 	trust, err := skills.OpenTrustStore(filepath.Join(o.dataDir, skills.TrustFile))
 	if err != nil {
@@ -187,85 +188,9 @@ func (s *skillService) Capabilities(_ context.Context, info engine.SessionInfo) 
 	return fmt.Sprintf("%x", h.Sum64()), es
 }
 
-// entries describes the snapshot's skills of one source: the effective
-// ones, the shadowed ones and the invalid ones (the last two with the
-// problem that hides them).
+// entries describes the snapshot's skills of one source for the catalog.
 func (s *skillService) entries(lib *skills.Library, snap *skills.Snapshot, src skills.Source) []capabilities.Entry {
-	var out []capabilities.Entry
-	for _, sk := range snap.Skills {
-		if sk.Source == src {
-			out = append(out, s.skillEntry(lib, sk))
-		}
-	}
-	for _, sh := range snap.Shadowed {
-		if sh.Skill.Source != src {
-			continue
-		}
-		e := describeSkill(sh.Skill)
-		e.ID = sh.Skill.ID() + "@" + sh.Skill.Location()
-		e.Problem = fmt.Sprintf("shadowed by the %s skill of the same name at %s", sh.By.Source, sh.By.Location())
-		out = append(out, e)
-	}
-	for _, inv := range snap.Invalid {
-		if inv.Source != src {
-			continue
-		}
-		out = append(out, capabilities.Entry{Descriptor: capabilities.Descriptor{
-			ID: "skill__" + inv.Name + "@" + inv.Dir, Kind: capabilities.KindSkill, Name: inv.Name, Title: inv.Name,
-			Summary: "(does not load)", Source: "skill:" + string(inv.Source), Risk: capabilities.RiskLow, ReadOnly: true,
-			Problem: "it does not load: " + inv.Problem.String(),
-		}})
-	}
-	return out
-}
-
-// skillEntry describes an effective skill; a skill the model may not load
-// carries the reason as its Problem.
-func (s *skillService) skillEntry(lib *skills.Library, sk *skills.Skill) capabilities.Entry {
-	e := describeSkill(sk)
-	switch {
-	case sk.DisableModelInvocation:
-		e.Problem = fmt.Sprintf("only you run it, as /%s (disable-model-invocation)", sk.Name)
-	case lib.Trust(sk) == skills.TrustDenied:
-		e.Problem = "you did not trust this project skill in this workspace (Settings → Skills changes that)"
-	case lib.Trust(sk) == skills.TrustUntrusted && s.noPrompt:
-		e.Problem = lib.HowToTrust(sk.Name)
-	}
-	return e
-}
-
-// describeSkill is a skill's catalog descriptor: its index line is the
-// capped description, its detail the body and the file list.
-func describeSkill(sk *skills.Skill) capabilities.Entry {
-	idx := skills.IndexEntryFor(sk, skills.DefaultIndexDescriptionRunes)
-	desc := sk.Description
-	if sk.WhenToUse != "" {
-		desc += "\n" + sk.WhenToUse
-	}
-	risk := capabilities.RiskLow
-	if sk.Source == skills.SourceProject {
-		risk = capabilities.RiskMedium // it comes from a repository, not from the user
-	}
-	var keywords []string
-	for _, k := range []string{sk.ArgumentHint, sk.Compatibility} {
-		if k != "" {
-			keywords = append(keywords, k)
-		}
-	}
-	d := capabilities.Descriptor{
-		ID: sk.ID(), Kind: capabilities.KindSkill, Name: sk.Name, Title: sk.Name,
-		Summary: idx.Description, Description: desc, Source: "skill:" + string(sk.Source),
-		Risk: risk, ReadOnly: true, IndexTokens: idx.Tokens, FullTokens: int(sk.Size+3) / 4,
-		Keywords: keywords,
-	}
-	return capabilities.Entry{Descriptor: d, LoadDetail: func(context.Context) (capabilities.Detail, error) {
-		body, err := sk.Body()
-		if err != nil {
-			return capabilities.Detail{}, err
-		}
-		files, _, _ := sk.Files(0)
-		return capabilities.Detail{Body: body, Files: files}, nil
-	}}
+	return engine.SkillEntries(lib, snap, src, s.noPrompt)
 }
 
 // changeReasons says what the watcher saw, for the capability diff:

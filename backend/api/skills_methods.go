@@ -10,11 +10,83 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"tinyelf/backend/capabilities"
 	"tinyelf/backend/config"
+	"tinyelf/backend/engine"
 	"tinyelf/backend/skills"
 )
 
 // The methods of Settings → Skills and `tinyelf skills`.
+
+// Skills is the skills part of the API: the Service offers its methods
+// (Settings → Skills), and OpenSkills gives `tinyelf skills` the same ones
+// without starting an engine or MCP servers. It is safe for concurrent use.
+type Skills struct {
+	settings *config.Store
+	svc      *skillService
+	// sessionWorkspace finds a session's workspace (nil: no sessions here).
+	sessionWorkspace func(ctx context.Context, id string) (string, error)
+	owned            bool // the skills service is ours to close
+}
+
+// SkillsOptions configure OpenSkills.
+type SkillsOptions struct {
+	// DataDir holds the settings and the user skills (default: DataDir()).
+	DataDir string
+	// Home is as in Options.Home.
+	Home string
+	// SkillTrees are builtin skills other packages bring.
+	SkillTrees []skills.BuiltinFS
+	// Getenv reads the environment for git's child environment (default:
+	// os.Getenv).
+	Getenv func(string) string
+}
+
+// OpenSkills reads the settings and the skills, for `tinyelf skills`.
+// Close it when done.
+func OpenSkills(o SkillsOptions) (*Skills, error) {
+	if o.DataDir == "" {
+		dir, err := config.DataDir()
+		if err != nil {
+			return nil, err
+		}
+		o.DataDir = dir
+	}
+	if o.Getenv == nil {
+		o.Getenv = os.Getenv
+	}
+	settings, err := config.OpenStore(filepath.Join(o.DataDir, config.SettingsFile))
+	if err != nil {
+		return nil, err
+	}
+	svc := newSkillService(skillServiceOptions{
+		dataDir: o.DataDir, home: userHome(Options{Home: o.Home}), builtin: o.SkillTrees,
+		indexes: func() []string { return settings.Get().Skills.HubIndexes },
+		environ: func() []string { return engine.ChildEnviron(settings.Get().WithEnvironment(o.Getenv)) },
+	}, capabilities.NewCatalog(), func(string) {})
+	return &Skills{settings: settings, svc: svc, owned: true}, nil
+}
+
+// Warnings returns the problems met while reading the settings and the
+// skill trust file, one sentence each.
+func (k *Skills) Warnings() []string {
+	var out []string
+	if w := k.settings.Warning(); w != "" {
+		out = append(out, w)
+	}
+	if k.svc.warning != "" {
+		out = append(out, k.svc.warning)
+	}
+	return out
+}
+
+// Close releases what OpenSkills opened.
+func (k *Skills) Close() error {
+	if k.owned {
+		k.svc.close()
+	}
+	return nil
+}
 
 // SkillInfo is one skill as Settings → Skills lists it: where it comes
 // from, its trust, its state (ready, untrusted, denied, user-only,
@@ -51,26 +123,26 @@ type SkillList struct {
 
 // ListSkills returns every skill of a workspace: the effective ones with
 // their trust, the shadowed and the invalid ones with why.
-func (s *Service) ListSkills(ctx context.Context, a SkillsArgs) (SkillList, error) {
-	ws, err := s.skillWorkspace(ctx, a.SessionID, a.Workspace)
+func (k *Skills) ListSkills(ctx context.Context, a SkillsArgs) (SkillList, error) {
+	ws, err := k.workspace(ctx, a.SessionID, a.Workspace)
 	if err != nil {
 		return SkillList{}, err
 	}
-	lib := s.skills.fresh(ws)
+	lib := k.svc.fresh(ws)
 	out := SkillList{Workspace: ws, Skills: []SkillInfo{}, Roots: lib.Snapshot().Roots, UserDir: lib.Options().UserSkillsDir(),
-		HubIndexes: s.settings.Get().Skills.HubIndexes, Warning: s.skills.warning}
+		HubIndexes: k.settings.Get().Skills.HubIndexes, Warning: k.svc.warning}
 	if out.HubIndexes == nil {
 		out.HubIndexes = []string{}
 	}
 	for _, e := range lib.List() {
-		out.Skills = append(out.Skills, s.skillInfo(e))
+		out.Skills = append(out.Skills, k.skillInfo(e))
 	}
 	return out, nil
 }
 
-func (s *Service) skillInfo(e skills.Entry) SkillInfo {
+func (k *Skills) skillInfo(e skills.Entry) SkillInfo {
 	info := SkillInfo{Entry: e}
-	if e.Source == skills.SourceUser && e.Dir != "" && filepath.Dir(e.Dir) == filepath.Clean(s.skills.hub.Dir()) {
+	if e.Source == skills.SourceUser && e.Dir != "" && filepath.Dir(e.Dir) == filepath.Clean(k.svc.hub.Dir()) {
 		if rec, ok := skills.Record(e.Dir); ok {
 			info.Installed = &rec
 		}
@@ -78,12 +150,21 @@ func (s *Service) skillInfo(e skills.Entry) SkillInfo {
 	return info
 }
 
-// skillWorkspace is the workspace of a session, or dir made absolute; a
-// folder that does not exist is an error.
-func (s *Service) skillWorkspace(ctx context.Context, sessionID, dir string) (string, error) {
-	ws, err := s.commandWorkspace(ctx, sessionID, dir)
-	if err != nil || ws == "" {
-		return ws, err
+// workspace is the workspace of a session, or dir made absolute; a folder
+// that does not exist is an error.
+func (k *Skills) workspace(ctx context.Context, sessionID, dir string) (string, error) {
+	ws := dir
+	if sessionID != "" {
+		if k.sessionWorkspace == nil {
+			return "", invalidf("sessions are not available here; name the workspace instead")
+		}
+		var err error
+		if ws, err = k.sessionWorkspace(ctx, sessionID); err != nil {
+			return "", err
+		}
+	}
+	if ws == "" {
+		return "", nil
 	}
 	abs, err := filepath.Abs(ws)
 	if err != nil {
@@ -118,17 +199,17 @@ type SkillDetail struct {
 const maxShownSkillFile = 1 << 20
 
 // GetSkill returns one skill with its SKILL.md and its files.
-func (s *Service) GetSkill(ctx context.Context, a SkillArgs) (SkillDetail, error) {
-	ws, err := s.skillWorkspace(ctx, a.SessionID, a.Workspace)
+func (k *Skills) GetSkill(ctx context.Context, a SkillArgs) (SkillDetail, error) {
+	ws, err := k.workspace(ctx, a.SessionID, a.Workspace)
 	if err != nil {
 		return SkillDetail{}, err
 	}
-	lib := s.skills.fresh(ws)
+	lib := k.svc.fresh(ws)
 	e, sk, err := findSkill(lib, a.Name, a.Location)
 	if err != nil {
 		return SkillDetail{}, err
 	}
-	d := SkillDetail{SkillInfo: s.skillInfo(e), Files: []string{}}
+	d := SkillDetail{SkillInfo: k.skillInfo(e), Files: []string{}}
 	if sk == nil {
 		// An invalid skill: show the file as it is, so the problem can be seen.
 		if b, err := readCappedFile(e.Location, maxShownSkillFile); err == nil {
@@ -209,24 +290,24 @@ type SkillTrustArgs struct {
 
 // SetSkillTrust records the user's answer about a project skill for the
 // workspace and returns the workspace's skills.
-func (s *Service) SetSkillTrust(ctx context.Context, a SkillTrustArgs) (SkillList, error) {
+func (k *Skills) SetSkillTrust(ctx context.Context, a SkillTrustArgs) (SkillList, error) {
 	state, err := skills.ParseTrustState(a.Trust)
 	if err != nil {
 		return SkillList{}, invalidf("%v", err)
 	}
-	ws, err := s.skillWorkspace(ctx, a.SessionID, a.Workspace)
+	ws, err := k.workspace(ctx, a.SessionID, a.Workspace)
 	if err != nil {
 		return SkillList{}, err
 	}
 	if ws == "" {
 		return SkillList{}, invalidf("trust is per workspace: name the workspace the project skill %q is in", a.Name)
 	}
-	lib := s.skills.fresh(ws)
+	lib := k.svc.fresh(ws)
 	if err := lib.SetTrust(a.Name, state); err != nil {
 		return SkillList{}, invalidf("%v", err)
 	}
-	s.publishSkills(fmt.Sprintf("skill %s is %s in %s", a.Name, state, ws))
-	return s.ListSkills(ctx, SkillsArgs{Workspace: ws})
+	k.svc.publish(fmt.Sprintf("skill %s is %s in %s", a.Name, state, ws))
+	return k.ListSkills(ctx, SkillsArgs{Workspace: ws})
 }
 
 // HubSearchArgs searches the configured SkillHub indexes.
@@ -246,8 +327,8 @@ type HubSearchResult struct {
 // SearchSkillHub ranks the entries of every configured SkillHub index
 // against the query. With no index configured it fails with CodeInvalid
 // and says where to add one.
-func (s *Service) SearchSkillHub(ctx context.Context, a HubSearchArgs) (HubSearchResult, error) {
-	res, err := s.skills.hub.Search(ctx, a.Query, a.Limit)
+func (k *Skills) SearchSkillHub(ctx context.Context, a HubSearchArgs) (HubSearchResult, error) {
+	res, err := k.svc.hub.Search(ctx, a.Query, a.Limit)
 	if err != nil {
 		return HubSearchResult{}, invalidf("%v", err)
 	}
@@ -255,7 +336,7 @@ func (s *Service) SearchSkillHub(ctx context.Context, a HubSearchArgs) (HubSearc
 		res.Entries = []skills.HubEntry{}
 	}
 	out := HubSearchResult{SearchResult: res, Installed: map[string]string{}}
-	for _, e := range s.skills.shared.List() {
+	for _, e := range k.svc.shared.List() {
 		if e.Source == skills.SourceUser && e.Dir != "" {
 			if rec, ok := skills.Record(e.Dir); ok {
 				out.Installed[e.Name] = rec.ID
@@ -272,15 +353,15 @@ type HubInstallArgs struct {
 
 // InstallSkill downloads, checks and installs a SkillHub skill into the
 // user skills folder; it is available in every session at once.
-func (s *Service) InstallSkill(ctx context.Context, a HubInstallArgs) (skills.Installed, error) {
+func (k *Skills) InstallSkill(ctx context.Context, a HubInstallArgs) (skills.Installed, error) {
 	if strings.TrimSpace(a.ID) == "" {
 		return skills.Installed{}, invalidf("which SkillHub skill? (an id from the search is needed)")
 	}
-	inst, err := s.skills.hub.Install(ctx, strings.TrimSpace(a.ID))
+	inst, err := k.svc.hub.Install(ctx, strings.TrimSpace(a.ID))
 	if err != nil {
 		return skills.Installed{}, invalidf("%v", err)
 	}
-	s.skills.refresh(fmt.Sprintf("skill %s was installed from SkillHub", inst.Name))
+	k.svc.refresh(fmt.Sprintf("skill %s was installed from SkillHub", inst.Name))
 	return inst, nil
 }
 
@@ -291,11 +372,11 @@ type RemoveSkillArgs struct {
 
 // RemoveSkill removes a skill SkillHub installed; a skill the user made by
 // hand is never removed (its folder is theirs).
-func (s *Service) RemoveSkill(_ context.Context, a RemoveSkillArgs) (struct{}, error) {
-	if err := s.skills.hub.Remove(strings.TrimSpace(a.Name)); err != nil {
+func (k *Skills) RemoveSkill(_ context.Context, a RemoveSkillArgs) (struct{}, error) {
+	if err := k.svc.hub.Remove(strings.TrimSpace(a.Name)); err != nil {
 		return struct{}{}, invalidf("%v", err)
 	}
-	s.skills.refresh(fmt.Sprintf("skill %s was removed", a.Name))
+	k.svc.refresh(fmt.Sprintf("skill %s was removed", a.Name))
 	return struct{}{}, nil
 }
 
@@ -314,7 +395,7 @@ type ValidateReport struct {
 
 // ValidateSkill checks a skill folder strictly, as the reference
 // validator does: every problem with its file and line.
-func (s *Service) ValidateSkill(_ context.Context, a ValidateSkillArgs) (ValidateReport, error) {
+func (k *Skills) ValidateSkill(_ context.Context, a ValidateSkillArgs) (ValidateReport, error) {
 	if strings.TrimSpace(a.Dir) == "" {
 		return ValidateReport{}, invalidf("which folder? (the skill's folder, holding SKILL.md)")
 	}
@@ -331,8 +412,8 @@ type SkillSettings struct {
 }
 
 // GetSkillSettings returns the skills' settings.
-func (s *Service) GetSkillSettings(context.Context, struct{}) (SkillSettings, error) {
-	idx := s.settings.Get().Skills.HubIndexes
+func (k *Skills) GetSkillSettings(context.Context, struct{}) (SkillSettings, error) {
+	idx := k.settings.Get().Skills.HubIndexes
 	if idx == nil {
 		idx = []string{}
 	}
@@ -341,26 +422,26 @@ func (s *Service) GetSkillSettings(context.Context, struct{}) (SkillSettings, er
 
 // SaveSkillSettings replaces the SkillHub indexes (https, or http on this
 // machine only; none turns SkillHub off).
-func (s *Service) SaveSkillSettings(ctx context.Context, a SkillSettings) (SkillSettings, error) {
+func (k *Skills) SaveSkillSettings(ctx context.Context, a SkillSettings) (SkillSettings, error) {
 	idx, err := config.NormalizeHubIndexes(a.HubIndexes)
 	if err != nil {
 		return SkillSettings{}, invalidf("%v", err)
 	}
-	if err := s.settings.Update(func(st *config.Settings) error { st.Skills.HubIndexes = idx; return nil }); err != nil {
+	if err := k.settings.Update(func(st *config.Settings) error { st.Skills.HubIndexes = idx; return nil }); err != nil {
 		return SkillSettings{}, err
 	}
-	return s.GetSkillSettings(ctx, struct{}{})
+	return k.GetSkillSettings(ctx, struct{}{})
 }
 
 // OpenSkillFolder opens a skill's folder in the system's file manager (on
 // the machine TinyElf runs on). Only the folder of a listed skill is
 // opened.
-func (s *Service) OpenSkillFolder(ctx context.Context, a SkillArgs) (struct{}, error) {
-	ws, err := s.skillWorkspace(ctx, a.SessionID, a.Workspace)
+func (k *Skills) OpenSkillFolder(ctx context.Context, a SkillArgs) (struct{}, error) {
+	ws, err := k.workspace(ctx, a.SessionID, a.Workspace)
 	if err != nil {
 		return struct{}{}, err
 	}
-	e, _, err := findSkill(s.skills.fresh(ws), a.Name, a.Location)
+	e, _, err := findSkill(k.svc.fresh(ws), a.Name, a.Location)
 	if err != nil {
 		return struct{}{}, err
 	}
@@ -376,7 +457,7 @@ func (s *Service) OpenSkillFolder(ctx context.Context, a SkillArgs) (struct{}, e
 	default:
 		cmd = exec.Command("xdg-open", e.Dir)
 	}
-	cmd.Env = s.childEnviron()
+	cmd.Env = k.svc.environ()
 	if err := cmd.Start(); err != nil {
 		return struct{}{}, invalidf("cannot open %s here (%v); its folder is %s", e.Name, err, e.Dir)
 	}

@@ -11,6 +11,7 @@ import (
 	"tinyelf/backend/engine"
 	"tinyelf/backend/mcp"
 	"tinyelf/backend/notify"
+	"tinyelf/backend/skills"
 	"tinyelf/backend/tools"
 	"tinyelf/backend/usertools"
 )
@@ -34,6 +35,11 @@ type ToolboxOptions struct {
 	// Notifier shows the notification of a background user tool task that
 	// ends (RunUserToolTask); nil means the platform's.
 	Notifier notify.Notifier
+	// Home is the home folder of the user skills (~/.agents/skills…), as
+	// in Options.Home.
+	Home string
+	// SkillTrees are builtin skills other packages bring.
+	SkillTrees []skills.BuiltinFS
 }
 
 // ToolInfo describes one tool a Toolbox offers.
@@ -105,6 +111,17 @@ func OpenToolbox(ctx context.Context, o ToolboxOptions) (*Toolbox, error) {
 	}
 	t := &Toolbox{opts: o, settings: settings, servers: map[string]string{}, userInfo: map[string]userToolInfo{},
 		children: tools.NewChildren(filepath.Join(o.DataDir, tools.ChildrenFolder))}
+	// The skills tools, as a session has them; nobody is asked about a
+	// project skill here (a direct call is not a conversation), so an
+	// untrusted one says how to trust it.
+	ws, err := filepath.Abs(o.Workspace)
+	if err != nil {
+		return nil, err
+	}
+	trust, _ := skills.OpenTrustStore(filepath.Join(o.DataDir, skills.TrustFile))
+	skOpts := skills.Options{DataDir: o.DataDir, Home: userHome(Options{Home: o.Home}), Workspace: ws, Builtin: o.SkillTrees}
+	lib := skills.NewLibrary(skOpts, trust)
+	hub := skills.NewHub(skOpts.UserSkillsDir(), func() []string { return settings.Get().Skills.HubIndexes }, skills.WithEnviron(t.childEnviron))
 	sess, err := engine.BuildRegistry(engine.BuildOptions{
 		Workspace: o.Workspace, Mode: o.Mode, Unrestricted: o.Unrestricted,
 		ExecTimeout: settings.Get().ExecTimeout(),
@@ -112,6 +129,8 @@ func OpenToolbox(ctx context.Context, o ToolboxOptions) (*Toolbox, error) {
 		Middleware:  []tools.Middleware{engine.DirectGate(settings)},
 		Environ:     t.childEnviron,
 		Children:    t.children,
+		Skills:      &engine.SkillTools{Library: lib, Hub: hub, SessionID: "cli"},
+		Roots:       engine.SkillRoots(lib, ws),
 	})
 	if err != nil {
 		return nil, err

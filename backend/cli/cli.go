@@ -1,5 +1,5 @@
 // Package cli is TinyElf's command line: the subcommands (serve, run, tool,
-// mcp, sessions) that run the same engine as the window, headless. Like the
+// mcp, skills, sessions) that run the same engine as the window, headless. Like the
 // window and the browser, it talks to backend/api only.
 package cli
 
@@ -35,7 +35,7 @@ Usage:
   tinyelf mcp list|add|remove|import|test|bridge
   tinyelf capabilities list|search
                                   the catalog with each capability's state, and the model's ToolSearch
-  tinyelf skills list|search|install|show
+  tinyelf skills list|show|search|install|remove|validate|trust
   tinyelf sessions list|show|export|import|search|replay
   tinyelf help                    show this help
 
@@ -101,8 +101,7 @@ func Run(ctx context.Context, args []string, stdout, stderr io.Writer, o Options
 	case "capabilities":
 		return runCapabilities(ctx, args[1:], stdout, stderr, o)
 	case "skills":
-		fmt.Fprintf(stderr, "tinyelf %s is not yet available in this build.\n", args[0])
-		return exitError
+		return runSkills(ctx, args[1:], stdout, stderr, o)
 	}
 	return usageError(stderr, "", fmt.Sprintf("unknown command %q", args[0]))
 }

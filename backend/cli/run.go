@@ -28,7 +28,8 @@ Runs one task headless and prints the result.
                          without --provider, an OpenAI-compatible server
   --output FORMAT        text (default), json (one result object) or stream-json (one event per line)
   --resume ID            continue an earlier session
-  --yes                  approve every call that would ask (the shell deny list and deny rules still apply)
+  --yes                  approve every call that would ask (the shell deny list and deny rules still apply),
+                         and trust the workspace's project skills for this run
 
 The MCP servers in the settings are started first, and the run waits until
 each has connected or failed (bounded by its start timeout), so the model
@@ -36,7 +37,11 @@ sees their tools from its first call; a server that fails is named on
 stderr with its error and the run goes on without it.
 
 In default mode a call that needs approval is denied unless --yes is given or
-a rule allows it. Ctrl+C (or SIGTERM) stops the turn; a second Ctrl+C quits
+a rule allows it. Project skills (.tinyelf/skills, .agents/skills,
+.claude/skills in the workspace) load only once trusted: with
+'tinyelf skills trust NAME --workspace DIR', in Settings → Skills, or for one
+run with --yes. A prompt that is a slash command ("/review src") runs it.
+Ctrl+C (or SIGTERM) stops the turn; a second Ctrl+C quits
 at once. Exit status: 0 when the agent finished, 1 when it stopped with an
 error, was cancelled or hit its step limit, 2 on a usage error, 130 when
 quit by a second Ctrl+C.
@@ -106,8 +111,13 @@ func runRun(ctx context.Context, args []string, stdout, stderr io.Writer, o Opti
 	svc, err := api.New(ctx, api.Options{
 		Approver:   cliApprover(f.yes, stderr),
 		Background: true,
-		Getenv:     f.getenv(os.Getenv),
-		Version:    o.Version,
+		// Nobody can answer a project skill's trust question here: --yes
+		// trusts them all for this run, otherwise only those trusted
+		// before (tinyelf skills trust) load.
+		TrustProjectSkills: f.yes,
+		NoSkillTrustPrompt: !f.yes,
+		Getenv:             f.getenv(os.Getenv),
+		Version:            o.Version,
 	})
 	if err != nil {
 		return fail(stderr, "run", err)

@@ -564,7 +564,12 @@ func (e *Engine) ensurePreviewTools() error {
 			e.previewErr = fmt.Errorf("prepare the capability preview: %w", err)
 			return
 		}
-		built, err := BuildRegistry(BuildOptions{Workspace: dir, Notifier: e.opts.Notifier, Web: e.webTools(e.settings())})
+		var sk *SkillTools
+		if e.opts.Skills != nil && e.opts.Skills.Library != nil {
+			// The skills tools as a new session has them (never run here).
+			sk = &SkillTools{Library: e.opts.Skills.Library(""), Hub: e.opts.Skills.Hub, Prompts: e.opts.Skills.Prompts}
+		}
+		built, err := BuildRegistry(BuildOptions{Workspace: dir, Notifier: e.opts.Notifier, Web: e.webTools(e.settings()), Skills: sk})
 		if err != nil {
 			e.previewErr = fmt.Errorf("prepare the capability preview: %w", err)
 			return

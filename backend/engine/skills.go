@@ -95,12 +95,12 @@ func (t *turn) sessionSkills() *SkillTools {
 // tools reach for skills.
 const maxSkillRoots = 64
 
-// skillRoots are the folders of a library's skills that the FileSystem
+// SkillRoots are the folders of a library's skills that the FileSystem
 // tools may read outside the workspace: the user skills folders, and the
 // folder of each loadable skill that lies elsewhere (a skill folder that is
 // a symbolic link). All are read-only; scripts run only through Bash and
 // its permission gate.
-func skillRoots(lib *skills.Library, workspace string) []tools.Root {
+func SkillRoots(lib *skills.Library, workspace string) []tools.Root {
 	if lib == nil {
 		return nil
 	}

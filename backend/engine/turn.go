@@ -285,7 +285,7 @@ func (t *turn) registry() (*Session, error) {
 	sk := t.sessionSkills()
 	var readable []tools.Root
 	if sk != nil {
-		readable = skillRoots(sk.Library, t.info.Workspace)
+		readable = SkillRoots(sk.Library, t.info.Workspace)
 	}
 	// The agent picks the extra folders (RootSource) the workspace reaches.
 	key := strings.Join([]string{t.info.Workspace, t.info.Agent, fmt.Sprint(t.settings.Restricted(), t.settings.ExecTimeout()), web.fingerprint(),
