@@ -47,6 +47,7 @@ func newSvcWith(t *testing.T, edit func(*Options), turns ...llmtest.Turn) *svcHa
 			return llm.New(engine.ProviderConfig(p), llm.WithRetryPolicy(llm.RetryPolicy{MaxAttempts: 2, BaseDelay: time.Millisecond, MaxDelay: 5 * time.Millisecond}))
 		},
 		Version: "test",
+		Home:    "-", // no user skills from the machine's home folder
 	}
 	if edit != nil {
 		edit(&opts)

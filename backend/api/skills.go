@@ -128,10 +128,15 @@ func (s *skillService) library(workspace string) *skills.Library {
 }
 
 // fresh is library with the folders checked for changes first.
+// The shared skills are checked too: what the user sees in one list, the
+// catalog (Settings → Capabilities) shows as well.
 func (s *skillService) fresh(workspace string) *skills.Library {
-	lib := s.library(workspace)
-	if changes := lib.Refresh(); len(changes) > 0 && lib == s.shared {
+	if changes := s.shared.Refresh(); len(changes) > 0 {
 		s.syncShared(changeReasons(changes, s.base.Home))
+	}
+	lib := s.library(workspace)
+	if lib != s.shared {
+		lib.Refresh()
 	}
 	return lib
 }

@@ -160,6 +160,43 @@ func TestDiscoverySkillsAreNotPreloaded(t *testing.T) {
 	})
 }
 
+// 1b. The same test with the real skills package (skills_test.go wires it): the builtin test-fix and
+// code-review skills are only index lines in the first request, the body
+// arrives when the model loads test-fix, the load is recorded and marked
+// in the index, and replay matches what was sent.
+func TestSkillsRealAreNotPreloaded(t *testing.T) {
+	forEachFormat(t, func(t *testing.T, kind string) {
+		env := &skillEnv{}
+		h := newHarness(t, kind, []llmtest.Turn{
+			{ToolCalls: []llmtest.ToolCall{call("k", "read_skill", `{"name":"test-fix"}`)}},
+			{Text: "Following test-fix."},
+		}, withSkills(env))
+		id := h.session(ModeDefault)
+		h.run(id, "fix the failing tests")
+		reqs := h.srv.ChatRequests()
+		sys0 := systemText(reqs[0])
+		mustContain(t, "the first system prompt", sys0, "test-fix — Fix failing tests", "code-review — ", "call read_skill")
+		const bodyMark = "Reproduce before touching anything" // a heading of test-fix's body
+		if strings.Contains(sys0, bodyMark) || strings.Contains(requestText(reqs[0]), bodyMark) {
+			t.Error("a skill body was preloaded")
+		}
+		if !contains(toolNames(reqs[0]), "read_skill") || !contains(toolNames(reqs[0]), "list_skills") {
+			t.Errorf("the skills tools are not offered: %v", toolNames(reqs[0]))
+		}
+		if !strings.Contains(requestText(reqs[1]), bodyMark) {
+			t.Error("the loaded body did not reach the model")
+		}
+		loads := logged[sessions.CapabilityLoaded](h, id, sessions.EventCapabilityLoad)
+		if len(loads) != 1 || loads[0].ID != "skill__test-fix" || loads[0].CallID != "k" || loads[0].Source != "builtin" {
+			t.Errorf("capability.loaded: %+v", loads)
+		}
+		if !strings.Contains(systemText(reqs[1]), "test-fix (loaded)") {
+			t.Error("the index does not mark the loaded skill")
+		}
+		checkReplay(t, h, id, 2)
+	})
+}
+
 // 2. Plan mode hides write tools, and ToolSearch does not return them.
 func TestDiscoveryPlanModeHidesWriteTools(t *testing.T) {
 	forEachFormat(t, func(t *testing.T, kind string) {
