@@ -9,10 +9,14 @@ vi.mock('../lib/api', async (importOriginal) => {
     sendMessage: vi.fn(async () => ({})),
     cancel: vi.fn(async () => ({})),
     getSession: vi.fn(async () => sessionView({ running: true })),
-    listMCPPrompts: vi.fn(async () => [
-      { name: 'mcp__github__review', server: 'github', prompt: 'review', description: 'Review a pull request' },
-      { name: 'mcp__files__summary', server: 'files', prompt: 'summary' },
-    ]),
+    listCommands: vi.fn(async () => ({
+      commands: [
+        { name: 'mcp__github__review', kind: 'mcp', source: 'mcp', server: 'github', description: 'Review a pull request' },
+        { name: 'mcp__files__summary', kind: 'mcp', source: 'mcp', server: 'files' },
+        { name: 'release-notes', kind: 'markdown', source: 'project', argumentHint: 'VERSION', description: 'Draft release notes' },
+        { name: 'test-fix', kind: 'skill', source: 'builtin', argumentHint: '[test name or path]', description: 'Fix failing tests' },
+      ],
+    })),
   };
 });
 
@@ -58,6 +62,21 @@ describe('Composer', () => {
     await fireEvent.click(screen.getByRole('button', { name: /Stop/ }));
     expect(api.cancel).toHaveBeenCalledWith('s1');
     expect(screen.getByText('TinyElf is working. Press Ctrl+. to stop it.')).toBeTruthy();
+  });
+
+  it('lists every kind of command with its source and hint', async () => {
+    render(Composer);
+    const box = screen.getByRole('textbox', { name: 'Message' }) as HTMLTextAreaElement;
+    await fireEvent.input(box, { target: { value: '/' } });
+    const list = await screen.findByRole('listbox', { name: 'Commands' });
+    const items = Array.from(list.querySelectorAll('li')).map((li) => li.textContent ?? '');
+    expect(items.find((x) => x.includes('/release-notes'))).toMatch(/VERSION.*Draft release notes.*this folder/);
+    expect(items.find((x) => x.includes('/test-fix'))).toMatch(/\[test name or path\].*TinyElf/);
+    expect(items.find((x) => x.includes('/mcp__github__review'))).toContain('MCP');
+    expect(api.listCommands).toHaveBeenCalledWith({ sessionId: 's1' });
+    await fireEvent.input(box, { target: { value: '/test' } });
+    await fireEvent.keyDown(box, { key: 'Enter' });
+    expect(box.value).toBe('/test-fix ');
   });
 
   it('completes MCP prompts as slash commands', async () => {

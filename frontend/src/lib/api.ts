@@ -10,11 +10,14 @@ import type {
   CapabilitySearchArgs,
   CapabilitySearchResult,
   BackendEvent,
+  CommandList,
   Detected,
   ErrorCode,
   Exported,
   FolderListing,
+  HubSearchResult,
   ImportReport,
+  InstalledSkill,
   MCPServerConfig,
   MCPServerView,
   MCPTestReport,
@@ -28,6 +31,8 @@ import type {
   Session,
   SessionView,
   SettingsView,
+  SkillDetail,
+  SkillList,
   TestResult,
   SaveWebArgs,
   WebSearchTestResult,
@@ -359,6 +364,24 @@ export const importMCPConfig = (content: string) =>
 export const testMCPServer = (args: { name?: string; server?: MCPServerConfig }) =>
   call<MCPTestReport>('TestMCPServer', args);
 export const listMCPPrompts = () => call<PromptCommand[]>('ListMCPPrompts');
+
+export const listCommands = (args: { sessionId?: string; workspace?: string }) =>
+  call<CommandList>('ListCommands', args);
+
+/** SkillScope names the workspace whose skills a call concerns. */
+export type SkillScope = { workspace?: string; sessionId?: string };
+export const listSkills = (scope: SkillScope) => call<SkillList>('ListSkills', scope);
+export const getSkill = (scope: SkillScope, name: string, location?: string) =>
+  call<SkillDetail>('GetSkill', { ...scope, name, location: location || undefined });
+export const setSkillTrust = (scope: SkillScope, name: string, trust: 'trusted' | 'denied' | 'untrusted') =>
+  call<SkillList>('SetSkillTrust', { ...scope, name, trust });
+export const searchSkillHub = (query: string, limit?: number) => call<HubSearchResult>('SearchSkillHub', { query, limit });
+export const installSkill = (id: string) => call<InstalledSkill>('InstallSkill', { id });
+export const removeSkill = (name: string) => call<object>('RemoveSkill', { name });
+export const getSkillSettings = () => call<{ hubIndexes: string[] }>('GetSkillSettings');
+export const saveSkillSettings = (hubIndexes: string[]) => call<{ hubIndexes: string[] }>('SaveSkillSettings', { hubIndexes });
+export const openSkillFolder = (scope: SkillScope, name: string, location?: string) =>
+  call<object>('OpenSkillFolder', { ...scope, name, location: location || undefined });
 
 export const getWebSettings = () => call<WebSettingsView>('GetWebSettings');
 export const saveWebSettings = (args: SaveWebArgs) => call<WebSettingsView>('SaveWebSettings', args);

@@ -51,7 +51,10 @@ describe('keys built at run time', () => {
   it.each([
     ...['provider', 'stream_cut', 'stalled', 'tool_clash', 'tool_skipped', 'tool', 'internal', 'config', 'other'].flatMap((k) => [`error.${k}`, `error.hint.${k}`]),
     ...['connected', 'starting', 'restarting', 'failed', 'disabled', 'disconnected', 'unknown'].map((k) => `mcp.status.${k}`),
-    ...['user', 'rule', 'mode', 'cli'].map((k) => `tool.allowedBy.${k}`),
+    ...['user', 'rule', 'mode', 'cli', 'skill'].map((k) => `tool.allowedBy.${k}`),
+    ...['ready', 'untrusted', 'denied', 'user-only', 'shadowed', 'invalid'].map((k) => `skills.status.${k}`),
+    ...['user', 'project', 'builtin'].flatMap((k) => [`skills.source.${k}`, `commands.source.${k}`]),
+    'commands.source.mcp',
     ...['pending', 'awaiting_approval', 'denied', 'done', 'error', 'interrupted'].map((k) => `tool.${k}`),
   ])('%s exists', (key) => {
     expect(Object.keys(messages.en)).toContain(key);

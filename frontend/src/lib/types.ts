@@ -113,6 +113,11 @@ export interface ApprovalView {
   suggestion?: string;
   /** The shell guard could not check the command: asked in every mode, never covered by a rule. */
   held?: boolean;
+  /** kind is '' for a call's permission, 'skill_trust' for a project skill's trust. */
+  kind?: string;
+  /** question is what a skill_trust card asks; skill names the skill. */
+  question?: string;
+  skill?: string;
   decision?: string;
   reason?: string;
   rule?: string;
@@ -656,4 +661,108 @@ export interface FolderOpened {
   path: string;
   opened: boolean;
   error?: string;
+}
+
+/** SkillSource is where a skill comes from. */
+export type SkillSource = 'user' | 'project' | 'builtin';
+
+/** SkillStatus is a listed skill's state. */
+export type SkillStatus = 'ready' | 'untrusted' | 'denied' | 'user-only' | 'shadowed' | 'invalid';
+
+/** HubRecord is what SkillHub wrote when it installed a skill. */
+export interface HubRecord {
+  id: string;
+  name: string;
+  version?: string;
+  url: string;
+  index?: string;
+  installedAt: string;
+}
+
+/** SkillInfo is one skill as Settings → Skills lists it. */
+export interface SkillInfo {
+  name: string;
+  description?: string;
+  source: SkillSource;
+  status: SkillStatus;
+  trust?: 'trusted' | 'untrusted' | 'denied';
+  reason?: string;
+  /** dir is the skill's folder; '' for one built into TinyElf. */
+  dir: string;
+  location?: string;
+  warnings?: string[];
+  userInvocable?: boolean;
+  argumentHint?: string;
+  allowedTools?: string;
+  installed?: HubRecord;
+}
+
+/** SkillRoot is a folder skills are looked for in. */
+export interface SkillRoot {
+  source: SkillSource;
+  dir: string;
+}
+
+/** SkillList is ListSkills(): every skill of a workspace. */
+export interface SkillList {
+  workspace?: string;
+  skills: SkillInfo[];
+  roots: SkillRoot[];
+  userDir: string;
+  hubIndexes: string[];
+  warning?: string;
+}
+
+/** SkillDetail is GetSkill(): a skill with its SKILL.md and files. */
+export interface SkillDetail extends SkillInfo {
+  content: string;
+  files: string[];
+  filesTruncated?: boolean;
+}
+
+/** HubEntry is one skill a SkillHub index offers. */
+export interface HubEntry {
+  id: string;
+  name: string;
+  description?: string;
+  version?: string;
+  url: string;
+  sha256?: string;
+  index: string;
+}
+
+/** HubSearchResult is SearchSkillHub(). */
+export interface HubSearchResult {
+  entries: HubEntry[];
+  problems?: string[];
+  /** installed maps a skill name to the SkillHub id installed under it. */
+  installed: Record<string, string>;
+}
+
+/** InstalledSkill is InstallSkill(). */
+export interface InstalledSkill {
+  name: string;
+  dir: string;
+  id: string;
+  version?: string;
+  replaced?: boolean;
+  warnings?: string[];
+}
+
+/** CommandInfo is one slash command of the composer's "/" menu. */
+export interface CommandInfo {
+  name: string;
+  description?: string;
+  argumentHint?: string;
+  kind: 'skill' | 'markdown' | 'mcp';
+  source: SkillSource | 'mcp';
+  arguments?: { name: string; description?: string; required?: boolean }[];
+  allowedTools?: string;
+  server?: string;
+}
+
+/** CommandList is ListCommands(). */
+export interface CommandList {
+  commands: CommandInfo[];
+  invalid?: SkillInfo[];
 }

@@ -2,6 +2,7 @@
 import { get, writable } from 'svelte/store';
 import * as api from '../api';
 import type { AppState, BackendEvent, MCPChange } from '../types';
+import { onSkillsChanged } from './skills';
 import { draftMode, draftWorkspace, onSessionEvent, openSession, rememberedSession, reloadView } from './chat';
 import { applyMCPChange, loadMCP, loadPrompts } from './mcp';
 import { loadSessions, reloadSessionsSoon, setRunning, trackApprovals } from './sessions';
@@ -99,6 +100,10 @@ export function dispatch(ev: BackendEvent): void {
       return;
     case 'mcp.state':
       applyMCPChange(ev.data as MCPChange);
+      onSkillsChanged(); // its prompts are commands
+      return;
+    case 'skills.changed':
+      onSkillsChanged();
       return;
     case 'usertools.report':
     case 'usertools.task':
