@@ -54,7 +54,7 @@ function row(name: string, source: string): HTMLElement {
   return el;
 }
 
-describe('Settings → Skills', () => {
+describe('Settings → Skills', { timeout: 20_000 }, () => {
   it('lists every skill with its source, state and reason', async () => {
     render(SkillsSection);
     await screen.findByText('Deploy to staging.');
