@@ -17,6 +17,8 @@ import (
 	"path/filepath"
 	"strings"
 	"time"
+
+	"tinyelf/backend/tools"
 )
 
 // HubRecordFile is written into every skill SkillHub installed, saying
@@ -286,7 +288,7 @@ func (h *Hub) clone(ctx context.Context, raw, tree string) error {
 	defer cancel()
 	cmd := exec.CommandContext(ctx, git, "-c", "core.symlinks=true",
 		"clone", "--depth", "1", "--single-branch", "--no-tags", "--quiet", "--", raw, tree)
-	cmd.Env = append(h.gitEnviron(), "GIT_TERMINAL_PROMPT=0", "GIT_ASKPASS=", "SSH_ASKPASS=", "GIT_LFS_SKIP_SMUDGE=1")
+	cmd.Env = gitCloneEnv(h.gitEnviron())
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	if err := cmd.Run(); err != nil {
@@ -303,19 +305,36 @@ func (h *Hub) clone(ctx context.Context, raw, tree string) error {
 }
 
 // gitEnviron is the environment git clone starts from: the one WithEnviron
-// set, or a minimal one (never the whole environment: it may hold API
-// keys a hostile repository's hooks or helpers could read).
+// set (the engine's clean child environment), or, by default, only PATH,
+// HOME, the locale and the temporary folder, passed through tools.CleanEnv
+// (never the whole environment: it may hold API keys a hostile
+// repository's helpers could read).
 func (h *Hub) gitEnviron() []string {
 	if h.environ != nil {
 		return h.environ()
 	}
-	var out []string
+	var base []string
 	for _, k := range []string{"PATH", "HOME", "LANG", "LC_ALL", "TMPDIR", "SYSTEMROOT", "USERPROFILE"} {
 		if v, ok := os.LookupEnv(k); ok {
-			out = append(out, k+"="+v)
+			base = append(base, k+"="+v)
 		}
 	}
-	return out
+	return tools.CleanEnv(base, tools.Secrets{})
+}
+
+// gitSteering are the variables that would make a clone read another
+// repository, configuration, credential helper or transport command than
+// the one named: they are dropped from whatever environment git gets.
+var gitSteering = []string{"GIT_*", "SSH_AUTH_SOCK", "XDG_CONFIG_HOME"}
+
+// gitCloneEnv is base (a clean child environment) without the variables
+// that steer git, with prompts and LFS downloads turned off and the user's
+// global and system git configuration left out (a url.insteadOf or a
+// credential helper there must not apply to a skill's clone).
+func gitCloneEnv(base []string) []string {
+	return tools.CleanEnv(base, tools.Secrets{Names: gitSteering},
+		"GIT_TERMINAL_PROMPT=0", "GIT_ASKPASS=", "SSH_ASKPASS=", "GIT_LFS_SKIP_SMUDGE=1",
+		"GIT_CONFIG_NOSYSTEM=1", "GIT_CONFIG_GLOBAL="+os.DevNull)
 }
 
 // findSkillRoot finds the skill's folder in an unpacked tree: the tree

@@ -16,6 +16,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strings"
 	"sync"
@@ -345,6 +346,47 @@ func TestHubInstallGit(t *testing.T) {
 	}
 	if _, err := hub.InstallEntry(context.Background(), HubEntry{ID: "g", URL: "file://" + filepath.Join(e.home, "nope")}); err == nil || !strings.Contains(err.Error(), "git clone") {
 		t.Errorf("missing repo: %v", err)
+	}
+}
+
+// TestHubGitCleanEnv checks the environment git clone gets: the clean
+// child environment the hub was given, without the variables that steer
+// git elsewhere, with prompts and the user's git configuration off.
+func TestHubGitCleanEnv(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("the fake git is a shell script")
+	}
+	e := newEnv(t)
+	dump := filepath.Join(e.home, "env.txt")
+	fake := filepath.Join(e.home, "fake-git")
+	writeFile(t, e.home, "fake-git", "#!/bin/sh\nenv > "+dump+"\nexit 1\n")
+	if err := os.Chmod(fake, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	env := []string{"PATH=/usr/bin:/bin", "HOME=" + e.home, "GIT_DIR=/elsewhere", "GIT_CONFIG_PARAMETERS='core.sshCommand=evil'",
+		"GIT_SSH_COMMAND=evil", "SSH_AUTH_SOCK=/tmp/agent", "KEEP_ME=1", "GIT_TERMINAL_PROMPT=1"}
+	hub := NewHub(filepath.Join(e.data, "skills"), nil, WithGit(fake), WithEnviron(func() []string { return env }))
+	if _, err := hub.InstallEntry(context.Background(), HubEntry{ID: "g", URL: "https://example.invalid/repo.git"}); err == nil {
+		t.Fatal("the fake git failed, the install did not")
+	}
+	raw, err := os.ReadFile(dump)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]string{}
+	for _, line := range strings.Split(strings.TrimSpace(string(raw)), "\n") {
+		k, v, _ := strings.Cut(line, "=")
+		got[k] = v
+	}
+	for _, k := range []string{"GIT_DIR", "GIT_CONFIG_PARAMETERS", "GIT_SSH_COMMAND", "SSH_AUTH_SOCK"} {
+		if _, ok := got[k]; ok {
+			t.Errorf("git got %s", k)
+		}
+	}
+	for k, want := range map[string]string{"KEEP_ME": "1", "HOME": e.home, "GIT_TERMINAL_PROMPT": "0", "GIT_CONFIG_NOSYSTEM": "1", "GIT_CONFIG_GLOBAL": os.DevNull} {
+		if got[k] != want {
+			t.Errorf("%s = %q, want %q", k, got[k], want)
+		}
 	}
 }
 
