@@ -285,11 +285,11 @@ func (g *turnGrants) add(ts skills.AllowedTools, by string, filter bool) {
 }
 
 // allows says which grant pre-approves the call, if any.
-func (g *turnGrants) allows(name string, params map[string]any) (string, bool) {
+func (g *turnGrants) allows(name string, params map[string]any, wsDir string) (string, bool) {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	for _, gr := range g.allow {
-		if gr.tools.Allows(name, params) {
+		if gr.tools.Allows(name, params, wsDir) {
 			return fmt.Sprintf("%s (allowed-tools of %s, this turn)", gr.tools.String(), gr.by), true
 		}
 	}
@@ -366,7 +366,7 @@ func (t *turn) grantAllows(call *tools.Call) (string, bool) {
 	if t == nil {
 		return "", false
 	}
-	return t.grants.allows(call.Name, call.Params)
+	return t.grants.allows(call.Name, call.Params, t.info.Workspace)
 }
 
 // libraryOf returns the library of o (nil when o is).

@@ -162,6 +162,11 @@ func parseAllowedTool(tok string) (AllowedTool, error) {
 		if a.Command == "" {
 			return a, fmt.Errorf("%q: no command before the wildcard", tok)
 		}
+		if a.Kind != AllowCommandPattern {
+			if _, err := tools.ParseBashRule(a.Command); err != nil {
+				return a, fmt.Errorf("%q: %v", tok, err)
+			}
+		}
 	}
 	return a, nil
 }
@@ -207,18 +212,35 @@ func (a AllowedTool) MatchesName(name string) bool {
 
 // Rule converts the entry to a persisted-rule shape the permission gate
 // already applies: AllowWholeTool to config.Rule{Tool} (for a concrete
-// name), AllowCommandPrefix to config.Rule{Tool: "Bash", Pattern: prefix}.
-// Exact commands, wildcard patterns and scoped entries have no such shape
-// (a prefix rule would allow more than the skill asked for), so ok is false;
-// use Allows for them.
+// name), AllowCommandPrefix to config.Rule{Tool: "Bash", Pattern:
+// "command:*"} and AllowCommandExact to config.Rule{Tool: "Bash", Pattern:
+// command}, the shell guard's rule notation (tools.BashRule). Wildcard
+// patterns and scoped entries have no such shape (a prefix rule would
+// allow more than the skill asked for), so ok is false; use Allows for
+// them.
 func (a AllowedTool) Rule() (config.Rule, bool) {
 	switch {
 	case a.Kind == AllowWholeTool && !strings.HasSuffix(a.Tool, "*"):
 		return config.Rule{Tool: a.Tool, Action: config.RuleAllow}, true
 	case a.Kind == AllowCommandPrefix:
+		return config.Rule{Tool: "Bash", Pattern: a.Command + ":*", Action: config.RuleAllow}, true
+	case a.Kind == AllowCommandExact:
 		return config.Rule{Tool: "Bash", Pattern: a.Command, Action: config.RuleAllow}, true
 	}
 	return config.Rule{}, false
+}
+
+// bashRule is the shell guard's rule for a prefix or exact Bash entry.
+func (a AllowedTool) bashRule() (tools.BashRule, bool) {
+	if a.Kind != AllowCommandPrefix && a.Kind != AllowCommandExact {
+		return tools.BashRule{}, false
+	}
+	br, err := tools.ParseBashRule(a.Command)
+	if err != nil {
+		return tools.BashRule{}, false
+	}
+	br.Prefix = a.Kind == AllowCommandPrefix
+	return br, true
 }
 
 // Rules returns the entries as allow rules for one turn, with name patterns
@@ -262,55 +284,76 @@ func (ts AllowedTools) Names(available []string) []string {
 }
 
 // Allows reports whether the entries pre-approve a call of tool with params
-// (validated arguments). A Bash script is allowed only when every command in
-// it (tools.ShellCommands) is covered by some Bash entry; a script that does
-// not parse is not. The caller applies deny rules, plan mode and the shell
-// deny list first: Allows only replaces asking.
-func (ts AllowedTools) Allows(tool string, params map[string]any) bool {
+// (validated arguments) in the workspace wsDir. A Bash script is allowed
+// only when every simple command in it (tools.SimpleCommands) is covered by
+// some Bash entry, with the shell guard's rule matching
+// (tools.BashRule.Covers): the same literal words, no environment
+// assignment, no redirection to a file, no argument on the command's
+// blocklist (git -c, find -exec, …). A script that does not parse is not
+// allowed. The caller applies deny rules, plan mode and the shell deny list
+// first: Allows only replaces asking.
+func (ts AllowedTools) Allows(tool string, params map[string]any, wsDir string) bool {
 	if tool != "Bash" {
 		return slices.ContainsFunc(ts, func(a AllowedTool) bool { return a.Kind == AllowWholeTool && a.MatchesName(tool) })
 	}
-	var bash []AllowedTool
+	var rules []tools.BashRule
+	var patterns []string
 	for _, a := range ts {
-		if a.MatchesName("Bash") && a.Kind != AllowScoped {
-			if a.Kind == AllowWholeTool {
-				return true
+		if !a.MatchesName("Bash") {
+			continue
+		}
+		switch a.Kind {
+		case AllowWholeTool:
+			return true
+		case AllowCommandPattern:
+			patterns = append(patterns, a.Command)
+		default:
+			if br, ok := a.bashRule(); ok {
+				rules = append(rules, br)
 			}
-			bash = append(bash, a)
 		}
 	}
-	if len(bash) == 0 {
+	if len(rules) == 0 && len(patterns) == 0 {
 		return false
 	}
-	cmds, err := tools.ShellCommands(tools.String(params, "command", ""))
+	cmds, err := tools.SimpleCommands(tools.String(params, "command", ""))
 	if err != nil || len(cmds) == 0 {
 		return false
 	}
 	for _, c := range cmds {
-		if !slices.ContainsFunc(bash, func(a AllowedTool) bool { return a.coversCommand(c) }) {
+		if len(c.Words) == 0 { // an assignment of its own (PATH=x)
+			if tools.CommandRisk(c, wsDir) != "" {
+				return false
+			}
+			continue
+		}
+		if slices.ContainsFunc(rules, func(br tools.BashRule) bool { return br.Covers(c, wsDir) }) {
+			continue
+		}
+		if !slices.ContainsFunc(patterns, func(p string) bool { return patternCovers(p, c, wsDir) }) {
 			return false
 		}
 	}
 	return true
 }
 
-// coversCommand matches one command from tools.ShellCommands (words joined
-// by single spaces; a word only known at run time starts with NUL).
-func (a AllowedTool) coversCommand(cmd string) bool {
-	switch a.Kind {
-	case AllowCommandPrefix:
-		return tools.CommandMatchesPrefix(cmd, a.Command)
-	case AllowCommandExact:
-		return cmd == a.Command
-	case AllowCommandPattern:
-		if strings.ContainsRune(cmd, 0) {
-			// A wildcard must not stand for a word whose value is unknown:
-			// Bash(* --version) must not allow "$X --version".
+// patternCovers matches one simple command against a wildcard entry
+// ("git * main"): the command must be what a BashRule could cover (literal
+// words only, since a wildcard must not stand for a word whose value is
+// unknown; no assignment; no redirection; nothing on the blocklist), and
+// its words joined by single spaces must match the pattern.
+func patternCovers(pattern string, c tools.ShellCommand, wsDir string) bool {
+	if len(c.Assigns) > 0 || len(c.Writes) > 0 {
+		return false
+	}
+	words := make([]string, len(c.Words))
+	for i, w := range c.Words {
+		if !w.Literal {
 			return false
 		}
-		return globMatch(a.Command, cmd)
+		words[i] = w.Value
 	}
-	return false
+	return globMatch(pattern, strings.Join(words, " ")) && tools.CommandRisk(c, wsDir) == ""
 }
 
 // globMatch matches s against a pattern whose "*" stands for any text.

@@ -36,6 +36,8 @@ func TestParseAllowedTools(t *testing.T) {
 		{"Read Bash(git:* Grep", nil, 1},
 		{"Bash() Read) ok$", []AllowedTool{}, 3},
 		{"Bash(:*)", nil, 1},
+		{"Bash(git status; rm:*)", nil, 1},
+		{"Bash($X:*)", nil, 1},
 		{"", nil, 0},
 	}
 	for _, c := range cases {
@@ -72,7 +74,7 @@ func TestAllowedToolsRules(t *testing.T) {
 		}
 		got = append(got, r.Tool+"("+r.Pattern+")")
 	}
-	want := []string{"Bash(git)", "Read()", "mcp__github__get_pr()", "mcp__github__list()", "Grep()"}
+	want := []string{"Bash(git:*)", "Read()", "mcp__github__get_pr()", "mcp__github__list()", "Bash(npm test)", "Grep()"}
 	if !slices.Equal(got, want) {
 		t.Errorf("rules = %v, want %v", got, want)
 	}
@@ -104,6 +106,15 @@ func TestAllowedToolsAllows(t *testing.T) {
 		{"Bash", "go test ./...", true},
 		{"Bash", "go test ./pkg", false},
 		{"Bash", "echo 'unclosed", false},
+		// The shell guard's rule matching (tools.BashRule.Covers).
+		{"Bash", "git -c core.pager=evil log", false},
+		{"Bash", "git log > /etc/passwd", false},
+		{"Bash", "FOO=1 git status", false},
+		{"Bash", "PATH=/tmp/x; git status", false},
+		{"Bash", "git config --global core.editor evil", false},
+		{"Bash", "'git' status", true},
+		{"Bash", "go test -exec evil ./...", false},
+		{"Bash", "go test ./... > out.txt", false},
 		{"Bash", "", false},
 	}
 	for _, c := range cases {
@@ -111,15 +122,15 @@ func TestAllowedToolsAllows(t *testing.T) {
 		if c.tool == "Bash" {
 			params["command"] = c.command
 		}
-		if got := ts.Allows(c.tool, params); got != c.want {
+		if got := ts.Allows(c.tool, params, ""); got != c.want {
 			t.Errorf("Allows(%s %q) = %v, want %v", c.tool, c.command, got, c.want)
 		}
 	}
 	whole, _ := ParseAllowedTools("Bash")
-	if !whole.Allows("Bash", map[string]any{"command": "anything at all"}) {
+	if !whole.Allows("Bash", map[string]any{"command": "anything at all"}, "") {
 		t.Error("Bash alone allows every command")
 	}
-	if AllowedTools(nil).Allows("Read", nil) {
+	if AllowedTools(nil).Allows("Read", nil, "") {
 		t.Error("nothing allows nothing")
 	}
 }
