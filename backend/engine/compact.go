@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"slices"
 	"strings"
@@ -176,6 +177,7 @@ func (t *turn) compact(ctx context.Context, req llm.Request, input []llm.Message
 	if verbatim != "" {
 		prompt += "\n\nThe user's current message is kept word for word after your summary; do not repeat it. Summarise the work done on it so far, so that it can be continued."
 	}
+	input, loaded := withoutSkillBodies(input)
 	sumReq := llm.Request{
 		Model:    req.Model,
 		System:   "You summarise a working session between a user and an AI agent so the agent can continue it.",
@@ -192,6 +194,9 @@ func (t *turn) compact(ctx context.Context, req llm.Request, input []llm.Message
 	if summary == "" {
 		return req, fmt.Errorf("compact the conversation: the model returned an empty summary")
 	}
+	for _, name := range loaded {
+		summary += "\n" + skillNote(name)
+	}
 	if verbatim != "" {
 		summary += currentMarker + verbatim
 	}
@@ -205,9 +210,21 @@ func (t *turn) compact(ctx context.Context, req llm.Request, input []llm.Message
 	t.s.mu.Lock()
 	t.s.lastCall = nil // the reported usage was for the history before
 	t.s.mu.Unlock()
-	// The loaded skills' bodies are in the summary now, not in the
-	// history: they go back to the index and can be loaded again.
-	t.s.discoveryState().Forget()
+	// The loaded skills' bodies are notes now: they go back to the index
+	// and can be loaded again. A skill loaded in the messages kept after
+	// the summary is still loaded.
+	d := t.s.discoveryState()
+	d.Forget()
+	_, still := withoutSkillBodies(kept)
+	for _, name := range still {
+		d.NoteLoaded(skillID(name))
+	}
+	if len(loaded) > 0 {
+		// The index said "(loaded)" for them: the next call's must not.
+		if err := t.discover(ctx); err != nil {
+			return req, err
+		}
+	}
 	msgs, err := t.e.opts.Log.ModelMessages(ctx, t.s.id)
 	if err != nil {
 		return req, err
@@ -230,4 +247,54 @@ func trimForSummary(msgs []llm.Message) []llm.Message {
 		out[i] = m
 	}
 	return out
+}
+
+// skillNote is the line that stands for a loaded skill's body after a
+// compaction.
+func skillNote(name string) string {
+	return fmt.Sprintf("[Skill %q was loaded before this summary; its instructions are no longer in the conversation: call read_skill(name=%q) to read them again.]", name, name)
+}
+
+// skillID is the catalog ID of the skill named name (skills.Skill.ID).
+func skillID(name string) string { return "skill__" + name }
+
+// withoutSkillBodies returns msgs with the results of read_skill (a skill's
+// body, or one of its files) replaced by a one-line note, and the names of
+// the skills whose bodies were loaded, in order. msgs is not modified.
+func withoutSkillBodies(msgs []llm.Message) ([]llm.Message, []string) {
+	calls := map[string]string{} // call ID → arguments of read_skill calls
+	for _, m := range msgs {
+		for _, c := range m.ToolCalls {
+			if c.Name == "read_skill" {
+				calls[c.ID] = c.Arguments
+			}
+		}
+	}
+	var out []llm.Message
+	var loaded []string
+	for i, m := range msgs {
+		args, ok := calls[m.ToolCallID]
+		if m.Role != llm.RoleTool || !ok || m.IsError {
+			continue
+		}
+		var p struct{ Name, File string }
+		if json.Unmarshal([]byte(args), &p) != nil || p.Name == "" {
+			continue
+		}
+		if out == nil {
+			out = slices.Clone(msgs)
+		}
+		if p.File != "" {
+			out[i].Content = fmt.Sprintf("[The file %s of skill %q was read here; read_skill(name=%q, file=%q) reads it again.]", p.File, p.Name, p.Name, p.File)
+			continue
+		}
+		out[i].Content = skillNote(p.Name)
+		if !slices.Contains(loaded, p.Name) {
+			loaded = append(loaded, p.Name)
+		}
+	}
+	if out == nil {
+		out = msgs
+	}
+	return out, loaded
 }

@@ -18,6 +18,7 @@ import (
 
 	"tinyelf/backend/capabilities"
 	"tinyelf/backend/config"
+	"tinyelf/backend/llm"
 	"tinyelf/backend/llm/llmtest"
 	"tinyelf/backend/sessions"
 	"tinyelf/backend/skills"
@@ -533,4 +534,92 @@ func TestSkillsFolderChangeIsADiff(t *testing.T) {
 		t.Errorf("no diff adds the skill with its reason: %+v", diffs)
 	}
 	checkReplay(t, h, id, 2)
+}
+
+// After a compaction a loaded skill's body is a one-line note, in the
+// summary request and in the history after it, and read_skill loads it
+// again.
+func TestSkillsBodyIsANoteAfterCompaction(t *testing.T) {
+	forEachFormat(t, func(t *testing.T, kind string) {
+		env := &skillEnv{}
+		h := newHarness(t, kind, []llmtest.Turn{
+			{ToolCalls: []llmtest.ToolCall{call("k1", "read_skill", `{"name":"pdf-forms"}`)}},
+			{Text: "first answer", Usage: &llmtest.Usage{Input: 5000, Output: 10}},
+			{Text: "SUMMARY of the first exchange"},
+			{ToolCalls: []llmtest.ToolCall{call("k2", "read_skill", `{"name":"pdf-forms"}`)}},
+			{Text: "second answer"},
+		}, withSkills(env))
+		if err := h.settings.Update(func(s *config.Settings) error { s.Providers[0].ContextWindow = 6000; return nil }); err != nil {
+			t.Fatal(err)
+		}
+		writeSkill(t, filepath.Join(env.data, "skills"), "pdf-forms", "description: Fill PDF forms.", "# PDF forms\n\nPDF-BODY: read the fields first.", map[string]string{})
+		env.shared.Reload()
+		env.syncShared("skill pdf-forms was added")
+		id := h.session(ModeAuto)
+		h.run(id, "fill in the tax form")
+		if res := h.run(id, "and the second form"); res.Reason != EndDone || res.Text != "second answer" {
+			t.Fatalf("result %+v", res)
+		}
+		reqs := h.srv.ChatRequests()
+		if len(reqs) != 5 {
+			t.Fatalf("%d requests, want read, answer, summary, read, answer", len(reqs))
+		}
+		note := "its instructions are no longer in the conversation"
+		summaryReq, after, reread := requestText(reqs[2]), requestText(reqs[3]), requestText(reqs[4])
+		mustContain(t, "the summary request", summaryReq, note)
+		mustContain(t, "the request after compaction", after, "SUMMARY of the first exchange", note)
+		if strings.Contains(after, "pdf-forms (loaded)") {
+			t.Error("the index after the compaction still says the skill is loaded")
+		}
+		for name, text := range map[string]string{"the summary request": summaryReq, "the request after compaction": after} {
+			if strings.Contains(text, "PDF-BODY") {
+				t.Errorf("%s still carries the skill's body", name)
+			}
+		}
+		mustContain(t, "the request after reading it again", reread, "PDF-BODY")
+		comps := logged[sessions.Compaction](h, id, sessions.EventCompaction)
+		if len(comps) != 1 || !strings.Contains(comps[0].Summary, skillNote("pdf-forms")) {
+			t.Errorf("compaction %+v", comps)
+		}
+		if res := logged[sessions.ToolResult](h, id, sessions.EventToolResult); len(res) != 2 || res[1].IsError || !strings.Contains(res[1].Content, "PDF-BODY") {
+			t.Errorf("read_skill after the compaction: %+v", res)
+		}
+	})
+}
+
+func TestWithoutSkillBodies(t *testing.T) {
+	msgs := []llm.Message{
+		{Role: llm.RoleUser, Content: "go"},
+		{Role: llm.RoleAssistant, ToolCalls: []llm.ToolCall{
+			{ID: "a", Name: "read_skill", Arguments: `{"name":"x"}`},
+			{ID: "b", Name: "read_skill", Arguments: `{"name":"x","file":"references/r.md"}`},
+			{ID: "c", Name: "Read", Arguments: `{"path":"f"}`},
+			{ID: "d", Name: "read_skill", Arguments: `{"name":"y"}`},
+			{ID: "e", Name: "read_skill", Arguments: `not json`},
+		}},
+		{Role: llm.RoleTool, ToolCallID: "a", Content: "BODY-X"},
+		{Role: llm.RoleTool, ToolCallID: "b", Content: "FILE-X"},
+		{Role: llm.RoleTool, ToolCallID: "c", Content: "PLAIN"},
+		{Role: llm.RoleTool, ToolCallID: "d", Content: "no skill named y", IsError: true},
+		{Role: llm.RoleTool, ToolCallID: "e", Content: "bad args"},
+	}
+	out, loaded := withoutSkillBodies(msgs)
+	if len(loaded) != 1 || loaded[0] != "x" {
+		t.Errorf("loaded = %v", loaded)
+	}
+	want := []string{"go", "", skillNote("x"), "", "PLAIN", "no skill named y", "bad args"}
+	for i, m := range out {
+		if i == 3 {
+			if !strings.Contains(m.Content, "references/r.md") || strings.Contains(m.Content, "FILE-X") {
+				t.Errorf("file result = %q", m.Content)
+			}
+			continue
+		}
+		if m.Content != want[i] {
+			t.Errorf("message %d = %q, want %q", i, m.Content, want[i])
+		}
+	}
+	if msgs[2].Content != "BODY-X" {
+		t.Error("the input was modified")
+	}
 }
