@@ -2,6 +2,6 @@
 
 package config
 
-// lockFile does nothing where advisory locks are not available; updates
-// within one process are still serialized by the store's mutex.
-func lockFile(string) (func(), error) { return func() {}, nil }
+// LockFile does nothing where advisory locks are not available; updates
+// within one process are still serialized by each store's mutex.
+func LockFile(string) (func(), error) { return func() {}, nil }

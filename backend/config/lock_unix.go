@@ -8,9 +8,12 @@ import (
 	"syscall"
 )
 
-// lockFile takes an exclusive advisory lock on path (created if missing),
-// waiting for other processes to release it, and returns its release.
-func lockFile(path string) (func(), error) {
+// LockFile takes an exclusive advisory lock (flock) on path, creating it
+// and its folder when missing, waiting for other processes to release it,
+// and returns its release. The settings file and the skills' stores
+// (backend/skills: trust, SkillHub installs) take it around their
+// read-modify-write, so that two TinyElf processes never lose an update.
+func LockFile(path string) (func(), error) {
 	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
 		return nil, err
 	}

@@ -405,7 +405,7 @@ func (s *Store) Get() Settings {
 func (s *Store) Update(fn func(*Settings) error) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	unlock, err := lockFile(s.path + ".lock")
+	unlock, err := LockFile(s.path + ".lock")
 	if err != nil {
 		return fmt.Errorf("save settings: %w", err)
 	}
@@ -416,7 +416,7 @@ func (s *Store) Update(fn func(*Settings) error) error {
 		return err
 	}
 	next.Version = SettingsVersion
-	if err := writeJSONAtomic(s.path, next); err != nil {
+	if err := WriteJSONAtomic(s.path, next); err != nil {
 		return fmt.Errorf("save settings: %w", err)
 	}
 	s.settings, s.stamp = next, stampOf(s.path)
@@ -448,9 +448,11 @@ func clone(in Settings) Settings {
 	return out
 }
 
-// writeJSONAtomic writes v as indented JSON to path through a temporary file
-// and a rename, with mode 0600 (the file holds API keys).
-func writeJSONAtomic(path string, v any) error {
+// WriteJSONAtomic writes v as indented JSON to path through a temporary
+// file in the same folder, synced, and a rename, with mode 0600 (the
+// settings hold API keys), creating the folder when missing: readers never
+// see half a file, and a failed write leaves the old file and no temporary.
+func WriteJSONAtomic(path string, v any) error {
 	b, err := json.MarshalIndent(v, "", "  ")
 	if err != nil {
 		return err

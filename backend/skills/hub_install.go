@@ -18,6 +18,7 @@ import (
 	"strings"
 	"time"
 
+	"tinyelf/backend/config"
 	"tinyelf/backend/tools"
 )
 
@@ -96,7 +97,7 @@ func (h *Hub) InstallEntry(ctx context.Context, e HubEntry) (Installed, error) {
 		return Installed{}, fmt.Errorf("install %s: %w", e.ID, err)
 	}
 	rec := HubRecord{ID: e.ID, Name: name, Version: e.Version, URL: e.URL, SHA256: e.SHA256, Index: e.Index, InstalledAt: time.Now().UTC()}
-	if err := writeJSONAtomic(filepath.Join(skillDir, HubRecordFile), rec); err != nil {
+	if err := config.WriteJSONAtomic(filepath.Join(skillDir, HubRecordFile), rec); err != nil {
 		return Installed{}, fmt.Errorf("install %s: %w", e.ID, err)
 	}
 	target := filepath.Join(h.dir, name)
@@ -111,7 +112,7 @@ func (h *Hub) InstallEntry(ctx context.Context, e HubEntry) (Installed, error) {
 // processes (the window and a `tinyelf skills install` at once).
 func (h *Hub) lock() (func(), error) {
 	h.installMu.Lock()
-	release, err := lockFile(filepath.Join(h.dir, ".skillhub.lock"))
+	release, err := config.LockFile(filepath.Join(h.dir, ".skillhub.lock"))
 	if err != nil {
 		h.installMu.Unlock()
 		return nil, fmt.Errorf("lock the skills folder %s: %w", h.dir, err)

@@ -12,6 +12,8 @@ import (
 	"path/filepath"
 	"sync"
 	"time"
+
+	"tinyelf/backend/config"
 )
 
 // TrustState is the user's answer about one project skill in one workspace.
@@ -156,7 +158,7 @@ func (t *TrustStore) Set(workspace, skill string, state TrustState) error {
 	}
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	unlock, err := lockFile(t.path + ".lock")
+	unlock, err := config.LockFile(t.path + ".lock")
 	if err != nil {
 		return fmt.Errorf("save skill trust: %w", err)
 	}
@@ -181,7 +183,7 @@ func (t *TrustStore) Set(workspace, skill string, state TrustState) error {
 		}
 		next.Workspaces[key][skill] = trustRecord{State: state, At: time.Now().UTC()}
 	}
-	if err := writeJSONAtomic(t.path, next); err != nil {
+	if err := config.WriteJSONAtomic(t.path, next); err != nil {
 		return fmt.Errorf("save skill trust: %w", err)
 	}
 	t.data, t.stamp = next, stampOf(t.path)
@@ -220,38 +222,7 @@ func stampOf(path string) fileStamp {
 	return fileStamp{fi.ModTime(), fi.Size()}
 }
 
-// writeJSONAtomic writes v as indented JSON to path through a temporary file
-// in the same folder and a rename, so readers never see half a file.
-func writeJSONAtomic(path string, v any) error {
-	b, err := json.MarshalIndent(v, "", "  ")
-	if err != nil {
-		return err
-	}
-	b = append(b, '\n')
-	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
-		return err
-	}
-	tmp := path + ".tmp-" + randomSuffix()
-	f, err := os.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
-	if err != nil {
-		return err
-	}
-	_, werr := f.Write(b)
-	if werr == nil {
-		werr = f.Sync()
-	}
-	if cerr := f.Close(); werr == nil {
-		werr = cerr
-	}
-	if werr == nil {
-		werr = os.Rename(tmp, path)
-	}
-	if werr != nil {
-		os.Remove(tmp)
-	}
-	return werr
-}
-
+// randomSuffix names temporary and set-aside files.
 func randomSuffix() string {
 	var b [6]byte
 	_, _ = rand.Read(b[:])
