@@ -202,8 +202,9 @@ const running = new Set(); // apps not yet closed, for after()
  * startApp starts what one scenario needs, from nothing: a fake model with
  * the scenario's script, `tinyelf serve` on a fresh data folder, and a fresh
  * browser context. provider: false leaves the data folder empty (first run);
- * workspace: false leaves the last used folder unset; seed(data) puts files
- * into the data folder before the server starts.
+ * workspace: false leaves the last used folder unset; seed(data, { home,
+ * workspace }) puts files into the data, home or workspace folder before
+ * the server starts (user tools, skills, commands).
  */
 async function startApp(slug, { script = {}, provider = true, workspace: seedWorkspace = true, seed } = {}) {
   const dir = path.join(tmp, slug);
@@ -232,7 +233,7 @@ async function startApp(slug, { script = {}, provider = true, workspace: seedWor
     };
     fs.writeFileSync(path.join(data, 'settings.json'), JSON.stringify(settings, null, 2));
   }
-  seed?.(data);
+  seed?.(data, { home, workspace });
   const serve = new Proc(
     `${app.no}-serve`,
     path.join(bin, 'tinyelf-serve'),
@@ -370,6 +371,53 @@ async function tabFocusIsVisible(page, n) {
     }
   }
   return bad;
+}
+
+/** writeFiles writes files (path relative to dir → content) under dir. */
+function writeFiles(dir, files) {
+  for (const [rel, content] of Object.entries(files)) {
+    const p = path.join(dir, rel);
+    fs.mkdirSync(path.dirname(p), { recursive: true });
+    fs.writeFileSync(p, content);
+  }
+}
+
+/** skillMd is a SKILL.md with the frontmatter lines given. */
+function skillMd(name, front, body) {
+  return `---\nname: ${name}\n${front}\n---\n\n${body}\n`;
+}
+
+/**
+ * seedSkills writes a user skill (release-notes, run as /release-notes
+ * with a hint), a project skill that asks for Bash(git:*) (deploy), a
+ * project skill that does not load (broken), a project skill shadowed by
+ * the user's of the same name (release-notes), and a Markdown command of
+ * the user's (/changelog).
+ */
+function seedSkills(data, { workspace }) {
+  writeFiles(path.join(data, 'skills'), {
+    'release-notes/SKILL.md': skillMd('release-notes', 'description: Write release notes from the git log since the last tag.\nargument-hint: [version]', '# Release notes\n\nRELEASE-NOTES-BODY for $ARGUMENTS.'),
+    'release-notes/references/style.md': '# Style\n',
+  });
+  writeFiles(path.join(workspace, '.tinyelf', 'skills'), {
+    'deploy/SKILL.md': skillMd('deploy', 'description: Deploy this project to staging. Use when asked to deploy.\nallowed-tools: Bash(git:*)', '# Deploy\n\nDEPLOY-BODY: run git status, then scripts/deploy.sh.'),
+    'deploy/scripts/deploy.sh': '#!/bin/sh\necho deploying\n',
+    'broken/SKILL.md': '# no frontmatter here\n',
+    'release-notes/SKILL.md': skillMd('release-notes', 'description: The project copy.', 'PROJECT-COPY'),
+  });
+  writeFiles(path.join(data, 'commands'), {
+    'changelog.md': '---\ndescription: Add a changelog entry.\nargument-hint: <version> <summary>\n---\nCHANGELOG-COMMAND: add version $1 with "$2" (all: $ARGUMENTS).\n',
+  });
+}
+
+/** openSkillsSettings opens Settings → Skills and returns its panel. */
+async function openSkillsSettings(page) {
+  await page.keyboard.press('Control+,');
+  const dialog = page.getByRole('dialog', { name: 'Settings' });
+  await dialog.getByRole('tab', { name: 'Skills' }).click();
+  const panel = dialog.getByRole('tabpanel', { name: 'Skills' });
+  await panel.locator('li[data-skill="deploy"][data-source="project"]').waitFor();
+  return { dialog, panel };
 }
 
 /**
@@ -812,6 +860,112 @@ describe('TinyElf in the browser', { concurrency: 1, timeout: 20 * 60_000 }, () 
       await page.reload();
       await page.locator('article.assistant', { hasText: 'Notify is loaded' }).waitFor();
       await chip.waitFor();
+    },
+  );
+
+  scenario('skills: Settings → Skills lists them with source and state, shows SKILL.md and trusts a project skill', { seed: seedSkills }, async (app) => {
+    const { page, workspace } = app;
+    await openApp(app);
+    const { dialog, panel } = await openSkillsSettings(page);
+    const row = (name, source) => panel.locator(`li[data-skill="${name}"][data-source="${source}"]`);
+    await panel.getByText(`Skills for the folder ${workspace}`).waitFor();
+    // Each source, each state, and why a skill does not load.
+    await row('release-notes', 'user').locator('.badge', { hasText: 'ready' }).waitFor();
+    await row('release-notes', 'user').getByText('/release-notes [version]').waitFor();
+    await row('release-notes', 'project').locator('.badge', { hasText: 'shadowed' }).waitFor();
+    await row('release-notes', 'project').getByText(/shadowed by the user skill/).waitFor();
+    await row('broken', 'project').locator('.badge', { hasText: 'does not load' }).waitFor();
+    await row('broken', 'project').getByText(/no frontmatter/).waitFor();
+    await row('test-fix', 'builtin').locator('.badge', { hasText: 'ready' }).waitFor();
+    const deploy = row('deploy', 'project');
+    assert.equal(await deploy.getAttribute('data-status'), 'untrusted');
+    await deploy.getByText('Bash(git:*)').waitFor();
+    assert.deepEqual(await unlabelled(page), [], 'every Skills control has a label');
+    await shot(app, 'settings-skills');
+
+    // SKILL.md and the files beside it.
+    await row('release-notes', 'user').getByRole('button', { name: 'View SKILL.md' }).click();
+    await panel.getByLabel('SKILL.md of release-notes').getByText(/RELEASE-NOTES-BODY/).waitFor();
+    await row('release-notes', 'user').getByText('references/style.md').waitFor();
+
+    // Trust from Settings: the state follows, and survives reopening.
+    await deploy.getByRole('button', { name: 'Trust', exact: true }).click();
+    await panel.locator('li[data-skill="deploy"][data-source="project"][data-status="ready"]').waitFor();
+    await deploy.getByRole('button', { name: 'Ask again' }).waitFor();
+    await shot(app, 'settings-skills-trusted');
+    // (The Trust button is gone, and the focus with it: close with the button.)
+    await dialog.getByRole('button', { name: 'Close' }).click();
+    await dialog.waitFor({ state: 'detached' });
+    const again = await openSkillsSettings(page);
+    await again.panel.locator('li[data-skill="deploy"][data-source="project"][data-status="ready"]').waitFor();
+  });
+
+  scenario('skills: the / menu lists every command with its source and hint, and runs a Markdown command', { seed: seedSkills }, async (app) => {
+    const { page } = app;
+    await openApp(app);
+    const box = page.getByRole('textbox', { name: 'Message' });
+    await box.fill('/');
+    const menu = page.getByRole('listbox', { name: 'Commands' });
+    const option = (name) => menu.getByRole('option').filter({ has: page.locator('.cmd', { hasText: new RegExp(`^/${name}$`) }) });
+    await option('release-notes').locator('.hint', { hasText: '[version]' }).waitFor();
+    await option('release-notes').locator('.src', { hasText: 'yours' }).waitFor();
+    await option('changelog').locator('.hint', { hasText: '<version> <summary>' }).waitFor();
+    await option('changelog').getByText('Add a changelog entry.').waitFor();
+    await option('test-fix').locator('.src', { hasText: 'TinyElf' }).waitFor();
+    await shot(app, 'slash-menu');
+
+    // Narrowing, then completing with the keyboard.
+    await box.fill('/chan');
+    await option('changelog').waitFor();
+    await option('release-notes').waitFor({ state: 'detached' });
+    await box.press('Enter');
+    await waitUntil(async () => (await box.inputValue()) === '/changelog ', 'the command is completed in the box');
+    await box.pressSequentially('1.2 "Faster start"');
+    await box.press('Enter');
+    // The fake model echoes the message: the command was rendered with its arguments.
+    await page.locator('article.assistant', { hasText: 'CHANGELOG-COMMAND: add version 1.2 with "Faster start"' }).waitFor();
+    await page.getByRole('button', { name: 'Send', exact: true }).waitFor();
+  });
+
+  scenario(
+    'skills: a project skill asks to be trusted once, on the approval card, and loads as a card',
+    {
+      seed: seedSkills,
+      script: {
+        turns: [
+          { toolCalls: [{ id: 'call_skill', name: 'read_skill', arguments: JSON.stringify({ name: 'deploy' }) }] },
+          { text: 'I will follow the deploy skill.' },
+          { toolCalls: [{ id: 'call_skill2', name: 'read_skill', arguments: JSON.stringify({ name: 'deploy' }) }] },
+          { text: 'Deployed again without asking.' },
+        ],
+      },
+    },
+    async (app) => {
+      const { page } = app;
+      await openApp(app);
+      await send(page, 'Deploy to staging');
+      const card = page.getByRole('region', { name: "Trust this folder's skill “deploy”?" });
+      await card.waitFor();
+      await card.getByText('Bash(git:*)', { exact: true }).waitFor();
+      await card.getByText(/\.tinyelf\/skills\/deploy/).first().waitFor();
+      await card.getByText('Your answer is remembered for this folder; change it in Settings → Skills.').waitFor();
+      await card.getByText("Enter or A: trust in this folder · D or Esc: don't trust").waitFor();
+      await focused(page, card.getByRole('button', { name: /Trust in this folder/ })).waitFor();
+      assert.deepEqual(await unlabelled(page), [], 'every control of the trust card has a label');
+      await shot(app, 'skill-trust-card');
+      await page.keyboard.press('Enter');
+      await card.waitFor({ state: 'detached' });
+      await page.getByText('Skill deploy loaded').first().waitFor();
+      await page.locator('article.assistant', { hasText: 'I will follow the deploy skill.' }).waitFor();
+      await page.getByRole('button', { name: 'Send', exact: true }).waitFor();
+      await shot(app, 'skill-loaded-card');
+
+      // Remembered: the second load in this folder asks nothing.
+      await send(page, 'Deploy once more');
+      await page.locator('article.assistant', { hasText: 'Deployed again without asking.' }).waitFor();
+      assert.equal(await card.count(), 0, 'the trust question was not asked again');
+      const { panel } = await openSkillsSettings(page);
+      await panel.locator('li[data-skill="deploy"][data-source="project"][data-status="ready"]').waitFor();
     },
   );
 

@@ -20,7 +20,7 @@ const tool: ToolCallView = {
 
 beforeEach(() => language.set('en'));
 
-describe('SkillCard', () => {
+describe('SkillCard', { timeout: 20_000 }, () => {
   it('shows the loaded skill, its source, files and grants, and opens to the call', async () => {
     render(SkillCard, { tool, seq: 4, running: false });
     const head = screen.getByRole('button', { name: /Skill deploy loaded/ });

@@ -33,7 +33,7 @@ beforeEach(() => {
 
 afterEach(() => vi.clearAllMocks());
 
-describe('the trust card of a project skill', () => {
+describe('the trust card of a project skill', { timeout: 20_000 }, () => {
   it('asks the question with the folder and the tools, and trusts with Enter', async () => {
     language.set('en');
     render(ApprovalDock);
@@ -41,6 +41,7 @@ describe('the trust card of a project skill', () => {
     expect(screen.getByText(/wants to guide the agent; it may ask to run Bash\(git:\*\)/)).toBeTruthy();
     expect(screen.getByText('/w/.tinyelf/skills/deploy')).toBeTruthy();
     expect(screen.queryByRole('button', { name: /Allow once/ })).toBeNull();
+    expect(screen.getByText("Enter or A: trust in this folder · D or Esc: don't trust")).toBeTruthy();
     await fireEvent.click(screen.getByRole('button', { name: /Trust in this folder/ }));
     expect(api.approve).toHaveBeenCalledWith('s1', 'k1', 'allow_always', undefined);
   });
