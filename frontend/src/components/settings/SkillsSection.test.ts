@@ -70,9 +70,13 @@ describe('Settings → Skills', { timeout: 20_000 }, () => {
   it('trusts a project skill', async () => {
     render(SkillsSection);
     await screen.findByText('Deploy to staging.');
-    await fireEvent.click(within(row('deploy', 'project')).getByRole('button', { name: 'Trust' }));
+    const trust = within(row('deploy', 'project')).getByRole('button', { name: 'Trust' });
+    trust.focus();
+    await fireEvent.click(trust);
     expect(api.setSkillTrust).toHaveBeenCalledWith({ sessionId: 's1' }, 'deploy', 'trusted');
     await vi.waitFor(() => expect(row('deploy', 'project').dataset.status).toBe('ready'));
+    // The Trust button is gone; the focus stayed in the row.
+    await vi.waitFor(() => expect(row('deploy', 'project').contains(document.activeElement)).toBe(true));
   });
 
   it('shows SKILL.md', async () => {
