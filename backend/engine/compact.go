@@ -177,7 +177,8 @@ func (t *turn) compact(ctx context.Context, req llm.Request, input []llm.Message
 	if verbatim != "" {
 		prompt += "\n\nThe user's current message is kept word for word after your summary; do not repeat it. Summarise the work done on it so far, so that it can be continued."
 	}
-	input, loaded := withoutSkillBodies(input)
+	isSkill := t.skillNamed()
+	input, loaded := withoutSkillBodies(input, isSkill)
 	sumReq := llm.Request{
 		Model:    req.Model,
 		System:   "You summarise a working session between a user and an AI agent so the agent can continue it.",
@@ -215,7 +216,7 @@ func (t *turn) compact(ctx context.Context, req llm.Request, input []llm.Message
 	// the summary is still loaded.
 	d := t.s.discoveryState()
 	d.Forget()
-	_, still := withoutSkillBodies(kept)
+	_, still := withoutSkillBodies(kept, isSkill)
 	for _, name := range still {
 		d.NoteLoaded(skillID(name))
 	}
@@ -258,27 +259,52 @@ func skillNote(name string) string {
 // skillID is the catalog ID of the skill named name (skills.Skill.ID).
 func skillID(name string) string { return "skill__" + name }
 
-// withoutSkillBodies returns msgs with the results of read_skill (a skill's
-// body, or one of its files) replaced by a one-line note, and the names of
-// the skills whose bodies were loaded, in order. msgs is not modified.
-func withoutSkillBodies(msgs []llm.Message) ([]llm.Message, []string) {
-	calls := map[string]string{} // call ID → arguments of read_skill calls
+// skillNamed reports whether the session's workspace has a skill of that
+// name (a slash_command that ran one loaded its body).
+func (t *turn) skillNamed() func(string) bool {
+	o := t.sessionSkills()
+	if o == nil {
+		return func(string) bool { return false }
+	}
+	return func(name string) bool {
+		_, ok := o.Library.Get(name)
+		return ok
+	}
+}
+
+// withoutSkillBodies returns msgs with the results that carry a skill's
+// body or files replaced by a one-line note: read_skill's, and
+// slash_command's when the command is a skill (isSkill); it also returns
+// the names of the skills whose bodies were loaded, in order. msgs is not
+// modified.
+func withoutSkillBodies(msgs []llm.Message, isSkill func(string) bool) ([]llm.Message, []string) {
+	type loadCall struct{ tool, args string }
+	calls := map[string]loadCall{}
 	for _, m := range msgs {
 		for _, c := range m.ToolCalls {
-			if c.Name == "read_skill" {
-				calls[c.ID] = c.Arguments
+			if c.Name == "read_skill" || c.Name == "slash_command" {
+				calls[c.ID] = loadCall{c.Name, c.Arguments}
 			}
 		}
 	}
 	var out []llm.Message
 	var loaded []string
 	for i, m := range msgs {
-		args, ok := calls[m.ToolCallID]
+		c, ok := calls[m.ToolCallID]
 		if m.Role != llm.RoleTool || !ok || m.IsError {
 			continue
 		}
-		var p struct{ Name, File string }
-		if json.Unmarshal([]byte(args), &p) != nil || p.Name == "" {
+		var p struct{ Name, File, Command string }
+		if json.Unmarshal([]byte(c.args), &p) != nil {
+			continue
+		}
+		if c.tool == "slash_command" {
+			p.Name = strings.TrimPrefix(strings.TrimSpace(p.Command), "/")
+			if p.Name == "" || !isSkill(p.Name) {
+				continue
+			}
+		}
+		if p.Name == "" {
 			continue
 		}
 		if out == nil {

@@ -12,6 +12,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -596,18 +597,22 @@ func TestWithoutSkillBodies(t *testing.T) {
 			{ID: "c", Name: "Read", Arguments: `{"path":"f"}`},
 			{ID: "d", Name: "read_skill", Arguments: `{"name":"y"}`},
 			{ID: "e", Name: "read_skill", Arguments: `not json`},
+			{ID: "f", Name: "slash_command", Arguments: `{"command":"/z","args":"1"}`},
+			{ID: "g", Name: "slash_command", Arguments: `{"command":"changelog"}`},
 		}},
 		{Role: llm.RoleTool, ToolCallID: "a", Content: "BODY-X"},
 		{Role: llm.RoleTool, ToolCallID: "b", Content: "FILE-X"},
 		{Role: llm.RoleTool, ToolCallID: "c", Content: "PLAIN"},
 		{Role: llm.RoleTool, ToolCallID: "d", Content: "no skill named y", IsError: true},
 		{Role: llm.RoleTool, ToolCallID: "e", Content: "bad args"},
+		{Role: llm.RoleTool, ToolCallID: "f", Content: "BODY-Z"},
+		{Role: llm.RoleTool, ToolCallID: "g", Content: "MARKDOWN-COMMAND"},
 	}
-	out, loaded := withoutSkillBodies(msgs)
-	if len(loaded) != 1 || loaded[0] != "x" {
+	out, loaded := withoutSkillBodies(msgs, func(n string) bool { return n == "z" || n == "x" })
+	if !slices.Equal(loaded, []string{"x", "z"}) {
 		t.Errorf("loaded = %v", loaded)
 	}
-	want := []string{"go", "", skillNote("x"), "", "PLAIN", "no skill named y", "bad args"}
+	want := []string{"go", "", skillNote("x"), "", "PLAIN", "no skill named y", "bad args", skillNote("z"), "MARKDOWN-COMMAND"}
 	for i, m := range out {
 		if i == 3 {
 			if !strings.Contains(m.Content, "references/r.md") || strings.Contains(m.Content, "FILE-X") {
