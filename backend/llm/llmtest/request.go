@@ -83,6 +83,25 @@ func (r Request) LastUserText() string {
 	return ""
 }
 
+// System returns the request's system prompt in either wire format: the
+// Anthropic "system" field (a string or text blocks), or the text of the
+// OpenAI system and developer messages, joined by blank lines.
+func (r Request) System() string {
+	if sys, ok := r.Body["system"]; ok {
+		text, _ := contentText(sys)
+		return text
+	}
+	var parts []string
+	for _, m := range r.Messages() {
+		if m["role"] == "system" || m["role"] == "developer" {
+			if text, _ := contentText(m["content"]); text != "" {
+				parts = append(parts, text)
+			}
+		}
+	}
+	return strings.Join(parts, "\n\n")
+}
+
 // contentText flattens a message content (a string or a list of parts) into
 // its text and the text of its tool_result blocks.
 func contentText(content any) (text, toolResults string) {
