@@ -16,6 +16,7 @@ type EventType string
 const (
 	EventSessionCreated   EventType = "session.created"   // SessionCreated
 	EventSessionRenamed   EventType = "session.renamed"   // SessionRenamed
+	EventSessionTitled    EventType = "session.titled"    // SessionTitled
 	EventModeChanged      EventType = "mode.changed"      // ModeChanged
 	EventUserMessage      EventType = "user.message"      // UserMessage
 	EventAssistantMessage EventType = "assistant.message" // AssistantMessage
@@ -73,11 +74,24 @@ type SessionCreated struct {
 	// seq were copied from the parent.
 	ForkedFrom  string `json:"forkedFrom,omitempty"`
 	ForkedAtSeq int64  `json:"forkedAtSeq,omitempty"`
+	// Branch marks a fork made by editing the user message that followed
+	// ForkedAtSeq and sending it again: another version of the parent's
+	// conversation, shown in its place, not a conversation of its own.
+	Branch bool `json:"branch,omitempty"`
 }
 
 // SessionRenamed records a new title chosen by the user.
 type SessionRenamed struct {
 	Title string `json:"title"`
+}
+
+// SessionTitled records a title a model wrote for the session after its
+// first exchange. The user's title (SessionCreated.Title, SessionRenamed)
+// wins over it; it wins over the first line of the first message.
+type SessionTitled struct {
+	Title string `json:"title"`
+	// Model is the provider/model that wrote it.
+	Model string `json:"model,omitempty"`
 }
 
 // SessionDeleted records a soft delete: the session leaves the list (and

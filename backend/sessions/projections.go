@@ -12,9 +12,10 @@ import (
 // log, current as of LastSeq.
 type Session struct {
 	ID string `json:"id"`
-	// Title is the user's title (given at creation or by a rename) or,
-	// without one, the auto title: the first line of the first user
-	// message, trimmed and cut to AutoTitleLen characters.
+	// Title is the user's title (given at creation or by a rename), else
+	// the title a model wrote (session.titled), else the auto title: the
+	// first line of the first user message, trimmed and cut to
+	// AutoTitleLen characters.
 	Title     string `json:"title"`
 	Renamed   bool   `json:"renamed"` // Title is the user's, not the auto title
 	Workspace string `json:"workspace"`
@@ -29,20 +30,26 @@ type Session struct {
 	// restores, so an undone delete puts the session back where it was.
 	UpdatedAt time.Time `json:"updatedAt"`
 	// DeletedAt is zero unless the session is soft-deleted.
-	DeletedAt    time.Time    `json:"deletedAt,omitzero"`
-	LastSeq      int64        `json:"lastSeq"`
-	MessageCount int          `json:"messageCount"` // user and assistant messages
-	Usage        UsageTotals  `json:"usage"`
-	ForkedFrom   string       `json:"forkedFrom,omitempty"`
-	ForkedAtSeq  int64        `json:"forkedAtSeq,omitempty"`
-	titles       sessionTitle // the parts Title is chosen from
+	DeletedAt    time.Time   `json:"deletedAt,omitzero"`
+	LastSeq      int64       `json:"lastSeq"`
+	MessageCount int         `json:"messageCount"` // user and assistant messages
+	Usage        UsageTotals `json:"usage"`
+	ForkedFrom   string      `json:"forkedFrom,omitempty"`
+	ForkedAtSeq  int64       `json:"forkedAtSeq,omitempty"`
+	// Branch is set on an edit-and-resend branch (SessionCreated.Branch).
+	Branch bool         `json:"branch,omitempty"`
+	titles sessionTitle // the parts Title is chosen from
 }
 
-// sessionTitle keeps both titles so a rename to "" falls back to the auto
-// title.
+// sessionTitle keeps every title so a rename to "" falls back to the
+// generated or the auto title.
 type sessionTitle struct {
-	custom, auto string
+	custom, generated, auto string
 }
+
+// Titled reports whether the session has a title beyond the auto title:
+// the user's, or one a model wrote.
+func (s Session) Titled() bool { return s.titles.custom != "" || s.titles.generated != "" }
 
 // Deleted reports whether the session is soft-deleted.
 func (s Session) Deleted() bool { return !s.DeletedAt.IsZero() }
@@ -79,9 +86,13 @@ func autoTitle(text string) string {
 
 func (s *Session) setTitle() {
 	s.Renamed = s.titles.custom != ""
-	s.Title = s.titles.auto
-	if s.Renamed {
+	switch {
+	case s.Renamed:
 		s.Title = s.titles.custom
+	case s.titles.generated != "":
+		s.Title = s.titles.generated
+	default:
+		s.Title = s.titles.auto
 	}
 }
 
@@ -151,8 +162,11 @@ type ToolCallView struct {
 	Arguments string     `json:"arguments"`
 	Status    ToolStatus `json:"status"`
 	// Decision is the approval decision, when one was recorded.
-	Decision   string         `json:"decision,omitempty"`
-	DecidedBy  string         `json:"decidedBy,omitempty"`
+	Decision  string `json:"decision,omitempty"`
+	DecidedBy string `json:"decidedBy,omitempty"`
+	// Reason is the reason given with the decision: the user's, or why a
+	// rule, the mode or the shell guard refused the call.
+	Reason     string         `json:"reason,omitempty"`
 	Result     string         `json:"result,omitempty"`
 	IsError    bool           `json:"isError,omitempty"`
 	Truncated  bool           `json:"truncated,omitempty"`
@@ -224,7 +238,7 @@ type sink interface {
 // are kept in the log and ignored.
 func known(t EventType) bool {
 	switch t {
-	case EventSessionCreated, EventSessionRenamed, EventSessionDeleted, EventSessionRestored,
+	case EventSessionCreated, EventSessionRenamed, EventSessionTitled, EventSessionDeleted, EventSessionRestored,
 		EventModeChanged, EventUserMessage, EventAssistantMessage, EventToolIntent,
 		EventApprovalAsked, EventApprovalAnswered, EventToolResult, EventCapabilityDiff,
 		EventCapabilityLoad, EventModelRequest, EventCompaction, EventError, EventUsage, EventTurnStart, EventTurnEnd:
@@ -252,6 +266,7 @@ func project(s *Session, ev Event, out sink) error {
 		}
 		s.ID, s.Workspace, s.Agent, s.Mode = ev.SessionID, p.Workspace, p.Agent, p.Mode
 		s.Provider, s.Model, s.ForkedFrom, s.ForkedAtSeq = p.Provider, p.Model, p.ForkedFrom, p.ForkedAtSeq
+		s.Branch = p.Branch && p.ForkedFrom != ""
 		s.CreatedAt, s.UpdatedAt = ev.Time, ev.Time
 		s.titles.custom = strings.TrimSpace(p.Title)
 		s.setTitle()
@@ -261,6 +276,13 @@ func project(s *Session, ev Event, out sink) error {
 			return err
 		}
 		s.titles.custom = strings.TrimSpace(p.Title)
+		s.setTitle()
+	case EventSessionTitled:
+		var p SessionTitled
+		if err := decode(ev, &p); err != nil {
+			return err
+		}
+		s.titles.generated = strings.TrimSpace(p.Title)
 		s.setTitle()
 	case EventSessionDeleted:
 		s.DeletedAt = ev.Time
@@ -351,7 +373,7 @@ func project(s *Session, ev Event, out sink) error {
 			return err
 		}
 		_, err := out.updateUI(UITool, p.CallID, func(m *UIMessage) {
-			m.Tool.Decision, m.Tool.DecidedBy = p.Decision, p.By
+			m.Tool.Decision, m.Tool.DecidedBy, m.Tool.Reason = p.Decision, p.By, p.Reason
 			switch {
 			case p.Decision == "deny":
 				m.Tool.Status = ToolDenied
