@@ -52,6 +52,12 @@ type SessionInfo struct {
 	Provider  string
 	Model     string
 	Title     string
+	// Titled is set when the session has a title of the user's or one a
+	// model wrote; Branch on an edit-and-resend branch; Messages counts
+	// its user and assistant messages so far.
+	Titled   bool
+	Branch   bool
+	Messages int
 }
 
 // SessionLog is the engine's view of the session store.
@@ -178,6 +184,10 @@ type Options struct {
 	// means an empty catalog of the engine's own, which then holds only the
 	// sessions' tools.
 	Catalog *capabilities.Catalog
+	// Titles names each session after its first exchange with a short
+	// title from the agent's background model (or the session's own),
+	// logged as session.titled.
+	Titles bool
 }
 
 // DefaultIdleTimeout is Options.IdleTimeout's default.
@@ -202,6 +212,14 @@ type Engine struct {
 	uses     int64                    // counts turns, for the LRU order
 	// summaries is WebFetch's cache, shared by every session.
 	summaries *tools.SummaryCache
+
+	// Background work beside the turns (naming sessions) runs under bgCtx
+	// and is counted in bgWork; Shutdown cancels and waits for it. bgMu
+	// keeps a new job from starting once Shutdown began waiting.
+	bgMu   sync.Mutex
+	bgCtx  context.Context
+	bgStop context.CancelFunc
+	bgWork sync.WaitGroup
 }
 
 // sessionState is the engine's memory of one open session.
@@ -286,7 +304,9 @@ func New(opts Options) *Engine {
 	if opts.Catalog == nil {
 		opts.Catalog = capabilities.NewCatalog()
 	}
-	return &Engine{opts: opts, catalog: opts.Catalog, sessions: map[string]*sessionState{}, summaries: tools.NewSummaryCache(opts.Now)}
+	e := &Engine{opts: opts, catalog: opts.Catalog, sessions: map[string]*sessionState{}, summaries: tools.NewSummaryCache(opts.Now)}
+	e.bgCtx, e.bgStop = context.WithCancel(context.Background())
+	return e
 }
 
 // settings returns the current settings with providers from the
@@ -538,9 +558,14 @@ func (e *Engine) evictIf(s *sessionState, used int64) {
 	close(done)
 }
 
-// Shutdown cancels every running turn and waits (until ctx ends) for them
-// to finish logging, then releases every session's resources.
+// Shutdown cancels every running turn and the background work beside them
+// and waits (until ctx ends) for them to finish logging, then releases
+// every session's resources.
 func (e *Engine) Shutdown(ctx context.Context) {
+	e.bgMu.Lock()
+	e.bgStop()
+	e.bgMu.Unlock()
+	defer e.waitBackground(ctx)
 	e.mu.Lock()
 	all := make([]*sessionState, 0, len(e.sessions))
 	for _, s := range e.sessions {
@@ -601,6 +626,19 @@ func (e *Engine) Wait(ctx context.Context, sessionID string) error {
 		return nil
 	case <-ctx.Done():
 		return ctx.Err()
+	}
+}
+
+// waitBackground waits until the background work has ended or ctx ends.
+func (e *Engine) waitBackground(ctx context.Context) {
+	done := make(chan struct{})
+	go func() {
+		e.bgWork.Wait()
+		close(done)
+	}()
+	select {
+	case <-done:
+	case <-ctx.Done():
 	}
 }
 

@@ -37,6 +37,7 @@ func (l StoreLog) Info(ctx context.Context, sessionID string) (SessionInfo, erro
 	return SessionInfo{
 		ID: s.ID, Workspace: s.Workspace, Agent: s.Agent, Mode: mode,
 		Provider: s.Provider, Model: s.Model, Title: s.Title,
+		Titled: s.Titled(), Branch: s.Branch, Messages: s.MessageCount,
 	}, nil
 }
 

@@ -204,6 +204,9 @@ func (e *Engine) runTurn(ctx context.Context, s *sessionState, text string, opts
 		}
 		lastText = resp.Text
 		if len(resp.ToolCalls) == 0 {
+			if t.titleWorthy(lastText) {
+				e.nameSession(t, lastText)
+			}
 			return t.end(ctx, EndDone, lastText, iter, nil)
 		}
 		results := t.runCalls(ctx, resp.ToolCalls)
