@@ -34,7 +34,7 @@ func runDesktop(ctx context.Context, stderr io.Writer) int {
 	}
 	assets := uiAssets
 
-	svc, err := api.New(ctx, api.Options{Version: version})
+	svc, err := api.New(ctx, api.Options{Version: version, Titles: true})
 	if err != nil {
 		fmt.Fprintf(stderr, "tinyelf: %v\n", err)
 		return exitError

@@ -65,6 +65,10 @@ type Options struct {
 	// SkillTrees are builtin skills other packages bring (tool-creator),
 	// after TinyElf's own.
 	SkillTrees []skills.BuiltinFS
+	// Titles names sessions after their first answer with the agent's
+	// background model (engine.Options.Titles): the window and the browser
+	// want it, a one-shot `tinyelf run` does not.
+	Titles bool
 }
 
 // The surfaces a Service runs in.
@@ -201,6 +205,7 @@ func New(ctx context.Context, opts Options) (*Service, error) {
 		CapabilitySources: []engine.CapabilitySource{s.skills},
 		Catalog:           s.catalog,
 		Children:          s.children,
+		Titles:            opts.Titles,
 	})
 	s.skills.start()
 	return s, nil
