@@ -32,6 +32,7 @@ func (s *Service) Methods() map[string]Method {
 		"GetSession":            method(s.GetSession),
 		"CreateSession":         method(s.CreateSession),
 		"SendMessage":           method(s.SendMessage),
+		"ExpandCommand":         method(s.ExpandCommand),
 		"Cancel":                method(s.Cancel),
 		"Approve":               method(s.Approve),
 		"SetMode":               method(s.SetMode),

@@ -280,6 +280,28 @@ func (s *Service) SendMessage(ctx context.Context, a SendArgs) (struct{}, error)
 	return struct{}{}, mapErr(s.engine.SendWith(a.SessionID, text, opts))
 }
 
+// ExpandArgs is a message that may be a slash command.
+type ExpandArgs struct {
+	Text string `json:"text"`
+}
+
+// Expanded is what a message is sent as.
+type Expanded struct {
+	Text string `json:"text"`
+}
+
+// ExpandCommand returns what SendMessage would send for the text (a slash
+// command expanded, other text as is), or the invalid error SendMessage
+// would give, without sending anything: the UI checks a command this way
+// before it starts a session for it.
+func (s *Service) ExpandCommand(ctx context.Context, a ExpandArgs) (Expanded, error) {
+	if strings.TrimSpace(a.Text) == "" {
+		return Expanded{}, invalidf("the message is empty")
+	}
+	text, err := s.expandSlash(ctx, a.Text)
+	return Expanded{Text: text}, err
+}
+
 // SessionArgs names a session by its sessionId.
 type SessionArgs struct {
 	SessionID string `json:"sessionId"`
