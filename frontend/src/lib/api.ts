@@ -320,6 +320,8 @@ export const getSession = (id: string) => call<SessionView>('GetSession', { id }
 export const createSession = (workspace: string, mode?: PermissionMode) =>
   call<Session>('CreateSession', { workspace, mode });
 export const sendMessage = (sessionId: string, text: string) => call<object>('SendMessage', { sessionId, text });
+/** expandCommand checks a slash command (and what it expands to) without sending it. */
+export const expandCommand = (text: string) => call<{ text: string }>('ExpandCommand', { text });
 export const cancel = (sessionId: string) => call<object>('Cancel', { sessionId });
 
 /** Decision is an answer to an approval request. */

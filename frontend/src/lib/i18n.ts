@@ -21,7 +21,7 @@ const en = {
   'setup.intro': 'Connect a model to get started. You can change this later in Settings.',
   'setup.detecting': 'Looking for a model server on this computer…',
   'setup.detected': '{name} is running on this computer',
-  'setup.detectedModels': '{count} models available',
+  'setup.detectedModels': '{count} {count|model|models} available',
   'setup.detectedNoModels': 'It has no models yet: pull one first (for example “ollama pull qwen3”).',
   'setup.use': 'Use {name}',
   'setup.other': 'Or connect a provider',
@@ -45,7 +45,7 @@ const en = {
   'provider.model': 'Model',
   'provider.modelOther': 'Other…',
   'provider.modelCustom': 'Model name',
-  'provider.modelsFetched': '{count} models listed by the API',
+  'provider.modelsFetched': '{count} {count|model|models} listed by the API',
   'provider.modelsSuggested': 'Suggestions; test the connection to list the API’s own models.',
   'provider.test': 'Test connection',
   'provider.testing': 'Testing…',
@@ -68,7 +68,7 @@ const en = {
   'header.help': 'Keyboard shortcuts',
   'header.settings': 'Settings',
   'header.cost': 'Session usage',
-  'header.tokens': '{tokens} tokens',
+  'header.tokens': '{tokens} {tokens|token|tokens}',
   'header.costTitle': '{input} tokens in, {output} tokens out',
 
   'mode.label': 'Permission mode',
@@ -168,7 +168,7 @@ const en = {
   'tool.arguments': 'Arguments',
   'tool.result': 'Result',
   'tool.diff': 'Changes',
-  'tool.showAll': 'Show all {lines} lines',
+  'tool.showAll': 'Show all {lines} {lines|line|lines}',
   'tool.showLess': 'Show less',
   'tool.exitCode': 'exit code {code}',
   'tool.seconds': '{seconds} s',
@@ -418,7 +418,7 @@ const en = {
   'mcp.noTools': 'No tools offered.',
   'mcp.error': 'Error',
   'mcp.stderr': 'Last lines of its error output',
-  'mcp.testOk': 'Started fine: {tools} tools, {resources} resources.',
+  'mcp.testOk': 'Started fine: {tools} {tools|tool|tools}, {resources} {resources|resource|resources}.',
   'mcp.testFail': 'Did not start: {error}',
   'mcp.formAdd': 'Add an MCP server',
   'mcp.formEdit': 'Edit {name}',
@@ -661,6 +661,57 @@ const en = {
   'skillCard.loaded': 'Skill {name} loaded',
   'skillCard.files': '{count} files',
   'skillCard.allows': 'pre-approves {tools} this turn',
+
+  // ui-polish: status, branches, windows, Markdown, commands, keyboard.
+  'app.skipToComposer': 'Skip to the message box',
+  'chat.conversation': 'Conversation',
+  'chat.earlier': 'Show {count} earlier {count|item|items}',
+  'msg.actions': 'Message actions',
+  'branch.label': 'Version {index} of {count}',
+  'branch.prev': 'Previous version',
+  'branch.next': 'Next version',
+  'md.taskDone': 'Done',
+  'md.taskOpen': 'To do',
+  'md.footnotes': 'Footnotes',
+  'md.footnoteBack': 'Back to reference {0}',
+  'md.diagram': 'Diagram',
+  'image.title': 'Image',
+  'image.openInBrowser': 'Open in the browser',
+  'image.close': 'Close',
+  'tool.blocked': 'Blocked',
+  'tool.blockedBy.guard': 'Blocked by the shell guard:',
+  'tool.blockedBy.rule': 'Blocked by a deny rule:',
+  'tool.blockedBy.mode': 'Blocked by the permission mode:',
+  'tool.media': 'What the tool returned',
+  'tool.openImage': 'Open the image',
+  'tool.imageLabel': 'Image {n} ({type})',
+  'tool.audioLabel': 'Audio {n} ({type})',
+  'tool.copyResult': 'Copy the result',
+  'approval.blockedLabel': 'Blocked',
+  'approval.blockedTitle': '{tool}: this command is blocked',
+  'approval.blockedOk': 'OK, tell the agent',
+  'approval.blockedKeys': 'This command cannot run, whatever the answer. Enter or Esc: tell the agent.',
+  'mcpAlert.one': '{name} failed to start',
+  'mcpAlert.many': '{count} {count|server|servers} failed to start',
+  'mcpAlert.open': 'open it in Settings',
+  'starting.still': '{name} is still starting: its tools join once it is ready.',
+  'starting.ready': '{name} is ready: its tools can be used from the next step on.',
+  'starting.failed': '{name} failed to start: its tools are not available.',
+  'starting.open': 'Open in Settings',
+  'starting.gone': '{name} is turned off.',
+  'sidebar.inFolder': 'Folder: {folder}',
+  'sidebar.hide': 'Hide the sidebar',
+  'sidebar.show': 'Show the sidebar',
+  'sidebar.folderFilter': 'Show the sessions of one folder',
+  'sidebar.allFolders': 'All folders',
+  'command.needs': 'Needs: {names}',
+  'command.keys': 'Enter: run · Esc: back',
+  'command.cancel': 'Cancel',
+  'command.run': 'Run',
+  'help.sidebar': 'Show or hide the sidebar',
+  'help.messages': 'Move between messages (in the conversation)',
+  'help.messageControls': 'Move to a message’s buttons and links',
+  'help.skip': 'First Tab: skip to the message box',
 } as const;
 
 /** MessageKey names one entry of the string table. */
@@ -1327,6 +1378,57 @@ const ja: Record<MessageKey, string> = {
   'skillCard.loaded': 'スキル {name} を読み込みました',
   'skillCard.files': 'ファイル {count} 個',
   'skillCard.allows': 'このターンは {tools} を事前に許可',
+
+  // ui-polish: status, branches, windows, Markdown, commands, keyboard.
+  'app.skipToComposer': 'メッセージ欄へ移動',
+  'chat.conversation': '会話',
+  'chat.earlier': 'それより前の {count} 件を表示',
+  'msg.actions': 'メッセージの操作',
+  'branch.label': '{count} 版中 {index} 版目',
+  'branch.prev': '前の版',
+  'branch.next': '次の版',
+  'md.taskDone': '完了',
+  'md.taskOpen': '未完了',
+  'md.footnotes': '脚注',
+  'md.footnoteBack': '参照 {0} に戻る',
+  'md.diagram': '図',
+  'image.title': '画像',
+  'image.openInBrowser': 'ブラウザーで開く',
+  'image.close': '閉じる',
+  'tool.blocked': 'ブロック',
+  'tool.blockedBy.guard': 'シェルガードがブロックしました:',
+  'tool.blockedBy.rule': '拒否ルールでブロックしました:',
+  'tool.blockedBy.mode': '権限モードでブロックしました:',
+  'tool.media': 'ツールが返したもの',
+  'tool.openImage': '画像を開く',
+  'tool.imageLabel': '画像 {n}（{type}）',
+  'tool.audioLabel': '音声 {n}（{type}）',
+  'tool.copyResult': '結果をコピー',
+  'approval.blockedLabel': 'ブロック',
+  'approval.blockedTitle': '{tool}: このコマンドはブロックされました',
+  'approval.blockedOk': 'OK（エージェントに伝える）',
+  'approval.blockedKeys': 'このコマンドはどう答えても実行できません。Enter または Esc: エージェントに伝える。',
+  'mcpAlert.one': '{name} を起動できませんでした',
+  'mcpAlert.many': '{count} 個のサーバーを起動できませんでした',
+  'mcpAlert.open': '設定で開く',
+  'starting.still': '{name} はまだ起動中です。準備ができるとツールが加わります。',
+  'starting.ready': '{name} の準備ができました。次のステップからツールを使えます。',
+  'starting.failed': '{name} を起動できませんでした。そのツールは使えません。',
+  'starting.open': '設定で開く',
+  'starting.gone': '{name} はオフになっています。',
+  'sidebar.inFolder': 'フォルダー: {folder}',
+  'sidebar.hide': 'サイドバーを隠す',
+  'sidebar.show': 'サイドバーを表示',
+  'sidebar.folderFilter': 'フォルダーで絞り込む',
+  'sidebar.allFolders': 'すべてのフォルダー',
+  'command.needs': '必須: {names}',
+  'command.keys': 'Enter: 実行 · Esc: 戻る',
+  'command.cancel': 'キャンセル',
+  'command.run': '実行',
+  'help.sidebar': 'サイドバーの表示・非表示',
+  'help.messages': 'メッセージ間を移動（会話内）',
+  'help.messageControls': 'メッセージのボタンやリンクへ移動',
+  'help.skip': '最初の Tab: メッセージ欄へ移動',
 };
 
 /** messages holds the full table for every language. */
@@ -1351,7 +1453,9 @@ export function detectLanguage(preferred: readonly string[]): Language {
 
 /**
  * translate returns the string for key in lang, with each {name} replaced by
- * vars[name]. A key missing in lang falls back to English.
+ * vars[name], and each {name|one|other} by the word that fits the number
+ * vars[name] in lang's plural rules ("1 model", "2 models"). A key missing
+ * in lang falls back to English.
  */
 export function translate(
   lang: Language,
@@ -1359,7 +1463,24 @@ export function translate(
   vars: Record<string, string | number> = {},
 ): string {
   const template = messages[lang][key] ?? messages.en[key];
-  return template.replace(/\{(\w+)\}/g, (whole, name: string) =>
-    name in vars ? String(vars[name]) : whole,
-  );
+  return template
+    .replace(/\{(\w+)\|([^|{}]*)\|([^|{}]*)\}/g, (whole, name: string, one: string, other: string) => {
+      if (!(name in vars)) {
+        return whole;
+      }
+      const n = Number(vars[name]);
+      return Number.isFinite(n) && pluralRules(lang).select(n) === 'one' ? one : other;
+    })
+    .replace(/\{(\w+)\}/g, (whole, name: string) => (name in vars ? String(vars[name]) : whole));
+}
+
+const plurals = new Map<Language, Intl.PluralRules>();
+
+function pluralRules(lang: Language): Intl.PluralRules {
+  let r = plurals.get(lang);
+  if (!r) {
+    r = new Intl.PluralRules(lang);
+    plurals.set(lang, r);
+  }
+  return r;
 }

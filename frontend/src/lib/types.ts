@@ -69,9 +69,35 @@ export interface Session {
   usage: UsageTotals;
   forkedFrom?: string;
   forkedAtSeq?: number;
+  /** branch marks an edit-and-resend branch: another version of its parent's conversation. */
+  branch?: boolean;
   /** running and pending come with ListSessions: what the engine is doing in the session now. */
   running?: boolean;
   pending?: string[];
+  /** versions (root first) and open come with ListSessions for a conversation with branches: open is the version to show. */
+  versions?: string[];
+  open?: string;
+}
+
+/** BranchVersion is one version of an edited message: the session that shows it, and its seq there. */
+export interface BranchVersion {
+  session: string;
+  seq: number;
+}
+
+/** BranchPoint is a user message that exists in several versions; index is the one shown. */
+export interface BranchPoint {
+  seq: number;
+  index: number;
+  versions: BranchVersion[];
+}
+
+/** ConversationView is the conversation a session with branches belongs to. */
+export interface ConversationView {
+  root: string;
+  title: string;
+  sessions: string[];
+  points: BranchPoint[];
 }
 
 /** UIKind says what a history item shows. */
@@ -95,6 +121,8 @@ export interface ToolCallView {
   status: ToolStatus;
   decision?: string;
   decidedBy?: string;
+  /** reason is given with the decision: the user's, or why a rule, the mode or the shell guard refused. */
+  reason?: string;
   result?: string;
   isError?: boolean;
   truncated?: boolean;
@@ -305,6 +333,8 @@ export interface SessionView {
   indexTokens?: number;
   toolsSent?: number;
   toolsDeferred?: number;
+  /** conversation is set when the session is one version of a conversation with branches. */
+  conversation?: ConversationView;
 }
 
 /** Exported is a session rendered for saving. */
