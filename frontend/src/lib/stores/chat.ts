@@ -7,7 +7,8 @@ import { derived, get, writable } from 'svelte/store';
 import * as api from '../api';
 import type { BackendEvent, PermissionMode, SessionView, UIMessage } from '../types';
 import { coalesce } from '../util';
-import { loadSessions, sessions, setRunning } from './sessions';
+import { mcpServers } from './mcp';
+import { reloadSessionsSoon, sessions, setRunning } from './sessions';
 import { settings } from './settings';
 import { composerFocus, t, toast, toastError } from './ui';
 
@@ -63,6 +64,28 @@ export const draftMode = writable<PermissionMode>('default');
 
 /** focusSeq asks the chat to scroll to (and flash) the message with this seq. */
 export const focusSeq = writable<number | null>(null);
+
+/**
+ * StartingNote names the MCP servers that were still starting when a
+ * message was sent: the chat says so under that message, since their tools
+ * are not there for the agent yet.
+ */
+export interface StartingNote {
+  sessionId: string;
+  /** afterSeq is the session's last seq before the message. */
+  afterSeq: number;
+  servers: string[];
+}
+
+/** startingNote is the open session's note about servers still starting, if any. */
+export const startingNote = writable<StartingNote | null>(null);
+
+/** startingServers are the enabled MCP servers not connected yet (starting or restarting). */
+function startingServers(): string[] {
+  return get(mcpServers)
+    .filter((s) => !s.config.disabled && (s.state.status === 'starting' || s.state.status === 'restarting' || s.state.status === ''))
+    .map((s) => s.config.name);
+}
 
 /** sending is true while a message is on its way. */
 export const sending = writable(false);
@@ -170,8 +193,40 @@ export function openSession(id: string): void {
   activeId.set(id);
   view.set(null);
   live.set(emptyLive());
+  startingNote.set(null);
   viewLoading.set(true);
   void fetchView();
+}
+
+/**
+ * openVersion shows another version of the open conversation (a branch of
+ * an edited message) in place: the chat swaps to it once it is loaded, with
+ * no loading screen in between, and scrolls to the message at seq.
+ */
+export async function openVersion(id: string, seq?: number): Promise<boolean> {
+  if (id === get(activeId)) {
+    if (seq !== undefined) {
+      focusSeq.set(seq);
+    }
+    return true;
+  }
+  let v: SessionView;
+  try {
+    v = await api.getSession(id);
+  } catch (err) {
+    toastError(err);
+    return false;
+  }
+  remember(id);
+  activeId.set(id);
+  live.set(emptyLive());
+  view.set(v);
+  viewLoading.set(false);
+  setRunning(id, v.running);
+  if (seq !== undefined) {
+    focusSeq.set(seq);
+  }
+  return true;
 }
 
 /** newChat leaves the open session so the next message starts a new one. */
@@ -200,6 +255,11 @@ export async function send(text: string): Promise<boolean> {
   try {
     let id = get(activeId);
     if (!id) {
+      if (text.trim().startsWith('/')) {
+        // A command that is refused (unknown, a missing argument) must not
+        // leave an empty session behind: check it before there is one.
+        await api.expandCommand(text);
+      }
       const s = await api.createSession(get(draftWorkspace), get(draftMode));
       id = s.id;
       activeId.set(id);
@@ -210,6 +270,8 @@ export async function send(text: string): Promise<boolean> {
     }
     const afterSeq = get(view)?.session.lastSeq ?? 0;
     live.set({ ...emptyLive(), outgoing: { text, afterSeq } });
+    const starting = startingServers();
+    startingNote.set(starting.length > 0 ? { sessionId: id, afterSeq, servers: starting } : null);
     view.update((v) => (v ? { ...v, running: true } : v));
     await api.sendMessage(id, text);
     return true;
@@ -286,17 +348,26 @@ export async function setMode(mode: PermissionMode): Promise<void> {
   }
 }
 
-/** resendEdited sends an edited user message in a fork and opens the fork. */
+/**
+ * resendEdited sends an edited user message as a new version of the
+ * conversation (a branch the backend makes) and shows that version in
+ * place; the edited message then switches between the versions.
+ */
 export async function resendEdited(seq: number, text: string): Promise<boolean> {
   const id = get(activeId);
   if (!id || !text.trim()) {
     return false;
   }
   try {
-    const fork = await api.resendEdited(id, seq, text);
-    await loadSessions();
-    openSession(fork.id);
-    toast(get(t)('toast.resent'));
+    const branch = await api.resendEdited(id, seq, text);
+    const afterSeq = branch.lastSeq;
+    if (!(await openVersion(branch.id))) {
+      return false;
+    }
+    live.set({ ...emptyLive(), outgoing: { text, afterSeq } });
+    view.update((v) => (v ? { ...v, running: true } : v));
+    reloadView();
+    reloadSessionsSoon();
     return true;
   } catch (err) {
     toastError(err);
