@@ -78,6 +78,36 @@ const answerPauseAfter = answerChunks.findIndex((c) => c.includes('fmt.Println')
 
 const helloContent = 'Hello from TinyElf!\nThis file was approved in the browser.\n';
 
+// ui-polish: an answer with everything the Markdown renderer draws late or
+// specially: math, a task list, a footnote, a Mermaid diagram, an image
+// from a data URL and a table wider than any window.
+const tinyPNG = 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAQAAAC1HAwCAAAAC0lEQVR42mNkYAAAAAYAAjCB0C8AAAAASUVORK5CYII=';
+const wideColumns = Array.from({ length: 14 }, (_, i) => `column ${i + 1} with a long heading`);
+const richMarkdown = [
+  'Euler: $e^{i\\pi} + 1 = 0$ and \\(a^2 + b^2 = c^2\\), but $5 and $10 are prices.',
+  '',
+  '$$\\int_0^1 x^2 \\, dx = \\frac{1}{3}$$',
+  '',
+  '- [x] write the tests',
+  '- [ ] ship it',
+  '',
+  'A claim with a footnote.[^1]',
+  '',
+  '[^1]: The source of the claim.',
+  '',
+  '```mermaid',
+  'graph TD',
+  '  A[Start] --> B[Done]',
+  '```',
+  '',
+  `![a red dot](data:image/png;base64,${tinyPNG})`,
+  '',
+  `| ${wideColumns.join(' | ')} |`,
+  `| ${wideColumns.map(() => '---').join(' | ')} |`,
+  `| ${wideColumns.map((_, i) => `cell ${i + 1}`).join(' | ')} |`,
+  '',
+].join('\n');
+
 const writeHello = { toolCalls: [{ id: 'call_write', name: 'Write', arguments: JSON.stringify({ path: 'hello.txt', content: helloContent }) }] };
 
 /** A started child process with its output collected in a log file. */
@@ -204,9 +234,10 @@ const running = new Set(); // apps not yet closed, for after()
  * browser context. provider: false leaves the data folder empty (first run);
  * workspace: false leaves the last used folder unset; seed(data, { home,
  * workspace }) puts files into the data, home or workspace folder before
- * the server starts (user tools, skills, commands).
+ * the server starts (user tools, skills, commands); settings({ bin, home })
+ * returns more settings to seed (MCP servers).
  */
-async function startApp(slug, { script = {}, provider = true, workspace: seedWorkspace = true, seed } = {}) {
+async function startApp(slug, { script = {}, provider = true, workspace: seedWorkspace = true, seed, settings: extraSettings = () => ({}) } = {}) {
   const dir = path.join(tmp, slug);
   const home = path.join(dir, 'home');
   const workspace = path.join(home, 'projects', 'demo');
@@ -230,6 +261,7 @@ async function startApp(slug, { script = {}, provider = true, workspace: seedWor
       providers: [{ name: 'Fake model', kind: 'openai', preset: 'custom', baseUrl: app.llmURL, model: 'test-model' }],
       defaultProvider: 'Fake model',
       ...(seedWorkspace ? { lastWorkspace: workspace } : {}),
+      ...extraSettings({ bin, home }),
     };
     fs.writeFileSync(path.join(data, 'settings.json'), JSON.stringify(settings, null, 2));
   }
@@ -1093,4 +1125,287 @@ describe('TinyElf in the browser', { concurrency: 1, timeout: 20 * 60_000 }, () 
       await shot(app, 'japanese');
     },
   );
+
+  // ui-polish (issue 15 items 4, 6, 7, 8, 11, 12, 13).
+
+  scenario('markdown: math, task lists, footnotes, a diagram and an image; KaTeX and Mermaid load only then', { script: { turns: [{ text: richMarkdown }] } }, async (app) => {
+    const { page } = app;
+    const requested = [];
+    page.on('request', (req) => requested.push(req.url()));
+    await page.setViewportSize({ width: 800, height: 600 });
+    await openApp(app);
+    assert.deepEqual(requested.filter((u) => /katex|mermaid/i.test(u)), [], 'the first page loads neither KaTeX nor Mermaid');
+
+    await send(page, 'Show me the rich Markdown');
+    const answer = page.locator('article.assistant').last();
+    await answer.locator('.usage').waitFor();
+    await answer.locator('.math[data-rendered="true"] .katex').first().waitFor();
+    assert.equal(await answer.locator('.math:not(.display)[data-rendered="true"]').count(), 2, 'two inline formulas ($…$ and \\(…\\))');
+    await answer.locator('.math.display[data-rendered="true"] .katex-display').waitFor();
+    assert.ok(((await answer.locator('.markdown').first().textContent()) ?? '').includes('$5 and $10 are prices'), 'prices are not math');
+    await answer.getByRole('img', { name: 'Done' }).waitFor();
+    await answer.getByRole('img', { name: 'To do' }).waitFor();
+    await answer.locator('.footnotes li', { hasText: 'The source of the claim.' }).waitFor();
+    const diagram = answer.locator('.mermaid-block');
+    await diagram.scrollIntoViewIfNeeded();
+    await diagram.locator('.mermaid-figure svg').waitFor();
+    await waitUntil(() => diagram.getAttribute('data-rendered').then((v) => v === 'true'), 'the diagram is drawn');
+    assert.ok(requested.some((u) => /katex/i.test(u)) && requested.some((u) => /mermaid/i.test(u)), 'KaTeX and Mermaid were loaded for this answer');
+
+    // The wide table scrolls in its own box; the chat does not scroll sideways.
+    const wrap = answer.locator('.table-wrap');
+    await wrap.scrollIntoViewIfNeeded();
+    const sizes = await wrap.evaluate((el) => ({ box: el.clientWidth, table: el.scrollWidth, chat: el.closest('.scroller').scrollWidth - el.closest('.scroller').clientWidth }));
+    assert.ok(sizes.table > sizes.box, `the table is wider than its box: ${JSON.stringify(sizes)}`);
+    assert.equal(sizes.chat, 0, 'the chat column does not overflow');
+    await shot(app, 'markdown-800x600');
+
+    // The image opens large; Esc closes it.
+    const img = answer.locator('img[alt="a red dot"]');
+    await img.scrollIntoViewIfNeeded();
+    await img.click();
+    const viewer = page.getByRole('dialog', { name: 'a red dot' });
+    await viewer.waitFor();
+    await page.keyboard.press('Escape');
+    await viewer.waitFor({ state: 'detached' });
+  });
+
+  scenario(
+    'blocked: a command the shell guard refuses shows as Blocked with its reason, and nothing asks',
+    {
+      script: {
+        turns: [
+          { toolCalls: [{ id: 'call_mkfs', name: 'Bash', arguments: JSON.stringify({ command: 'mkfs.ext4 /dev/sda1' }) }] },
+          { text: 'I will not format the disk.' },
+        ],
+      },
+    },
+    async (app) => {
+      const { page } = app;
+      await page.setViewportSize({ width: 800, height: 600 });
+      await openApp(app);
+      await send(page, 'Format the disk');
+      const tool = page.getByRole('article', { name: 'Bash: Blocked' });
+      await tool.waitFor();
+      await tool.getByText('Blocked by the shell guard:').waitFor();
+      await tool.getByText(/Refused: mkfs\.ext4 \/dev\/sda1 erases a disk/).waitFor();
+      await page.locator('article.assistant', { hasText: 'I will not format the disk.' }).waitFor();
+      await page.getByRole('button', { name: 'Send', exact: true }).waitFor();
+      assert.equal(await page.getByRole('region', { name: /Allow/ }).count(), 0, 'no approval was asked');
+      assert.equal(await page.getByRole('button', { name: /Allow once/ }).count(), 0, 'no Allow button');
+      await shot(app, 'blocked-800x600');
+    },
+  );
+
+  scenario(
+    'mcp: a tool image shows in its card; a failed server has a badge that opens its card',
+    {
+      script: {
+        turns: [
+          { toolCalls: [{ id: 'call_img', name: 'mcp__fake__image', arguments: '{}' }] },
+          { text: 'There is the image.' },
+        ],
+      },
+      settings: ({ bin: dir, home }) => ({
+        mcpServers: [
+          { name: 'fake', command: path.join(dir, 'fakemcp'), args: ['-name', 'fake'] },
+          { name: 'broken', command: path.join(dir, 'fakemcp'), args: ['-mode', 'exit'], cwd: home },
+        ],
+        permissions: { rules: [{ tool: 'mcp__fake__image', action: 'allow' }] },
+      }),
+    },
+    async (app) => {
+      const { page } = app;
+      await openApp(app);
+      const badge = page.getByRole('button', { name: /^broken failed to start — open it in Settings$/ });
+      await badge.waitFor({ timeout: 60_000 });
+      await shot(app, 'mcp-failed-badge');
+      // The image tool needs the fake server connected before the message.
+      await page.keyboard.press('Control+,');
+      const dialog = page.getByRole('dialog', { name: 'Settings' });
+      await dialog.getByRole('tab', { name: 'MCP servers' }).click();
+      await dialog.getByRole('listitem', { name: 'fake' }).locator('[data-status="connected"]').waitFor({ timeout: 60_000 });
+      await page.keyboard.press('Escape');
+      await dialog.waitFor({ state: 'detached' });
+
+      await badge.click();
+      await dialog.getByRole('tab', { name: 'MCP servers', selected: true }).waitFor();
+      const card = dialog.getByRole('listitem', { name: 'broken' });
+      await card.locator('[data-status="failed"]').waitFor();
+      await waitUntil(() => card.evaluate((el) => {
+        const r = el.getBoundingClientRect();
+        return r.top >= 0 && r.top < window.innerHeight;
+      }), 'the failed server card is in view');
+      await shot(app, 'mcp-failed-card');
+      await page.keyboard.press('Escape');
+      await dialog.waitFor({ state: 'detached' });
+
+      await send(page, 'Show me an image');
+      const tool = page.getByRole('article', { name: /: Done$/ }).filter({ has: page.locator('.media') });
+      await tool.waitFor();
+      const thumb = tool.getByRole('button', { name: 'Image 1 (image/png)' });
+      await thumb.waitFor();
+      await page.locator('article.assistant', { hasText: 'There is the image.' }).waitFor();
+      await thumb.click();
+      await page.getByRole('dialog', { name: 'Image 1 (image/png)' }).waitFor();
+      await page.keyboard.press('Escape');
+      await shot(app, 'mcp-image');
+    },
+  );
+
+  scenario(
+    'branches: edit-and-resend keeps one conversation with a 1/2 switcher',
+    { script: { turns: [{ text: 'First answer.' }, { text: 'Second answer.' }] } },
+    async (app) => {
+      const { page } = app;
+      await openApp(app);
+      await send(page, 'Tell me something');
+      await page.locator('article.assistant', { hasText: 'First answer.' }).waitFor();
+      await page.getByRole('button', { name: 'Send', exact: true }).waitFor();
+      const user = page.locator('article.user', { hasText: 'Tell me something' });
+      await user.hover();
+      await user.getByRole('button', { name: 'Edit and resend' }).click();
+      await page.getByRole('textbox', { name: 'Edited message' }).fill('Tell me something else');
+      await page.getByRole('button', { name: 'Send edited' }).click();
+      await page.locator('article.assistant', { hasText: 'Second answer.' }).waitFor();
+      await page.getByRole('button', { name: 'Send', exact: true }).waitFor();
+      const versions = page.getByRole('group', { name: 'Version 2 of 2' });
+      await versions.waitFor();
+      const nav = page.getByRole('navigation', { name: 'Sessions' });
+      await waitUntil(async () => (await nav.locator('li.row').count()) === 1, 'the sidebar lists the conversation once');
+      await shot(app, 'branch-2of2');
+
+      await versions.getByRole('button', { name: 'Previous version' }).click();
+      await page.getByRole('group', { name: 'Version 1 of 2' }).waitFor();
+      await page.locator('article.assistant', { hasText: 'First answer.' }).waitFor();
+      assert.equal(await page.locator('article.assistant', { hasText: 'Second answer.' }).count(), 0, 'the other version is not shown');
+      await page.getByRole('group', { name: 'Version 1 of 2' }).getByRole('button', { name: 'Next version' }).click();
+      await page.locator('article.assistant', { hasText: 'Second answer.' }).waitFor();
+      assert.equal(await nav.locator('li.row').count(), 1, 'still one entry');
+    },
+  );
+
+  scenario(
+    'windows: Ctrl+B hides the sidebar (remembered), the approval buttons stay in view at 800×600, the chat widens at 1920×1080',
+    { script: { turns: [{ toolCalls: [{ id: 'call_w', name: 'Write', arguments: JSON.stringify({ path: 'long.txt', content: 'line\n'.repeat(400) }) }] }, { text: 'Written.' }] } },
+    async (app) => {
+      const { page } = app;
+      await page.setViewportSize({ width: 800, height: 600 });
+      await openApp(app);
+      const nav = page.getByRole('navigation', { name: 'Sessions' });
+      await page.keyboard.press('Control+b');
+      await nav.waitFor({ state: 'detached' });
+      await page.reload();
+      await page.getByRole('heading', { name: 'What shall we work on?' }).waitFor();
+      await page.getByRole('button', { name: 'Show the sidebar' }).waitFor();
+      assert.equal(await nav.count(), 0, 'the sidebar stays hidden after a reload');
+
+      await send(page, 'Write a long file');
+      const card = page.getByRole('region', { name: 'Allow Write?' });
+      await card.waitFor();
+      const allow = card.getByRole('button', { name: /Allow once/ });
+      const deny = card.getByRole('button', { name: /Deny/ });
+      for (const b of [allow, deny]) {
+        const r = await b.boundingBox();
+        assert.ok(r && r.y >= 0 && r.y + r.height <= 600, `a button of the approval card is in view at 800×600: ${JSON.stringify(r)}`);
+      }
+      await shot(app, 'approval-800x600');
+      await page.keyboard.press('Control+Enter');
+      await page.locator('article.assistant', { hasText: 'Written.' }).waitFor();
+
+      await page.getByRole('button', { name: 'Show the sidebar' }).click();
+      await nav.waitFor();
+      await page.setViewportSize({ width: 1920, height: 1080 });
+      await waitUntil(() => page.locator('.messages').evaluate((el) => el.clientWidth > 900), 'the chat column widens on a large screen');
+      await shot(app, 'wide-1920x1080');
+    },
+  );
+
+  scenario(
+    'slash commands: a prompt by its title with a form for its arguments; a refused command leaves no session',
+    {
+      settings: ({ bin: dir }) => ({ mcpServers: [{ name: 'fake', command: path.join(dir, 'fakemcp'), args: ['-name', 'fake'] }] }),
+    },
+    async (app) => {
+      const { page } = app;
+      await openApp(app);
+      await page.keyboard.press('Control+,');
+      const dialog = page.getByRole('dialog', { name: 'Settings' });
+      await dialog.getByRole('tab', { name: 'MCP servers' }).click();
+      await dialog.getByRole('listitem', { name: 'fake' }).locator('[data-status="connected"]').waitFor({ timeout: 60_000 });
+      await page.keyboard.press('Escape');
+      await dialog.waitFor({ state: 'detached' });
+
+      const box = page.getByRole('textbox', { name: 'Message' });
+      await box.fill('/mcp__fake__nope');
+      await box.press('Enter');
+      await page.locator('.toast.error').waitFor();
+      const nav = page.getByRole('navigation', { name: 'Sessions' });
+      assert.equal(await nav.locator('li.row').count(), 0, 'a refused command starts no session');
+      await nav.getByText('No sessions yet.').waitFor();
+
+      await box.fill('/gre');
+      const list = page.getByRole('listbox', { name: /commands/i });
+      const option = list.getByRole('option').filter({ hasText: 'Greet' });
+      await option.waitFor({ timeout: 60_000 });
+      await option.getByText('Greets someone.').waitFor();
+      assert.ok(!((await option.textContent()) ?? '').includes('mcp__'), 'the command shows its title, not its wire name');
+      await shot(app, 'slash-list');
+      await box.press('Enter');
+      const form = page.getByRole('form', { name: /Greet/ });
+      await form.waitFor();
+      const name = form.getByLabel(/^name/);
+      await focused(page, name).waitFor();
+      await name.fill('Ada');
+      await shot(app, 'slash-form');
+      await name.press('Enter');
+      await page.locator('article.assistant', { hasText: 'Ada' }).waitFor();
+      await page.getByRole('button', { name: 'Send', exact: true }).waitFor();
+      await waitUntil(async () => (await nav.locator('li.row').count()) === 1, 'the command started one session');
+    },
+  );
+
+  scenario('keyboard: Tab reaches the message box in a few steps, arrows move through results, Esc closes the top dialog', { script: { turns: [{ text: 'Apples and pears.' }] } }, async (app) => {
+    const { page } = app;
+    await openApp(app);
+    await send(page, 'Tell me about apples');
+    await page.locator('article.assistant', { hasText: 'Apples and pears.' }).waitFor();
+    await page.getByRole('button', { name: 'Send', exact: true }).waitFor();
+
+    // From the top of the page, the message box is a few Tabs away: the
+    // buttons inside the messages are not in the Tab order.
+    await page.evaluate(() => document.activeElement instanceof HTMLElement && document.activeElement.blur());
+    const box = page.getByRole('textbox', { name: 'Message' });
+    let steps = 0;
+    for (; steps < 30 && !(await box.evaluate((el) => el === document.activeElement)); steps++) {
+      await page.keyboard.press('Tab');
+    }
+    assert.ok(steps <= 20, `the message box took ${steps} Tabs`);
+    // The conversation is one Tab stop; the arrows move inside it.
+    await page.locator('[data-row][tabindex="0"]').focus();
+    await page.keyboard.press('ArrowUp');
+    await page.locator('[data-row]:focus', { hasText: 'Tell me about apples' }).waitFor();
+    await page.keyboard.press('ArrowRight');
+    await page.locator('[data-row] button:focus').waitFor(); // a message's own buttons, by arrow
+
+    // Search results: Down moves into them and on.
+    await page.keyboard.press('Control+k');
+    const search = page.getByRole('searchbox', { name: 'Search sessions' });
+    await focused(page, search).waitFor();
+    await search.fill('apples');
+    const results = page.getByRole('region', { name: 'Results for “apples”' });
+    await results.locator('mark').first().waitFor();
+    await search.press('ArrowDown');
+    await results.locator('button:focus').waitFor();
+    await search.press('Escape').catch(() => undefined);
+
+    // Esc closes the top dialog even when the focus left it.
+    await page.keyboard.press('Control+,');
+    const dialog = page.getByRole('dialog', { name: 'Settings' });
+    await dialog.waitFor();
+    await page.evaluate(() => document.activeElement instanceof HTMLElement && document.activeElement.blur());
+    await page.keyboard.press('Escape');
+    await dialog.waitFor({ state: 'detached' });
+  });
+
 });
