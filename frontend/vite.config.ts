@@ -9,6 +9,9 @@ export default defineConfig({
     outDir: 'dist',
     emptyOutDir: true,
     target: 'es2022',
+    // Fonts (KaTeX's) stay files: the page's Content-Security-Policy
+    // allows fonts from the app itself, not from data: URLs.
+    assetsInlineLimit: (file: string) => (/\.(woff2?|ttf|otf)$/i.test(file) ? false : undefined),
   },
   test: {
     environment: 'jsdom',

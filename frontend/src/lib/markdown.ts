@@ -154,7 +154,9 @@ function makeParser(labels: MarkdownLabels): Marked {
         if (name.toLowerCase() === 'mermaid') {
           // Drawn later (richContent.ts); until then, and when it cannot
           // be drawn, its source shows as code.
-          return `<div class="mermaid-block" data-mermaid="${escapeHTML(source)}" aria-label="${escapeHTML(labels.diagram ?? 'Diagram')}">${block}</div>`;
+          // The source goes URI-encoded: DOMPurify drops attributes that
+          // hold "-->", which nearly every flowchart does.
+          return `<div class="mermaid-block" data-mermaid="${escapeHTML(encodeURIComponent(source))}" aria-label="${escapeHTML(labels.diagram ?? 'Diagram')}">${block}</div>`;
         }
         return block;
       },

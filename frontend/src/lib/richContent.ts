@@ -1,8 +1,8 @@
 // What an answer's HTML leaves for later: formulas (KaTeX) and Mermaid
 // diagrams. Both libraries are loaded on first use only, each as a chunk of
 // its own, so a chat without math or diagrams never downloads them.
-// Diagrams are drawn when they scroll into view, and not while the answer
-// is still streaming (its source changes with every word).
+// Diagrams are drawn once the answer is complete, not while it is still
+// streaming (its source changes with every word).
 import DOMPurify from 'dompurify';
 
 type Katex = typeof import('katex');
@@ -60,8 +60,8 @@ async function drawDiagram(el: HTMLElement): Promise<void> {
     return;
   }
   el.dataset.rendered = 'pending';
-  const source = el.dataset.mermaid ?? '';
   try {
+    const source = decodeURIComponent(el.dataset.mermaid ?? '');
     const mermaid = await loadMermaid();
     const { svg } = await mermaid.render(`mermaid-${++diagramCount}`, source);
     if (!el.isConnected) {
@@ -74,37 +74,31 @@ async function drawDiagram(el: HTMLElement): Promise<void> {
     figure.innerHTML = DOMPurify.sanitize(svg, { USE_PROFILES: { svg: true, svgFilters: true } }) as string;
     el.prepend(figure);
     el.dataset.rendered = 'true';
-  } catch {
+  } catch (err) {
     // Not a diagram Mermaid can draw: the source stays, as code.
+    console.warn('mermaid:', err);
     el.dataset.rendered = 'failed';
     document.querySelectorAll('[id^="dmermaid-"]').forEach((n) => n.remove()); // the error drawing Mermaid leaves behind
   }
 }
 
 /**
- * renderDiagrams draws the Mermaid diagrams under root once each comes into
- * view; the returned function stops watching.
+ * renderDiagrams draws the Mermaid diagrams under root that are not drawn
+ * yet, one after the other; the returned function stops before the next.
+ * (The chat shows a long session a page at a time, so this is bounded.)
  */
 export function renderDiagrams(root: HTMLElement): () => void {
   const blocks = Array.from(root.querySelectorAll<HTMLElement>('.mermaid-block[data-mermaid]:not([data-rendered])'));
-  if (blocks.length === 0) {
-    return () => {};
-  }
-  if (typeof IntersectionObserver === 'undefined') {
-    blocks.forEach((b) => void drawDiagram(b));
-    return () => {};
-  }
-  const io = new IntersectionObserver(
-    (entries) => {
-      for (const e of entries) {
-        if (e.isIntersecting) {
-          io.unobserve(e.target);
-          void drawDiagram(e.target as HTMLElement);
-        }
+  let stopped = false;
+  void (async () => {
+    for (const b of blocks) {
+      if (stopped) {
+        return;
       }
-    },
-    { rootMargin: '200px' },
-  );
-  blocks.forEach((b) => io.observe(b));
-  return () => io.disconnect();
+      await drawDiagram(b);
+    }
+  })();
+  return () => {
+    stopped = true;
+  };
 }
