@@ -3,6 +3,7 @@ package engine
 import (
 	"context"
 	"fmt"
+	"regexp"
 	"strings"
 	"time"
 	"unicode"
@@ -17,6 +18,9 @@ import (
 const TitleSystemPrompt = "You name chat sessions. Reply with a short title (at most six words) for the conversation " +
 	"below, in the language the user wrote in: plain text on one line, without quotes, a trailing period or any " +
 	"other words."
+
+// promptTag matches a line that is only one of the prompt's tags.
+var promptTag = regexp.MustCompile(`^</?(user|assistant)>$`)
 
 // titleTimeout bounds the call that names a session; a slow background
 // model only means the session keeps its first-line title.
@@ -96,7 +100,9 @@ func (e *Engine) writeTitle(ctx context.Context, t *turn, answer string) (title,
 func CleanTitle(s string) string {
 	line := ""
 	for l := range strings.Lines(s) {
-		if l = strings.TrimSpace(l); l != "" {
+		// A model that repeats the prompt starts with its <user> tag: the
+		// tags are not a title.
+		if l = strings.TrimSpace(l); l != "" && !promptTag.MatchString(l) {
 			line = l
 			break
 		}

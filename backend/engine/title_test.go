@@ -189,6 +189,8 @@ func TestCleanTitle(t *testing.T) {
 		{"タイトル：会議の準備", "会議の準備"},
 		{"a  b\tc", "a b c"},
 		{strings.Repeat("word ", 30), strings.TrimSpace(strings.Repeat("word ", 12)) + "…"},
+		{"<user>\nFormat the disk\n</user>", "Format the disk"},
+		{"<user>\n</user>", ""},
 		{"\"\"", ""},
 		{"", ""},
 	} {
