@@ -245,7 +245,11 @@ async function startApp(slug, { script = {}, provider = true, workspace: seedWor
   fs.mkdirSync(path.join(home, 'projects', 'other'), { recursive: true });
   fs.writeFileSync(path.join(workspace, 'README.md'), '# demo\n');
   const scriptFile = path.join(dir, 'script.json');
-  fs.writeFileSync(scriptFile, JSON.stringify({ models: ['test-model', 'other-model'], default: { echo: true }, ...script }, null, 2));
+  // The background model names sessions after their first answer; unless
+  // the scenario names them, its answer is blank, so a session keeps its
+  // first message as its title and no title call takes a scripted turn.
+  const routes = [...(script.routes ?? []), { system: 'You name chat sessions', turn: { text: ' ' } }];
+  fs.writeFileSync(scriptFile, JSON.stringify({ models: ['test-model', 'other-model'], default: { echo: true }, ...script, routes }, null, 2));
 
   const app = { slug, no: slug.slice(0, 2), home, workspace, errors: [], procs: [], shots: 0 };
   running.add(app);
@@ -1131,7 +1135,9 @@ describe('TinyElf in the browser', { concurrency: 1, timeout: 20 * 60_000 }, () 
   scenario('markdown: math, task lists, footnotes, a diagram and an image; KaTeX and Mermaid load only then', { script: { turns: [{ text: richMarkdown }] } }, async (app) => {
     const { page } = app;
     const requested = [];
+    const warnings = [];
     page.on('request', (req) => requested.push(req.url()));
+    page.on('console', (msg) => msg.type() === 'warning' && warnings.push(msg.text()));
     await page.setViewportSize({ width: 800, height: 600 });
     await openApp(app);
     assert.deepEqual(requested.filter((u) => /katex|mermaid/i.test(u)), [], 'the first page loads neither KaTeX nor Mermaid');
@@ -1148,8 +1154,9 @@ describe('TinyElf in the browser', { concurrency: 1, timeout: 20 * 60_000 }, () 
     await answer.locator('.footnotes li', { hasText: 'The source of the claim.' }).waitFor();
     const diagram = answer.locator('.mermaid-block');
     await diagram.scrollIntoViewIfNeeded();
+    await waitUntil(() => diagram.getAttribute('data-rendered').then((v) => v === 'true' || v === 'failed'), 'the diagram is drawn (or failed)');
+    assert.equal(await diagram.getAttribute('data-rendered'), 'true', `the diagram was drawn: ${warnings.join('; ')}`);
     await diagram.locator('.mermaid-figure svg').waitFor();
-    await waitUntil(() => diagram.getAttribute('data-rendered').then((v) => v === 'true'), 'the diagram is drawn');
     assert.ok(requested.some((u) => /katex/i.test(u)) && requested.some((u) => /mermaid/i.test(u)), 'KaTeX and Mermaid were loaded for this answer');
 
     // The wide table scrolls in its own box; the chat does not scroll sideways.
@@ -1188,7 +1195,7 @@ describe('TinyElf in the browser', { concurrency: 1, timeout: 20 * 60_000 }, () 
       const tool = page.getByRole('article', { name: 'Bash: Blocked' });
       await tool.waitFor();
       await tool.getByText('Blocked by the shell guard:').waitFor();
-      await tool.getByText(/Refused: mkfs\.ext4 \/dev\/sda1 erases a disk/).waitFor();
+      await tool.getByText(/Refused: .mkfs\.ext4 \/dev\/sda1. erases a disk/).waitFor();
       await page.locator('article.assistant', { hasText: 'I will not format the disk.' }).waitFor();
       await page.getByRole('button', { name: 'Send', exact: true }).waitFor();
       assert.equal(await page.getByRole('region', { name: /Allow/ }).count(), 0, 'no approval was asked');
@@ -1340,6 +1347,8 @@ describe('TinyElf in the browser', { concurrency: 1, timeout: 20 * 60_000 }, () 
       await box.fill('/mcp__fake__nope');
       await box.press('Enter');
       await page.locator('.toast.error').waitFor();
+      // The refusal is the call's HTTP 400, which Chromium logs as well.
+      app.errors = app.errors.filter((e) => !/status of 400 \(Bad Request\)/.test(e));
       const nav = page.getByRole('navigation', { name: 'Sessions' });
       assert.equal(await nav.locator('li.row').count(), 0, 'a refused command starts no session');
       await nav.getByText('No sessions yet.').waitFor();
@@ -1407,5 +1416,51 @@ describe('TinyElf in the browser', { concurrency: 1, timeout: 20 * 60_000 }, () 
     await page.keyboard.press('Escape');
     await dialog.waitFor({ state: 'detached' });
   });
+
+
+  scenario(
+    'titles and folders: the background model names a session (renamable); the sidebar shows and filters by folder',
+    { script: { routes: [{ system: 'You name chat sessions', turn: { text: '"Greeting the user."' } }] } },
+    async (app) => {
+      const { page, home, workspace } = app;
+      await openApp(app);
+      await send(page, 'Hello there');
+      await page.locator('article.assistant', { hasText: 'Hello there' }).waitFor();
+      const nav = page.getByRole('navigation', { name: 'Sessions' });
+      const named = nav.getByRole('button', { name: /^Greeting the user/ });
+      await named.waitFor();
+      assert.match((await named.getAttribute('title')) ?? '', new RegExp(`Folder: ${workspace.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}`));
+      await page.getByRole('heading', { name: 'Greeting the user' }).waitFor();
+      await page.getByRole('button', { name: 'Send', exact: true }).waitFor();
+
+      await nav.getByRole('button', { name: 'Actions for “Greeting the user”' }).click();
+      await page.getByRole('menuitem', { name: 'Rename' }).click();
+      const title = nav.getByRole('textbox', { name: 'Session title' });
+      await title.fill('My greeting');
+      await title.press('Enter');
+      await nav.getByRole('button', { name: /^My greeting/ }).waitFor();
+
+      // A second session in another folder: the filter appears.
+      await page.getByRole('button', { name: 'New chat' }).click();
+      await page.getByRole('heading', { name: 'What shall we work on?' }).waitFor();
+      await page.locator('.empty').getByRole('button', { name: /^(Change folder|Choose a folder)$/ }).click();
+      const picker = page.getByRole('dialog', { name: 'Choose a folder' });
+      const other = path.join(home, 'projects', 'other');
+      await picker.getByLabel('Folder path').fill(other);
+      await picker.getByRole('button', { name: 'Use this folder' }).click();
+      await picker.waitFor({ state: 'detached' });
+      await send(page, 'Second folder');
+      await page.locator('article.assistant', { hasText: 'Second folder' }).waitFor();
+      await page.getByRole('button', { name: 'Send', exact: true }).waitFor();
+      await waitUntil(async () => (await nav.locator('li.row').count()) === 2, 'two sessions are listed');
+      const filter = nav.getByLabel('Show the sessions of one folder');
+      await filter.selectOption(other);
+      await waitUntil(async () => (await nav.locator('li.row').count()) === 1, 'the filter keeps one session');
+      await nav.getByRole('button', { name: /^My greeting/ }).waitFor({ state: 'detached' });
+      await shot(app, 'folder-filter');
+      await filter.selectOption('');
+      await waitUntil(async () => (await nav.locator('li.row').count()) === 2, 'all folders again');
+    },
+  );
 
 });
