@@ -566,7 +566,7 @@ describe('TinyElf in the browser', { concurrency: 1, timeout: 20 * 60_000 }, () 
       // shows a partial answer, still busy, for as long as we look.
       const streaming = page.locator('article.assistant[aria-busy="true"] .markdown', { hasText: 'fmt.Println' });
       await streaming.waitFor();
-      await page.getByRole('button', { name: 'Stop' }).waitFor();
+      await page.getByRole('button', { name: 'Stop', exact: true }).waitFor();
       await shot(app, 'streaming');
       const partial = (await streaming.textContent()) ?? '';
       assert.ok(!partial.includes('another item'), `the answer is not complete yet: ${JSON.stringify(partial)}`);
@@ -707,7 +707,7 @@ describe('TinyElf in the browser', { concurrency: 1, timeout: 20 * 60_000 }, () 
     await openApp(app);
     await send(page, 'Start the long task');
     await page.locator('article.assistant[aria-busy="true"]', { hasText: 'Starting a long task that takes a while' }).waitFor();
-    await page.getByRole('button', { name: 'Stop' }).waitFor();
+    await page.getByRole('button', { name: 'Stop', exact: true }).waitFor();
     await shot(app, 'running');
     await page.keyboard.press('Control+.');
     await page.getByRole('button', { name: 'Send', exact: true }).waitFor();
