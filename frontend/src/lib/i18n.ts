@@ -639,7 +639,7 @@ const en = {
   'skills.forget': 'Ask again',
   'skills.remove': 'Remove',
   'skills.skillMd': 'SKILL.md of {name}',
-  'skills.files': '{count} files beside SKILL.md:',
+  'skills.files': '{count} {count|file|files} beside SKILL.md:',
   'skills.installed': 'Installed the skill {name}.',
   'skills.updated': 'Updated the skill {name}.',
   'skills.removed': 'Removed the skill {name}.',
@@ -659,7 +659,7 @@ const en = {
   'hub.install': 'Install',
   'hub.reinstall': 'Reinstall',
   'skillCard.loaded': 'Skill {name} loaded',
-  'skillCard.files': '{count} files',
+  'skillCard.files': '{count} {count|file|files}',
   'skillCard.allows': 'pre-approves {tools} this turn',
 
   // ui-polish: status, branches, windows, Markdown, commands, keyboard.
