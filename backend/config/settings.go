@@ -110,6 +110,9 @@ type Provider struct {
 	// StallTimeoutSeconds overrides the settings' stallTimeoutSeconds for
 	// this provider (a slow local model may need longer).
 	StallTimeoutSeconds int `json:"stallTimeoutSeconds,omitempty"`
+	// Images says whether this provider's models take images; unset, TinyElf
+	// decides by the model's name (llm.AcceptsImages).
+	Images *bool `json:"images,omitempty"`
 }
 
 // Agent is an agent profile.
