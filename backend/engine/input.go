@@ -27,6 +27,8 @@ type Input struct {
 	Attachments []sessions.Attachment
 	// Resume is "", ResumeRetry or ResumeContinue.
 	Resume string
+	// Options are what a typed slash command asks of the turn.
+	Options TurnOptions
 }
 
 // SendInput starts a turn with in and returns at once, like Send; it fails
@@ -41,7 +43,7 @@ func (e *Engine) SendInput(sessionID string, in Input) error {
 	if err != nil {
 		return err
 	}
-	go func() { e.finish(s, run, e.runInput(ctx, s, in, TurnOptions{})) }()
+	go func() { e.finish(s, run, e.runInput(ctx, s, in, in.Options)) }()
 	return nil
 }
 
