@@ -44,7 +44,7 @@ describe('Composer', () => {
     await fireEvent.keyDown(box, { key: 'Enter', shiftKey: true });
     expect(api.sendMessage).not.toHaveBeenCalled();
     await fireEvent.keyDown(box, { key: 'Enter' });
-    await vi.waitFor(() => expect(api.sendMessage).toHaveBeenCalledWith('s1', 'first line'));
+    await vi.waitFor(() => expect(api.sendMessage).toHaveBeenCalledWith('s1', 'first line', []));
   });
 
   it('does not send while an input method is composing', async () => {
