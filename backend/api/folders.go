@@ -14,9 +14,13 @@ import (
 )
 
 // ListFoldersArgs names a folder whose sub-folders to list ("" is home).
+// Nearest lists the nearest existing folder above Path when Path does not
+// exist (the picker opens at the default workspace before its first chat
+// has made it).
 type ListFoldersArgs struct {
 	Path       string `json:"path"`
 	ShowHidden bool   `json:"showHidden,omitempty"`
+	Nearest    bool   `json:"nearest,omitempty"`
 }
 
 // FolderListing is a folder and its sub-folders, for choosing a workspace
@@ -66,6 +70,15 @@ func (s *Service) ListFolders(_ context.Context, a ListFoldersArgs) (FolderListi
 	abs, err := filepath.Abs(expandHome(p))
 	if err != nil {
 		return FolderListing{}, invalidf("%s is not a path TinyElf understands.", p)
+	}
+	if a.Nearest {
+		for _, err := os.Stat(abs); errors.Is(err, fs.ErrNotExist); _, err = os.Stat(abs) {
+			parent := filepath.Dir(abs)
+			if parent == abs {
+				break
+			}
+			abs = parent
+		}
 	}
 	if problem := folderProblem(abs); problem != "" {
 		return FolderListing{}, invalidf("%s", problem)
@@ -137,26 +150,33 @@ func (s *Service) defaultWorkspace() (string, error) {
 }
 
 // resolveWorkspace turns a workspace argument into an existing folder: the
-// given one (which must exist), else the last one used (when it still
-// exists), else the default workspace, created on first use.
+// given one (which must exist, unless it is the default workspace), else
+// the last one used (when it still exists), else the default workspace.
+// The default workspace is created on first use.
 func (s *Service) resolveWorkspace(arg string) (string, error) {
 	ws := strings.TrimSpace(arg)
-	if ws == "" {
-		if last := s.settings.Get().LastWorkspace; last != "" && folderProblem(last) == "" {
-			return last, nil
-		}
-		def, err := s.defaultWorkspace()
-		if err != nil {
-			return "", invalidf("choose a workspace folder first (no home folder to make one in: %v)", err)
+	def, defErr := s.defaultWorkspace()
+	makeDefault := func() (string, error) {
+		if defErr != nil {
+			return "", invalidf("choose a workspace folder first (no home folder to make one in: %v)", defErr)
 		}
 		if err := os.MkdirAll(def, 0o755); err != nil {
 			return "", invalidf("could not create the default workspace %s: %v; choose another folder", def, err)
 		}
 		return def, nil
 	}
+	if ws == "" {
+		if last := s.settings.Get().LastWorkspace; last != "" && folderProblem(last) == "" {
+			return last, nil
+		}
+		return makeDefault()
+	}
 	abs, err := filepath.Abs(expandHome(ws))
 	if err != nil {
 		return "", invalidf("%s is not a path TinyElf understands.", ws)
+	}
+	if defErr == nil && abs == filepath.Clean(def) {
+		return makeDefault()
 	}
 	if problem := folderProblem(abs); problem != "" {
 		return "", invalidf("%s", problem)

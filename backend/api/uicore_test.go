@@ -63,6 +63,10 @@ func TestListFoldersSaysWhatIsWrong(t *testing.T) {
 	if len(got.Folders) != 4 || got.Hidden != 0 {
 		t.Errorf("with hidden: %+v", got)
 	}
+	got, err = h.svc.ListFolders(ctx, ListFoldersArgs{Path: filepath.Join(dir, "not", "yet"), Nearest: true})
+	if err != nil || got.Path != dir {
+		t.Errorf("Nearest of a folder not yet made = %+v, %v; want %s", got, err, dir)
+	}
 	for path, want := range map[string]string{
 		filepath.Join(dir, "missing"): "There is no folder at " + filepath.Join(dir, "missing") + ".",
 		file:                          file + " is a file, not a folder.",
@@ -346,4 +350,22 @@ func TestWindowStateAndRunningTasks(t *testing.T) {
 	}
 	h.srv.Resume()
 	h.waitFor(sess.ID, string(sessions.EventTurnEnd))
+}
+
+func TestCreateSessionNamingTheDefaultWorkspaceMakesIt(t *testing.T) {
+	t.Parallel()
+	h := newSvc(t)
+	ctx := context.Background()
+	st, _ := h.svc.State(ctx, struct{}{})
+	if folderProblem(st.DefaultWorkspace) == "" {
+		t.Fatalf("the default workspace %s exists before its first chat", st.DefaultWorkspace)
+	}
+	// The page names the default workspace it shows, before it exists.
+	sess, err := h.svc.CreateSession(ctx, CreateSessionArgs{Workspace: st.DefaultWorkspace})
+	if err != nil || sess.Workspace != st.DefaultWorkspace {
+		t.Fatalf("CreateSession(default) = %+v, %v", sess, err)
+	}
+	if problem := folderProblem(sess.Workspace); problem != "" {
+		t.Errorf("the default workspace was not created: %s", problem)
+	}
 }

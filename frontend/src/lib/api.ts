@@ -421,8 +421,8 @@ export const listRules = () => call<Rule[]>('ListRules');
 export const addRule = (rule: { tool: string; pattern?: string; action: 'allow' | 'deny' }) => call<Rule>('AddRule', rule);
 export const removeRule = (id: string) => call<object>('RemoveRule', { id });
 export const setFocused = (focused: boolean) => call<object>('SetFocused', { focused });
-export const listFolders = (path: string, showHidden = false) =>
-  call<FolderListing>('ListFolders', { path, showHidden: showHidden || undefined });
+export const listFolders = (path: string, showHidden = false, nearest = false) =>
+  call<FolderListing>('ListFolders', { path, showHidden: showHidden || undefined, nearest: nearest || undefined });
 
 export const listMCPServers = () => call<MCPServerView[]>('ListMCPServers');
 export const saveMCPServer = (server: MCPServerConfig, rename?: string) =>

@@ -48,13 +48,16 @@ export async function attachFiles(files: File[]): Promise<void> {
 
 async function attachOne(file: File): Promise<void> {
   const key = `att-${++counter}`;
-  const preview =
-    file.type.startsWith('image/') && typeof URL !== 'undefined' && URL.createObjectURL ? URL.createObjectURL(file) : undefined;
-  pending.update((list) => [...list, { key, name: file.name || 'pasted', size: file.size, status: 'uploading', preview }]);
+  pending.update((list) => [...list, { key, name: file.name || 'pasted', size: file.size, status: 'uploading' }]);
   const set = (patch: Partial<PendingAttachment>) =>
     pending.update((list) => list.map((p) => (p.key === key ? { ...p, ...patch } : p)));
   try {
     const data = await readAsBase64(file);
+    // A data: URL, not a blob: one: the page's Content-Security-Policy lets
+    // images come from the app itself and data: URLs only.
+    if (file.type.startsWith('image/')) {
+      set({ preview: `data:${file.type};base64,${data}` });
+    }
     const id = get(activeId);
     const att = await api.addAttachment({
       sessionId: id ?? undefined,
@@ -77,13 +80,7 @@ function pastedName(mime: string): string {
 
 /** removeAttachment drops a chip. */
 export function removeAttachment(key: string): void {
-  pending.update((list) => {
-    const gone = list.find((p) => p.key === key);
-    if (gone?.preview) {
-      URL.revokeObjectURL?.(gone.preview);
-    }
-    return list.filter((p) => p.key !== key);
-  });
+  pending.update((list) => list.filter((p) => p.key !== key));
 }
 
 /** takeAttachments returns the ready attachments and clears the chips. */
@@ -103,14 +100,14 @@ export function restoreAttachments(atts: Attachment[]): void {
 
 const thumbs = new Map<string, Promise<string>>();
 
-/** attachmentURL returns an object URL of a sent attachment's content (cached). */
+/**
+ * attachmentURL returns a data: URL of a sent attachment's content (cached;
+ * the page's Content-Security-Policy allows data: images, not blob: ones).
+ */
 export function attachmentURL(att: Attachment): Promise<string> {
   let p = thumbs.get(att.id);
   if (!p) {
-    p = api.getAttachment(att.id, att.mime).then((d) => {
-      const bytes = Uint8Array.from(atob(d.data), (c) => c.charCodeAt(0));
-      return URL.createObjectURL(new Blob([bytes], { type: d.mime }));
-    });
+    p = api.getAttachment(att.id, att.mime).then((d) => `data:${d.mime};base64,${d.data}`);
     p.catch(() => thumbs.delete(att.id));
     thumbs.set(att.id, p);
   }

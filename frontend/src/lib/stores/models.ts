@@ -4,8 +4,9 @@
 import { derived, get, writable } from 'svelte/store';
 import * as api from '../api';
 import type { ModelChoice, ModelList, ModelRef } from '../types';
-import { activeId, draftModel, view } from './chat';
+import { activeId, draftModel, reloadView, view } from './chat';
 import { sessions } from './sessions';
+import { defaultProvider, settings } from './settings';
 import { t, toast, toastError } from './ui';
 
 /** modelList is the last listing, null until loaded. */
@@ -34,14 +35,19 @@ export function sameModel(a: ModelRef | null | undefined, b: ModelRef | null | u
 
 /**
  * currentModel is the model the chat uses: the open session's, the new
- * chat's choice, or (before the list loads) what the listing said.
+ * chat's choice, what the listing said, or (before the list loads) the
+ * default provider's model.
  */
-export const currentModel = derived([activeId, view, draftModel, modelList], ([id, v, draft, list]): ModelRef | null => {
-  if (id && v) {
-    return v.session.model ? { provider: v.session.provider ?? '', model: v.session.model } : null;
-  }
-  return draft ?? list?.current ?? null;
-});
+export const currentModel = derived(
+  [activeId, view, draftModel, modelList, settings],
+  ([id, v, draft, list, st]): ModelRef | null => {
+    if (id && v) {
+      return v.session.model ? { provider: v.session.provider ?? '', model: v.session.model } : null;
+    }
+    const def = defaultProvider(st);
+    return draft ?? list?.current ?? (def?.model ? { provider: def.name, model: def.model } : null);
+  },
+);
 
 /** currentChoice is currentModel's entry in the list, when listed. */
 export const currentChoice = derived([currentModel, modelList], ([m, list]): ModelChoice | null =>
@@ -59,6 +65,7 @@ export async function chooseModel(choice: ModelRef): Promise<void> {
     const s = await api.setModel(id, choice.provider, choice.model);
     view.update((v) => (v && v.session.id === s.id ? { ...v, session: s } : v));
     sessions.update((list) => list.map((x) => (x.id === s.id ? s : x)));
+    reloadView(); // the log's note of the switch
     toast(get(t)('model.switched', { model: choice.model }), { ms: 2500 });
     void loadModels();
   } catch (err) {

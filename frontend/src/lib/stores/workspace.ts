@@ -46,9 +46,12 @@ export function useWorkspace(path: string): void {
   }
 }
 
-/** listFolders lists a folder's sub-folders for the picker ("" is home). */
-export function listFolders(path: string, showHidden = false): Promise<FolderListing> {
-  return api.listFolders(path, showHidden);
+/**
+ * listFolders lists a folder's sub-folders for the picker ("" is home);
+ * nearest lists the nearest existing folder above a path not made yet.
+ */
+export function listFolders(path: string, showHidden = false, nearest = false): Promise<FolderListing> {
+  return api.listFolders(path, showHidden, nearest);
 }
 
 /** folderName is the last part of a path, for chips and lists. */
