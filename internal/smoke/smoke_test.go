@@ -249,6 +249,13 @@ func TestWindowProperties(t *testing.T) {
 	if _, _, ok := IconSize("_NET_WM_ICON:  not found."); ok {
 		t.Error("IconSize found an icon in a missing property")
 	}
+	hints := "WM_HINTS(WM_HINTS):\n\t\tClient accepts input or input focus: True\n\t\tbitmap id # to use for icon: 0x200012\n\t\tbitmap id # of mask for icon: 0x20001d\n"
+	if id, ok := IconPixmap(hints); !ok || id != "0x200012" {
+		t.Errorf("IconPixmap = %q, %v", id, ok)
+	}
+	if _, ok := IconPixmap("WM_HINTS(WM_HINTS):\n\t\tInitial state is Normal State.\n\t\twindow id # of group leader: 0x800001\n"); ok {
+		t.Error("IconPixmap found an icon in hints without one")
+	}
 	out := "WM_NAME(STRING) = \"TinyElf\"\n_NET_WM_NAME(UTF8_STRING) = \"Fix the tests — TinyElf\"\n"
 	if v, ok := PropertyText(out, "_NET_WM_NAME"); !ok || v != "Fix the tests — TinyElf" {
 		t.Errorf("PropertyText = %q, %v", v, ok)

@@ -34,6 +34,21 @@ func IconSize(out string) (width, height int, ok bool) {
 // "Icon (512 x 512):".
 var iconHeader = regexp.MustCompile(`_NET_WM_ICON\(CARDINAL\)\s*=\s*(?:Icon \()?\s*(\d+)\s*(?:,|x)\s*(\d+)`)
 
+// IconPixmap reads the icon pixmap's id from `xprop -id W WM_HINTS`
+// ("bitmap id # to use for icon: 0x200012"); ok is false when the hints
+// name none. GTK sets it with the window's icon. With no window manager
+// running (Xvfb) it is the only icon property GTK sets: _NET_WM_ICON waits
+// for a window manager that announces it.
+func IconPixmap(out string) (string, bool) {
+	m := iconPixmap.FindStringSubmatch(out)
+	if m == nil {
+		return "", false
+	}
+	return m[1], true
+}
+
+var iconPixmap = regexp.MustCompile(`bitmap id # to use for icon:\s*(0x[0-9a-fA-F]+)`)
+
 // PropertyText reads a text property from `xprop -id W NAME` output
 // (`_NET_WM_NAME(UTF8_STRING) = "TinyElf"`); ok is false when it is unset.
 func PropertyText(out, name string) (string, bool) {
