@@ -3,11 +3,14 @@ package api
 import (
 	"context"
 	"fmt"
+	"strings"
 	"time"
 
 	"tinyelf/backend/config"
 	"tinyelf/backend/mcp"
 	"tinyelf/backend/notify"
+	"tinyelf/backend/tools"
+	"tinyelf/backend/usertools"
 )
 
 // NotificationSettings are the choices of Settings → Notifications.
@@ -91,5 +94,30 @@ func (s *Service) notifyMCPFailure(c mcp.Change) {
 		ctx, cancel := context.WithTimeout(context.Background(), notify.DefaultTimeout)
 		defer cancel()
 		_ = s.policy.MCPServerFailed(ctx, c.Server, c.State.Error)
+	}()
+}
+
+// notifyTaskEnded tells the user, as their choices allow, that a
+// background tool task ended (done or failed; not queued, running or
+// interrupted by a restart).
+func (s *Service) notifyTaskEnded(t usertools.Task) {
+	if t.State != usertools.TaskDone && t.State != usertools.TaskFailed {
+		return
+	}
+	title := "Background task " + t.Tool
+	if t.Action != "" {
+		title += " " + t.Action
+	}
+	failed := t.State == usertools.TaskFailed || t.IsError
+	if failed {
+		title += " failed"
+	} else {
+		title += " finished"
+	}
+	summary := tools.CutUTF8(strings.TrimSpace(t.Result), 200)
+	go func() { // never hold up the task list's callback
+		ctx, cancel := context.WithTimeout(context.Background(), notify.DefaultTimeout)
+		defer cancel()
+		_ = s.policy.TaskEnded(ctx, title, summary, failed)
 	}()
 }

@@ -168,8 +168,11 @@ func New(ctx context.Context, opts Options) (*Service, error) {
 		Getenv:      opts.Getenv,
 		Notifier:    s.policy,
 		OnReport:    func(r usertools.Report) { s.publishUserTools(LiveUserTools, r) },
-		OnTask:      func(t usertools.Task) { s.publishUserTools(LiveToolTask, t) },
-		Children:    s.children,
+		OnTask: func(t usertools.Task) {
+			s.publishUserTools(LiveToolTask, t)
+			s.notifyTaskEnded(t)
+		},
+		Children: s.children,
 	})
 	if err != nil {
 		_ = s.userMCP.Close()

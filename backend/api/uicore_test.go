@@ -8,11 +8,13 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"tinyelf/backend/config"
 	"tinyelf/backend/llm/llmtest"
 	"tinyelf/backend/notify"
 	"tinyelf/backend/sessions"
+	"tinyelf/backend/usertools"
 )
 
 // pdfWith makes a one-page PDF showing text.
@@ -367,5 +369,24 @@ func TestCreateSessionNamingTheDefaultWorkspaceMakesIt(t *testing.T) {
 	}
 	if problem := folderProblem(sess.Workspace); problem != "" {
 		t.Errorf("the default workspace was not created: %s", problem)
+	}
+}
+
+func TestBackgroundTaskNotifies(t *testing.T) {
+	t.Parallel()
+	h := newSvc(t)
+	h.svc.policy.SetEnabled(true)
+	h.svc.policy.SetFocused(true) // background work notifies even then
+	for _, st := range []usertools.TaskState{usertools.TaskQueued, usertools.TaskRunning, usertools.TaskInterrupted} {
+		h.svc.notifyTaskEnded(usertools.Task{Tool: "backup", Action: "run", State: st})
+	}
+	h.svc.notifyTaskEnded(usertools.Task{Tool: "backup", Action: "run", State: usertools.TaskFailed, Result: "disk full"})
+	deadline := time.Now().Add(10 * time.Second)
+	for len(h.notes.Sent()) < 1 && time.Now().Before(deadline) {
+		time.Sleep(10 * time.Millisecond)
+	}
+	got := h.notes.Sent()
+	if len(got) != 1 || got[0].Title != "Background task backup run failed" || got[0].Body != "disk full" || got[0].Kind != notify.KindError {
+		t.Fatalf("sent %+v, want one failure notice", got)
 	}
 }

@@ -129,6 +129,17 @@ func turnEvent(background bool) func(Rules) bool {
 	return func(r Rules) bool { return r.TurnFinished }
 }
 
+// TaskEnded notifies that a background task (a user tool's action run in
+// the background) ended, by the BackgroundDone rule and whatever the
+// focus; failed says it ended badly, summary is the start of its result.
+func (p *Policy) TaskEnded(ctx context.Context, title, summary string, failed bool) error {
+	n := Notification{Title: title, Body: orIfBlank(summary, "Finished."), Kind: KindDone}
+	if failed {
+		n.Body, n.Kind = orIfBlank(summary, "Stopped with an error."), KindError
+	}
+	return p.send(ctx, true, func(r Rules) bool { return r.BackgroundDone }, n)
+}
+
 // MCPServerFailed notifies that the MCP server name failed (to start, or
 // while running) with reason.
 func (p *Policy) MCPServerFailed(ctx context.Context, name, reason string) error {

@@ -207,6 +207,7 @@ func TestPolicyRules(t *testing.T) {
 	background := func(p *Policy) error { return p.TurnEnded(ctx, "t", "s", true) }
 	approval := func(p *Policy) error { return p.ApprovalWaiting(ctx, "t", "Bash", false) }
 	mcpFailed := func(p *Policy) error { return p.MCPServerFailed(ctx, "files", "exited with status 1") }
+	task := func(p *Policy) error { return p.TaskEnded(ctx, "backup finished", "3 files", false) }
 	for _, tt := range []sent{
 		{"turn finished off", func(r *Rules) { r.TurnFinished = false }, false, turn, 0, false},
 		{"turn finished on, away", nil, false, turn, 1, false},
@@ -216,6 +217,8 @@ func TestPolicyRules(t *testing.T) {
 		{"mcp failed, away", nil, false, mcpFailed, 1, false},
 		{"mcp failed, looking", nil, true, mcpFailed, 0, false},
 		{"mcp failed off", func(r *Rules) { r.MCPFailed = false }, false, mcpFailed, 0, false},
+		{"background task, looking", nil, true, task, 1, false},
+		{"background task off", func(r *Rules) { r.BackgroundDone = false }, false, task, 0, false},
 		{"even when focused", func(r *Rules) { r.OnlyUnfocused = false }, true, turn, 1, false},
 		{"focused holds it back by default", nil, true, turn, 0, false},
 		{"no sound", func(r *Rules) { r.Sound = false }, false, turn, 1, true},
