@@ -1061,6 +1061,34 @@ describe('TinyElf in the browser', { concurrency: 1, timeout: 20 * 60_000 }, () 
   });
 
   scenario(
+    'closing the page while a task runs asks first; after Stop it does not',
+    { script: { turns: [{ text: 'Working on it ', hang: true }] } },
+    async (app) => {
+      const { page } = app;
+      await openApp(app);
+      await send(page, 'A long job');
+      await page.locator('article.assistant[aria-busy="true"]', { hasText: 'Working on it' }).waitFor();
+      const asked = new Promise((resolve) => page.once('dialog', resolve));
+      await page.close({ runBeforeUnload: true });
+      const dialog = await asked;
+      assert.equal(dialog.type(), 'beforeunload', 'the browser asks before leaving a running task');
+      await dialog.dismiss();
+      assert.equal(page.isClosed(), false, 'staying keeps the page');
+      await page.getByRole('button', { name: 'Stop' }).click();
+      await page.getByRole('button', { name: 'Send', exact: true }).waitFor();
+      let askedAgain = false;
+      page.once('dialog', (d) => {
+        askedAgain = true;
+        void d.accept();
+      });
+      const closed = new Promise((resolve) => page.once('close', resolve));
+      await page.close({ runBeforeUnload: true });
+      await closed;
+      assert.equal(askedAgain, false, 'nothing runs, so closing does not ask');
+    },
+  );
+
+  scenario(
     'capabilities: Settings lists and searches them, and a ToolSearch turn shows its chip',
     {
       script: {
