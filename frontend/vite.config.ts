@@ -16,5 +16,8 @@ export default defineConfig({
   test: {
     environment: 'jsdom',
     include: ['src/**/*.test.ts'],
+    // The machine is shared: a first test that mounts the whole App can take
+    // longer than vitest's 5 s under load without anything being wrong.
+    testTimeout: 30_000,
   },
 });

@@ -13,5 +13,5 @@ ensure_packages "${TINYELF_SMOKE_PACKAGES[@]}"
 if [ "${SMOKE_NO_BUILD:-}" != 1 ]; then
 	bash scripts/build.sh
 fi
-step "smoke run of build/bin/tinyelf (dbus-run-session + Xvfb)"
+step "smoke run of build/bin/tinyelf (private D-Bus bus + Xvfb)"
 go run ./scripts/smoke -bin build/bin/tinyelf -out artifacts/smoke

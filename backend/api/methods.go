@@ -89,6 +89,20 @@ func (s *Service) Methods() map[string]Method {
 		"ListToolTasks":         method(s.ListToolTasks),
 		"RunUserTool":           method(s.RunUserTool),
 		"OpenToolsFolder":       method(s.OpenToolsFolder),
+		// Issue 15 (ui-core): attachments, recovery, notifications, folders,
+		// the model picker and the window.
+		"AddAttachment":            method(s.AddAttachment),
+		"GetAttachment":            method(s.GetAttachment),
+		"RetryTurn":                method(s.RetryTurn),
+		"ContinueTurn":             method(s.ContinueTurn),
+		"Regenerate":               method(s.Regenerate),
+		"GetNotificationSettings":  method(s.GetNotificationSettings),
+		"SaveNotificationSettings": method(s.SaveNotificationSettings),
+		"TestNotification":         method(s.TestNotification),
+		"RecentFolders":            method(s.RecentFolders),
+		"RunningTasks":             method(s.RunningTasks),
+		"ListModels":               method(s.ListModels),
+		"SetModel":                 method(s.SetModel),
 	}
 }
 

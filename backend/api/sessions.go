@@ -5,8 +5,6 @@ import (
 	"cmp"
 	"context"
 	"fmt"
-	"os"
-	"path/filepath"
 	"regexp"
 	"slices"
 	"strings"
@@ -221,24 +219,9 @@ type CreateSessionArgs struct {
 // CreateSession starts a session in a workspace folder and remembers the
 // folder as the last one used.
 func (s *Service) CreateSession(ctx context.Context, a CreateSessionArgs) (sessions.Session, error) {
-	ws := strings.TrimSpace(a.Workspace)
-	if ws == "" {
-		ws = s.settings.Get().LastWorkspace
-	}
-	if ws == "" {
-		return sessions.Session{}, invalidf("choose a workspace folder first")
-	}
-	if strings.HasPrefix(ws, "~/") {
-		if home, err := os.UserHomeDir(); err == nil {
-			ws = filepath.Join(home, ws[2:])
-		}
-	}
-	abs, err := filepath.Abs(ws)
+	abs, err := s.resolveWorkspace(a.Workspace)
 	if err != nil {
-		return sessions.Session{}, invalidf("workspace %q: %v", ws, err)
-	}
-	if st, err := os.Stat(abs); err != nil || !st.IsDir() {
-		return sessions.Session{}, invalidf("workspace %s is not an existing folder", abs)
+		return sessions.Session{}, err
 	}
 	mode := engine.Mode("")
 	if a.Mode != "" {
@@ -252,6 +235,9 @@ func (s *Service) CreateSession(ctx context.Context, a CreateSessionArgs) (sessi
 	}
 	_ = s.settings.Update(func(st *config.Settings) error { st.LastWorkspace = abs; return nil })
 	sess, err := s.store.Get(ctx, id)
+	if err == nil && a.Model != "" { // chosen in the new chat's model picker
+		s.rememberModel(sess.Provider, sess.Model)
+	}
 	return sess, mapErr(err)
 }
 
@@ -259,25 +245,35 @@ func (s *Service) CreateSession(ctx context.Context, a CreateSessionArgs) (sessi
 type SendArgs struct {
 	SessionID string `json:"sessionId"`
 	Text      string `json:"text"`
+	// Attachments come from AddAttachment.
+	Attachments []sessions.Attachment `json:"attachments,omitempty"`
 }
 
 // SendMessage starts the agent on the user's message and returns at once;
-// progress arrives as events. It fails with CodeBusy while a turn runs. A
-// message that is a slash command ("/review src", "/mcp__srv__prompt x=1")
-// runs the command: its rendered text starts the turn, and its
-// allowed-tools apply for that turn.
+// progress arrives as events. It fails with CodeBusy while a turn runs, and
+// refuses an image when the session's model takes none. A message that is
+// a slash command ("/review src", "/mcp__srv__prompt x=1") runs the
+// command: its rendered text starts the turn, and its allowed-tools apply
+// for that turn.
 func (s *Service) SendMessage(ctx context.Context, a SendArgs) (struct{}, error) {
-	if strings.TrimSpace(a.Text) == "" {
+	if strings.TrimSpace(a.Text) == "" && len(a.Attachments) == 0 {
 		return struct{}{}, invalidf("the message is empty")
 	}
-	if _, err := s.store.Get(ctx, a.SessionID); err != nil {
+	sess, err := s.store.Get(ctx, a.SessionID)
+	if err != nil {
 		return struct{}{}, mapErr(err)
 	}
-	text, opts, err := s.expandCommand(ctx, a.SessionID, a.Text)
-	if err != nil {
+	if err := s.checkAttachments(ctx, sess, a.Attachments); err != nil {
 		return struct{}{}, err
 	}
-	return struct{}{}, mapErr(s.engine.SendWith(a.SessionID, text, opts))
+	text := a.Text
+	var opts engine.TurnOptions
+	if strings.TrimSpace(text) != "" {
+		if text, opts, err = s.expandCommand(ctx, a.SessionID, a.Text); err != nil {
+			return struct{}{}, err
+		}
+	}
+	return struct{}{}, mapErr(s.engine.SendInput(a.SessionID, engine.Input{Text: text, Attachments: a.Attachments, Options: opts}))
 }
 
 // ExpandArgs is a message that may be a slash command.

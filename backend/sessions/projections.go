@@ -112,6 +112,8 @@ const (
 	// conversation (a capability.loaded).
 	UICapabilities UIKind = "capabilities"
 	UILoaded       UIKind = "loaded"
+	// UIModelChange is a switch of model (Provider and Model say to what).
+	UIModelChange UIKind = "model"
 )
 
 // ToolStatus is where a tool call stands.
@@ -138,7 +140,10 @@ type UIMessage struct {
 	// Text is the message text, the error message, or the compaction
 	// summary.
 	Text string `json:"text,omitempty"`
-	// Assistant messages.
+	// Attachments are a user message's files.
+	Attachments []Attachment `json:"attachments,omitempty"`
+	// Assistant messages and model changes.
+	Provider   string           `json:"provider,omitempty"`
 	Model      string           `json:"model,omitempty"`
 	StopReason string           `json:"stopReason,omitempty"`
 	Partial    bool             `json:"partial,omitempty"`
@@ -208,6 +213,8 @@ type Message struct {
 	ToolCallID string `json:"toolCallId,omitempty"`
 	ToolName   string `json:"toolName,omitempty"`
 	IsError    bool   `json:"isError,omitempty"`
+	// Attachments are a user message's files.
+	Attachments []Attachment `json:"attachments,omitempty"`
 	// Summary marks the one user message that stands for everything a
 	// compaction replaced.
 	Summary bool `json:"summary,omitempty"`
@@ -239,7 +246,7 @@ type sink interface {
 func known(t EventType) bool {
 	switch t {
 	case EventSessionCreated, EventSessionRenamed, EventSessionTitled, EventSessionDeleted, EventSessionRestored,
-		EventModeChanged, EventUserMessage, EventAssistantMessage, EventToolIntent,
+		EventModeChanged, EventModelChanged, EventUserMessage, EventAssistantMessage, EventToolIntent,
 		EventApprovalAsked, EventApprovalAnswered, EventToolResult, EventCapabilityDiff,
 		EventCapabilityLoad, EventModelRequest, EventCompaction, EventError, EventUsage, EventTurnStart, EventTurnEnd:
 		return true
@@ -294,6 +301,14 @@ func project(s *Session, ev Event, out sink) error {
 			return err
 		}
 		s.Mode = p.Mode
+	case EventModelChanged:
+		var p ModelChanged
+		if err := decode(ev, &p); err != nil {
+			return err
+		}
+		s.Provider, s.Model = p.Provider, p.Model
+		item.Kind, item.Provider, item.Model = UIModelChange, p.Provider, p.Model
+		return out.addUI(item)
 	case EventUserMessage:
 		var p UserMessage
 		if err := decode(ev, &p); err != nil {
@@ -304,11 +319,11 @@ func project(s *Session, ev Event, out sink) error {
 			s.titles.auto = autoTitle(p.Text)
 			s.setTitle()
 		}
-		item.Kind, item.Text = UIUser, p.Text
+		item.Kind, item.Text, item.Attachments = UIUser, p.Text, p.Attachments
 		if err := out.addUI(item); err != nil {
 			return err
 		}
-		if err := out.addModel(ev.Seq, Message{Seq: ev.Seq, Role: RoleUser, Content: p.Text}); err != nil {
+		if err := out.addModel(ev.Seq, Message{Seq: ev.Seq, Role: RoleUser, Content: p.Text, Attachments: p.Attachments}); err != nil {
 			return err
 		}
 		if strings.TrimSpace(p.Text) != "" {

@@ -13,8 +13,9 @@ import (
 // projectionVersion names the projection code. When a database was last
 // projected by other code, Open rebuilds its projections from the log.
 // 2: assistant items carry their usage; 3: capability changes and loaded
-// capabilities are UI items; 4: generated titles, branches, decision reasons.
-const projectionVersion = "4"
+// capabilities are UI items; 4: attachments, model changes; 5: generated
+// titles, branches, decision reasons.
+const projectionVersion = "5"
 
 // The statements of the write path, prepared once on the write connection.
 const (
@@ -35,8 +36,8 @@ const (
 	qFindUI = `SELECT seq, data FROM ui_messages WHERE session_id = ? AND call_id = ? AND call_id <> '' AND kind = ?
 		ORDER BY seq DESC LIMIT 1`
 	qUpdateUI    = `UPDATE ui_messages SET data = ? WHERE session_id = ? AND seq = ?`
-	qInsertModel = `INSERT INTO model_messages (session_id, pos, seq, role, content, tool_calls, tool_call_id, tool_name, is_error, summary)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
+	qInsertModel = `INSERT INTO model_messages (session_id, pos, seq, role, content, tool_calls, tool_call_id, tool_name, is_error, summary, attachments)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
 	qCompactModel = `DELETE FROM model_messages WHERE session_id = ? AND pos <= ?`
 	qInsertSearch = `INSERT INTO search_docs (session_id, seq, role, text) VALUES (?, ?, ?, ?)`
 	qPrevDiff     = `SELECT seq, data FROM events WHERE session_id = ? AND seq < ? AND type = 'capability.diff'
@@ -310,8 +311,16 @@ func (w *writeTx) addModel(pos int64, m Message) error {
 		}
 		calls = string(b)
 	}
+	attached := ""
+	if len(m.Attachments) > 0 {
+		b, err := json.Marshal(m.Attachments)
+		if err != nil {
+			return fmt.Errorf("encode attachments of %d: %w", m.Seq, err)
+		}
+		attached = string(b)
+	}
 	if _, err := w.stmt(w.st.insertModel).ExecContext(w.ctx, w.sid, pos, m.Seq, string(m.Role), m.Content, calls,
-		m.ToolCallID, m.ToolName, m.IsError, m.Summary); err != nil {
+		m.ToolCallID, m.ToolName, m.IsError, m.Summary, attached); err != nil {
 		return fmt.Errorf("insert model message %d: %w", m.Seq, classify(err))
 	}
 	return nil
@@ -425,22 +434,27 @@ func (s *Store) ModelHistory(ctx context.Context, id string) (_ []Message, err e
 }
 
 func modelMessages(ctx context.Context, q querier, id string) ([]Message, error) {
-	rows, err := q.QueryContext(ctx, `SELECT seq, role, content, tool_calls, tool_call_id, tool_name, is_error, summary
+	rows, err := q.QueryContext(ctx, `SELECT seq, role, content, tool_calls, tool_call_id, tool_name, is_error, summary, attachments
 		FROM model_messages WHERE session_id = ? ORDER BY pos`, id)
 	if err != nil {
 		return nil, fmt.Errorf("read model history of session %s: %w", id, classify(err))
 	}
 	defer rows.Close()
 	var out []Message
-	var calls []byte
+	var calls, attached []byte
 	for rows.Next() {
 		var m Message
-		if err := rows.Scan(&m.Seq, &m.Role, &m.Content, &calls, &m.ToolCallID, &m.ToolName, &m.IsError, &m.Summary); err != nil {
+		if err := rows.Scan(&m.Seq, &m.Role, &m.Content, &calls, &m.ToolCallID, &m.ToolName, &m.IsError, &m.Summary, &attached); err != nil {
 			return nil, fmt.Errorf("read model history of session %s: %w", id, classify(err))
 		}
 		if len(calls) > 0 {
 			if err := json.Unmarshal(calls, &m.ToolCalls); err != nil {
 				return nil, fmt.Errorf("decode tool calls of message %d: %w", m.Seq, err)
+			}
+		}
+		if len(attached) > 0 {
+			if err := json.Unmarshal(attached, &m.Attachments); err != nil {
+				return nil, fmt.Errorf("decode attachments of message %d: %w", m.Seq, err)
 			}
 		}
 		out = append(out, m)

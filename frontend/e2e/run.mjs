@@ -17,6 +17,7 @@
 import assert from 'node:assert/strict';
 import { execFileSync, spawn } from 'node:child_process';
 import fs from 'node:fs';
+import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
@@ -234,10 +235,11 @@ const running = new Set(); // apps not yet closed, for after()
  * browser context. provider: false leaves the data folder empty (first run);
  * workspace: false leaves the last used folder unset; seed(data, { home,
  * workspace }) puts files into the data, home or workspace folder before
- * the server starts (user tools, skills, commands); settings({ bin, home })
- * returns more settings to seed (MCP servers).
+ * the server starts (user tools, skills, commands); extra({ bin, home })
+ * returns more settings to seed (MCP servers); settings(s, app) edits the
+ * seeded settings before they are written.
  */
-async function startApp(slug, { script = {}, provider = true, workspace: seedWorkspace = true, seed, settings: extraSettings = () => ({}) } = {}) {
+async function startApp(slug, { script = {}, provider = true, workspace: seedWorkspace = true, seed, extra: extraSettings = () => ({}), settings: editSettings } = {}) {
   const dir = path.join(tmp, slug);
   const home = path.join(dir, 'home');
   const workspace = path.join(home, 'projects', 'demo');
@@ -267,6 +269,7 @@ async function startApp(slug, { script = {}, provider = true, workspace: seedWor
       ...(seedWorkspace ? { lastWorkspace: workspace } : {}),
       ...extraSettings({ bin, home }),
     };
+    editSettings?.(settings, app);
     fs.writeFileSync(path.join(data, 'settings.json'), JSON.stringify(settings, null, 2));
   }
   seed?.(data, { home, workspace });
@@ -456,9 +459,58 @@ async function openSkillsSettings(page) {
   return { dialog, panel };
 }
 
+/** pngDot is a 4×4 red PNG. */
+const pngDot = Buffer.from(
+  'iVBORw0KGgoAAAANSUhEUgAAAAQAAAAECAIAAAAmkwkpAAAAEElEQVR42mO4q6QERwzEcQDhkxIR23DJAgAAAABJRU5ErkJggg==',
+  'base64',
+);
+
+/** callAPI runs a backend method from the page, with the token of its URL. */
+async function callAPI(page, method, args = {}) {
+  return page.evaluate(
+    async ([m, a]) => {
+      const token = new URLSearchParams(window.location.search).get('token');
+      const res = await fetch(`/api/call/${m}`, {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/json', Authorization: `Bearer ${token}` },
+        body: JSON.stringify(a),
+      });
+      const body = await res.json();
+      if (!res.ok) {
+        throw new Error(body?.error?.message ?? res.statusText);
+      }
+      return body.result;
+    },
+    [method, args],
+  );
+}
+
+/** currentSessionId is the session the page's URL names. */
+async function currentSessionId(page) {
+  return page.evaluate(() => /session=([\w-]+)/.exec(window.location.hash)?.[1] ?? '');
+}
+
+/** atSizes takes a screenshot at 800×600 and at 1920×1080, then goes back to 1280×800. */
+async function atSizes(app, name) {
+  for (const [w, h] of [
+    [800, 600],
+    [1920, 1080],
+  ]) {
+    await app.page.setViewportSize({ width: w, height: h });
+    await shot(app, `${name}-${w}x${h}`);
+  }
+  await app.page.setViewportSize({ width: 1280, height: 800 });
+}
+
+/** overflowsX reports whether the page scrolls sideways (something is too wide). */
+async function overflowsX(page) {
+  return page.evaluate(() => document.documentElement.scrollWidth > document.documentElement.clientWidth + 1);
+}
+
 /**
  * scenario is it() run on an app of its own (see startApp for opts): it
- * fails when the page logged a console error, saves a screenshot of the
+ * fails when the page logged a console error (but those matching one of
+ * opts.expectErrors), saves a screenshot of the
  * page when it fails, and stops everything it started either way.
  */
 function scenario(name, opts, fn) {
@@ -468,7 +520,10 @@ function scenario(name, opts, fn) {
     const app = await startApp(slug, opts);
     try {
       await fn(app);
-      assert.deepEqual(app.errors, [], 'the browser console logged no errors');
+      // A request the scenario makes fail on purpose (a wrong path) is
+      // logged by the browser as a failed resource: opts.expectErrors names those.
+      const errors = app.errors.filter((e) => !(opts.expectErrors ?? []).some((re) => re.test(e)));
+      assert.deepEqual(errors, [], 'the browser console logged no errors');
     } catch (err) {
       await app.page?.screenshot({ path: path.join(artifacts, `FAILED-${slug}.png`) }).catch(() => undefined);
       throw err;
@@ -542,7 +597,10 @@ describe('TinyElf in the browser', { concurrency: 1, timeout: 20 * 60_000 }, () 
     const { page, workspace } = app;
     await page.goto(app.baseURL);
     await page.getByRole('heading', { name: 'What shall we work on?' }).waitFor();
-    await page.getByRole('button', { name: 'Choose a folder' }).first().click();
+    // No folder chosen yet: the chat starts in the default workspace, and
+    // the folder button changes it.
+    await page.locator('.empty code.path', { hasText: path.join(app.home, 'Documents', 'TinyElf') }).waitFor();
+    await page.locator('.empty').getByRole('button', { name: 'Change folder' }).click();
     const dialog = page.getByRole('dialog', { name: 'Choose a folder' });
     await dialog.waitFor();
     await dialog.getByRole('button', { name: 'projects' }).click();
@@ -823,6 +881,249 @@ describe('TinyElf in the browser', { concurrency: 1, timeout: 20 * 60_000 }, () 
     await dialog.getByRole('tab', { name: 'Skills' }).click();
     await dialog.getByRole('tabpanel', { name: 'Skills' }).waitFor();
   });
+
+  scenario(
+    'default workspace: chats at once, then picks a recent or hidden folder; a wrong path gives one line',
+    { workspace: false, expectErrors: [/status of 400/] },
+    async (app) => {
+      const { page, home, workspace } = app;
+      fs.mkdirSync(path.join(home, '.secret-project'), { recursive: true });
+      const def = path.join(home, 'Documents', 'TinyElf');
+      await page.goto(app.baseURL);
+      await page.locator('.empty code.path', { hasText: def }).waitFor();
+      assert.ok(!fs.existsSync(def), 'the default workspace is made on first use, not before');
+      await page.locator('header').getByRole('button', { name: /Folder: TinyElf/ }).waitFor();
+      await send(page, 'Hello without choosing a folder');
+      await page.locator('article.assistant', { hasText: 'Hello without choosing a folder' }).waitFor();
+      assert.ok(fs.statSync(def).isDirectory(), 'the default workspace was created');
+      await page.locator('header .chip', { hasText: 'TinyElf' }).first().waitFor();
+      await atSizes(app, 'default-workspace');
+
+      // A session in another folder makes it a recent one.
+      await callAPI(page, 'CreateSession', { workspace });
+      await page.getByRole('button', { name: 'New chat' }).first().click();
+      await page.locator('.empty').getByRole('button', { name: 'Change folder' }).click();
+      const dialog = page.getByRole('dialog', { name: 'Choose a folder' });
+      await dialog.getByRole('list', { name: 'Recent folders' }).getByRole('button', { name: /demo/ }).waitFor();
+      await dialog.getByRole('list', { name: 'Recent folders' }).getByRole('button', { name: /TinyElf/ }).waitFor();
+      await dialog.getByLabel('Folder path').fill(path.join(home, 'no-such-folder'));
+      await dialog.getByRole('button', { name: 'Go', exact: true }).click();
+      const problem = dialog.getByRole('alert');
+      await problem.waitFor();
+      assert.equal(await problem.textContent(), `There is no folder at ${path.join(home, 'no-such-folder')}.`);
+      await dialog.getByLabel('Folder path').fill(home);
+      await dialog.getByRole('button', { name: 'Go', exact: true }).click();
+      await dialog.getByRole('button', { name: 'projects' }).waitFor();
+      assert.equal(await dialog.getByRole('button', { name: '.secret-project' }).count(), 0, 'hidden folders are hidden at first');
+      await dialog.getByLabel(/Show hidden folders/).check();
+      await dialog.getByRole('button', { name: '.secret-project' }).waitFor();
+      await shot(app, 'folder-picker-recent-hidden');
+      await dialog.getByRole('list', { name: 'Recent folders' }).getByRole('button', { name: /demo/ }).click();
+      await dialog.waitFor({ state: 'detached' });
+      await page.locator('.empty code.path', { hasText: workspace }).waitFor();
+    },
+  );
+
+  scenario('model picker: lists the models, switches in the middle of a chat, recent first', {}, async (app) => {
+    const { page } = app;
+    await openApp(app);
+    const chip = page.locator('header').getByRole('button', { name: /Model: test-model/ });
+    await chip.waitFor();
+    await send(page, 'first question');
+    await page.locator('article.assistant', { hasText: 'first question' }).waitFor();
+    await page.getByRole('button', { name: 'Send', exact: true }).waitFor();
+    await chip.click();
+    const list = page.getByRole('listbox', { name: 'Choose a model' });
+    await list.getByRole('option', { name: /other-model/ }).waitFor();
+    assert.equal(await list.getByRole('option', { name: /test-model/ }).getAttribute('aria-selected'), 'true', 'the current model is marked');
+    await list.getByRole('option', { name: /test-model/ }).getByText('default').waitFor();
+    await atSizes(app, 'model-picker');
+    await page.getByRole('combobox', { name: 'Search models' }).fill('other');
+    await page.keyboard.press('Enter');
+    await page.locator('.model-note', { hasText: 'Model changed to other-model' }).waitFor();
+    await page.locator('header').getByRole('button', { name: /Model: other-model/ }).waitFor();
+    await send(page, 'second question');
+    await page.locator('article.assistant', { hasText: 'second question' }).waitFor();
+    await page.getByRole('button', { name: 'Send', exact: true }).waitFor();
+    const view = await callAPI(page, 'GetSession', { id: await currentSessionId(page) });
+    const answers = view.messages.filter((m) => m.kind === 'assistant');
+    assert.deepEqual(answers.map((m) => m.model), ['test-model', 'other-model'], 'the turn after the switch used the new model');
+    await page.locator('header').getByRole('button', { name: /Model: other-model/ }).click();
+    await list.getByText('Recent').waitFor();
+    const first = (await list.getByRole('option').first().textContent()) ?? '';
+    assert.ok(first.includes('other-model'), `the recent model comes first: ${first}`);
+    await shot(app, 'model-picker-recent');
+    await page.keyboard.press('Escape');
+    await list.waitFor({ state: 'detached' });
+  });
+
+  scenario(
+    'attachments: refused for a text-only model, then an image, a text file, a dropped and a pasted one, and a large file',
+    {
+      settings: (s, app) => {
+        s.providers.push({ name: 'Vision', kind: 'openai', preset: 'custom', baseUrl: app.llmURL, model: 'test-model', images: true });
+      },
+    },
+    async (app) => {
+      const { page, workspace } = app;
+      await openApp(app);
+      const input = page.locator('form.composer input[type="file"]');
+      await input.setInputFiles([{ name: 'dot.png', mimeType: 'image/png', buffer: pngDot }]);
+      await page.getByRole('list', { name: 'Attached files' }).getByText('dot.png').waitFor();
+      await page.getByText('test-model does not take images.').waitFor();
+      await send(page, 'What is in the picture?');
+      await page.getByRole('alert').filter({ hasText: 'test-model does not take images.' }).waitFor();
+      assert.equal(await page.getByRole('textbox', { name: 'Message' }).inputValue(), 'What is in the picture?', 'the message stays in the box');
+      assert.equal(await page.locator('nav.sidebar').getByText('New session').count(), 0, 'no empty session is left behind');
+      await shot(app, 'attachment-refused');
+
+      // A model that takes images.
+      await page.locator('header').getByRole('button', { name: /Model: test-model/ }).click();
+      await page.getByRole('listbox', { name: 'Choose a model' }).getByRole('option', { name: /test-model/ }).last().click();
+      await page.getByText('test-model does not take images.').waitFor({ state: 'detached' });
+      await input.setInputFiles([
+        { name: 'notes.txt', mimeType: 'text/plain', buffer: Buffer.from('buy milk and bread\n') },
+        { name: 'huge.log', mimeType: 'text/plain', buffer: Buffer.from('log line\n'.repeat(20000)) },
+      ]);
+      // Drop and paste, as a person drags a file in or pastes a screenshot.
+      await page.evaluate(() => {
+        const dt = new DataTransfer();
+        dt.items.add(new File(['dropped text'], 'dropped.md', { type: 'text/markdown' }));
+        const form = document.querySelector('form.composer');
+        form.dispatchEvent(new DragEvent('dragover', { dataTransfer: dt, bubbles: true, cancelable: true }));
+        form.dispatchEvent(new DragEvent('drop', { dataTransfer: dt, bubbles: true, cancelable: true }));
+        const pasted = new DataTransfer();
+        pasted.items.add(new File(['pasted text'], 'pasted.txt', { type: 'text/plain' }));
+        document.querySelector('#composer-input').dispatchEvent(new ClipboardEvent('paste', { clipboardData: pasted, bubbles: true, cancelable: true }));
+      });
+      const chips = page.getByRole('list', { name: 'Attached files' });
+      for (const name of ['dot.png', 'notes.txt', 'huge.log', 'dropped.md', 'pasted.txt']) {
+        await chips.getByText(name, { exact: true }).waitFor();
+      }
+      await chips.getByText(/saved in the workspace/).waitFor();
+      await page.locator('.chip .spinner').waitFor({ state: 'detached' });
+      await atSizes(app, 'attachment-chips');
+      await send(page, 'What is in these?');
+      const answer = page.locator('article.assistant').last();
+      await answer.getByText(/\[image image\/png, \d+ bytes\]/).waitFor();
+      const text = (await answer.textContent()) ?? '';
+      for (const want of ['buy milk and bread', 'dropped text', 'pasted text', 'huge.log', 'Read tool']) {
+        assert.ok(text.includes(want), `the model saw ${want}: ${text.slice(0, 400)}`);
+      }
+      assert.ok(fs.existsSync(path.join(workspace, 'attachments', 'huge.log')), 'the large file was saved in the workspace');
+      const sent = page.getByRole('list', { name: 'Attachments' }).last();
+      await sent.locator('img.thumb').waitFor();
+      await sent.getByText(/saved at .*huge\.log/).waitFor();
+      assert.equal(await overflowsX(page), false, 'nothing runs off the side');
+      await page.getByRole('button', { name: 'Send', exact: true }).waitFor();
+      await atSizes(app, 'attachment-message');
+      await sent.getByRole('button', { name: 'Open dot.png' }).click();
+      await page.locator('.lightbox img').waitFor();
+      await page.keyboard.press('Escape');
+      await page.locator('.lightbox').waitFor({ state: 'detached' });
+    },
+  );
+
+  scenario(
+    'recovery: connection refused names its kind and Retry works, Continue after Stop, Regenerate',
+    { script: { turns: [{ echo: true }, { text: 'Starting the long story ', hang: true }, { text: 'and here is the rest.' }, { text: 'A second take on it.' }] } },
+    async (app) => {
+      const { page } = app;
+      await openApp(app);
+      // Point the provider at a port where nothing listens.
+      const closed = await new Promise((resolve) => {
+        const srv = net.createServer().listen(0, '127.0.0.1', () => {
+          const { port } = srv.address();
+          srv.close(() => resolve(`http://127.0.0.1:${port}/v1`));
+        });
+      });
+      await callAPI(page, 'SaveProvider', { provider: { name: 'Fake model', kind: 'openai', preset: 'custom', baseUrl: closed, model: 'test-model' } });
+      await send(page, 'hello there');
+      const card = page.locator('.error-card');
+      await card.getByText('Nothing answers at the model service’s address (connection refused)').waitFor();
+      assert.equal(await card.getByText('The model service returned an error').count(), 0);
+      await card.getByText(/connection refused/).first().waitFor();
+      await atSizes(app, 'error-connection-refused');
+      await callAPI(page, 'SaveProvider', { provider: { name: 'Fake model', kind: 'openai', preset: 'custom', baseUrl: app.llmURL, model: 'test-model' } });
+      await card.getByRole('button', { name: 'Retry' }).click();
+      await page.locator('article.assistant', { hasText: 'hello there' }).waitFor();
+      await page.getByRole('button', { name: 'Send', exact: true }).waitFor();
+
+      await send(page, 'Tell me a long story');
+      await page.locator('article.assistant[aria-busy="true"]', { hasText: 'Starting the long story' }).waitFor();
+      await page.getByRole('button', { name: 'Stop' }).click();
+      const cont = page.getByRole('group', { name: 'Recovery' }).getByRole('button', { name: 'Continue' });
+      await cont.waitFor();
+      await shot(app, 'continue-after-stop');
+      await cont.click();
+      await page.locator('article.assistant', { hasText: 'and here is the rest.' }).waitFor();
+      await page.getByRole('button', { name: 'Send', exact: true }).waitFor();
+
+      const before = await currentSessionId(page);
+      await page.getByRole('group', { name: 'Recovery' }).getByRole('button', { name: 'Regenerate' }).click();
+      await page.locator('article.assistant', { hasText: 'A second take on it.' }).waitFor();
+      await waitUntil(async () => (await currentSessionId(page)) !== before, 'the new answer opens in a branch');
+      await page.getByRole('button', { name: 'Send', exact: true }).waitFor();
+      await shot(app, 'regenerated');
+    },
+  );
+
+  scenario('notification settings: per event, sound, focus rule and a test', {}, async (app) => {
+    const { page } = app;
+    await openApp(app);
+    await page.keyboard.press('Control+,');
+    const dialog = page.getByRole('dialog', { name: 'Settings' });
+    await dialog.getByRole('tab', { name: 'Notifications' }).click();
+    const mcp = dialog.getByRole('checkbox', { name: 'an MCP server fails' });
+    await mcp.waitFor();
+    await mcp.uncheck();
+    await dialog.getByRole('checkbox', { name: 'Play a sound' }).uncheck();
+    await dialog.getByRole('checkbox', { name: /Only when the TinyElf window is not focused/ }).uncheck();
+    await waitUntil(async () => {
+      const n = await callAPI(page, 'GetNotificationSettings');
+      return !n.mcpFailed && !n.sound && !n.onlyUnfocused && n.turnFinished;
+    }, 'the choices are saved');
+    await dialog.getByRole('button', { name: 'Send a test notification' }).click();
+    await dialog.locator('.test .result').waitFor();
+    await atSizes(app, 'notification-settings');
+  });
+
+  scenario('the window title names the session', {}, async (app) => {
+    const { page } = app;
+    await openApp(app);
+    assert.equal(await page.title(), 'TinyElf');
+    await send(page, 'Fix the tests');
+    await page.locator('article.assistant', { hasText: 'Fix the tests' }).waitFor();
+    await waitUntil(async () => (await page.title()) === 'Fix the tests — TinyElf', 'the title names the session');
+  });
+
+  scenario(
+    'closing the page while a task runs asks first; after Stop it does not',
+    { script: { turns: [{ text: 'Working on it ', hang: true }] } },
+    async (app) => {
+      const { page } = app;
+      await openApp(app);
+      await send(page, 'A long job');
+      await page.locator('article.assistant[aria-busy="true"]', { hasText: 'Working on it' }).waitFor();
+      const asked = new Promise((resolve) => page.once('dialog', resolve));
+      await page.close({ runBeforeUnload: true });
+      const dialog = await asked;
+      assert.equal(dialog.type(), 'beforeunload', 'the browser asks before leaving a running task');
+      await dialog.dismiss();
+      assert.equal(page.isClosed(), false, 'staying keeps the page');
+      await page.getByRole('button', { name: 'Stop' }).click();
+      await page.getByRole('button', { name: 'Send', exact: true }).waitFor();
+      let askedAgain = false;
+      page.once('dialog', (d) => {
+        askedAgain = true;
+        void d.accept();
+      });
+      const closed = new Promise((resolve) => page.once('close', resolve));
+      await page.close({ runBeforeUnload: true });
+      await closed;
+      assert.equal(askedAgain, false, 'nothing runs, so closing does not ask');
+    },
+  );
 
   scenario(
     'capabilities: Settings lists and searches them, and a ToolSearch turn shows its chip',
@@ -1213,7 +1514,7 @@ describe('TinyElf in the browser', { concurrency: 1, timeout: 20 * 60_000 }, () 
           { text: 'There is the image.' },
         ],
       },
-      settings: ({ bin: dir, home }) => ({
+      extra: ({ bin: dir, home }) => ({
         mcpServers: [
           { name: 'fake', command: path.join(dir, 'fakemcp'), args: ['-name', 'fake'] },
           { name: 'broken', command: path.join(dir, 'fakemcp'), args: ['-mode', 'exit'], cwd: home },
@@ -1331,7 +1632,7 @@ describe('TinyElf in the browser', { concurrency: 1, timeout: 20 * 60_000 }, () 
   scenario(
     'slash commands: a prompt by its title with a form for its arguments; a refused command leaves no session',
     {
-      settings: ({ bin: dir }) => ({ mcpServers: [{ name: 'fake', command: path.join(dir, 'fakemcp'), args: ['-name', 'fake'] }] }),
+      extra: ({ bin: dir }) => ({ mcpServers: [{ name: 'fake', command: path.join(dir, 'fakemcp'), args: ['-name', 'fake'] }] }),
     },
     async (app) => {
       const { page } = app;

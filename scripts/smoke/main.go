@@ -2,13 +2,18 @@
 
 // Command smoke checks that the desktop binary opens a real, rendered window.
 //
-// It runs the binary twice. First with no DISPLAY, where it must print the
-// no-display message and exit non-zero. Then on a private Xvfb screen inside
-// its own D-Bus session (dbus-run-session), where a window named TinyElf must
-// appear and show the app, not a blank or black area; the screenshot is saved
-// as a PNG for people to look at. The data folder is new, so the first screen
+// It runs the binary three times. First with no DISPLAY, where it must print
+// the no-display message and exit non-zero. Then on a private Xvfb screen
+// with a private D-Bus session bus, where a window named TinyElf must appear
+// and show the app, not a blank or black area; the screenshot is saved as a
+// PNG for people to look at. The data folder is new, so the first screen
 // must be the first-run setup (the card that connects a model), as in the
-// browser tests' first screenshot. Last, SIGTERM must close the window.
+// browser tests' first screenshot. The window must carry TinyElf's icon and
+// title (xprop). A second launch on the same bus and data folder must exit
+// at once, leaving one window, which the first instance brings to the
+// front. Last, SIGTERM must close the window. It prints the time from launch
+// to an interactive window and the idle window's memory (the app and its
+// WebKit processes, RSS).
 //
 // Usage: go run ./scripts/smoke -bin build/bin/tinyelf -out artifacts/smoke
 package main
@@ -91,7 +96,7 @@ func run(cfg config) error {
 	if _, err := os.Stat(bin); err != nil {
 		return fmt.Errorf("desktop binary: %w (build it with bash scripts/run.sh or task build)", err)
 	}
-	for _, tool := range []string{"Xvfb", "dbus-run-session", "xwininfo"} {
+	for _, tool := range []string{"Xvfb", "dbus-daemon", "xwininfo", "xprop"} {
 		if _, err := exec.LookPath(tool); err != nil {
 			return fmt.Errorf("%s not found: install xvfb, dbus and x11-utils (bash scripts/test.sh does)", tool)
 		}
@@ -251,8 +256,14 @@ func checkWindow(cfg config, bin, tmp string) error {
 		return err
 	}
 	defer logFile.Close()
-	cmd := exec.Command("dbus-run-session", "--", bin)
-	cmd.Env = append(baseEnv(tmp), "DISPLAY="+display)
+	bus, busAddr, err := startBus(tmp)
+	if err != nil {
+		return err
+	}
+	defer bus.stop(syscall.SIGTERM, 5*time.Second)
+	env := append(baseEnv(tmp), "DISPLAY="+display, "DBUS_SESSION_BUS_ADDRESS="+busAddr, "TINYELF_TIMING=1")
+	cmd := exec.Command(bin)
+	cmd.Env = env
 	cmd.Stdout, cmd.Stderr = logFile, logFile
 	started := time.Now()
 	app, err := start(cmd)
@@ -303,7 +314,8 @@ func checkWindow(cfg config, bin, tmp string) error {
 			break
 		}
 	}
-	logf("window %q at %v rendered after %s", cfg.title, win.Bounds, time.Since(started).Round(100*time.Millisecond))
+	rendered := time.Since(started)
+	logf("window %q at %v rendered after %s", cfg.title, win.Bounds, rendered.Round(100*time.Millisecond))
 
 	// Wait for the page to settle (fonts, version text, the look for a local
 	// model server): the screenshot that counts is the first frame that
@@ -339,13 +351,22 @@ func checkWindow(cfg config, bin, tmp string) error {
 	}
 	logf("ok: window shows the first-run setup (panel colour %.1f%%): %s", 100*share, stats)
 	logf("screenshot: %s", shot)
+	if err := checkProperties(display, win, cfg.title); err != nil {
+		return fail("%v", err)
+	}
+	logf("ok: the window has TinyElf's icon and title")
+	pid := app.cmd.Process.Pid
+	if ms, ok := interactiveAfter(logPath); ok {
+		logf("figure: launch to interactive window %d ms (the page reported ready; the smoke saw the rendered window after %s)", ms, rendered.Round(10*time.Millisecond))
+	}
+	logf("figure: idle window memory %s", treeRSS(pid))
+	if err := checkSecondLaunch(bin, env, display, cfg.title, logPath); err != nil {
+		return fail("%v", err)
+	}
+	logf("ok: a second launch exited at once and the first instance showed its window")
 
 	// SIGTERM to the app itself (what a session manager sends) must close the
-	// window and exit 0; dbus-run-session then exits with the app's status.
-	pid, err := childPID(app.cmd.Process.Pid, filepath.Base(bin))
-	if err != nil {
-		return fail("find the app under dbus-run-session: %v", err)
-	}
+	// window and exit 0.
 	if err := syscall.Kill(pid, syscall.SIGTERM); err != nil {
 		return fail("signal the app: %v", err)
 	}
@@ -355,47 +376,12 @@ func checkWindow(cfg config, bin, tmp string) error {
 		return fail("the app did not exit within 15 s of SIGTERM")
 	}
 	stopped = true
-	app.stop(syscall.SIGKILL, time.Second) // the session's dbus-daemon, if it lingers
+	app.stop(syscall.SIGKILL, time.Second) // WebKit helpers, if they linger
 	if app.err != nil {
 		return fail("after SIGTERM the app exited with %v, want exit 0", app.err)
 	}
 	logf("ok: the app closed its window on SIGTERM and exited 0")
 	return nil
-}
-
-// childPID returns the pid of the direct child of parent whose command name is
-// name (as /proc/PID/stat shows it, cut to 15 characters).
-func childPID(parent int, name string) (int, error) {
-	if len(name) > 15 {
-		name = name[:15]
-	}
-	entries, err := os.ReadDir("/proc")
-	if err != nil {
-		return 0, err
-	}
-	for _, e := range entries {
-		pid, err := strconv.Atoi(e.Name())
-		if err != nil {
-			continue
-		}
-		stat, err := os.ReadFile(filepath.Join("/proc", e.Name(), "stat"))
-		if err != nil {
-			continue
-		}
-		// pid (comm) state ppid ...; comm may hold spaces and parentheses.
-		open, closing := bytes.IndexByte(stat, '('), bytes.LastIndexByte(stat, ')')
-		if open < 0 || closing < open {
-			continue
-		}
-		rest := strings.Fields(string(stat[closing+1:]))
-		if len(rest) < 2 || string(stat[open+1:closing]) != name {
-			continue
-		}
-		if ppid, _ := strconv.Atoi(rest[1]); ppid == parent {
-			return pid, nil
-		}
-	}
-	return 0, fmt.Errorf("no process %q with parent %d", name, parent)
 }
 
 // checkBackground requires the window's dominant colour to be one of the
@@ -495,4 +481,176 @@ func savePNG(path string, img image.Image) error {
 		return fmt.Errorf("write %s: %w", path, err)
 	}
 	return f.Close()
+}
+
+// startBus starts a private D-Bus session bus for the app and its second
+// launch, and returns its address.
+func startBus(tmp string) (*process, string, error) {
+	sock := filepath.Join(tmp, "bus")
+	addr := "unix:path=" + sock
+	cmd := exec.Command("dbus-daemon", "--session", "--nofork", "--nopidfile", "--address="+addr)
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	p, err := start(cmd)
+	if err != nil {
+		return nil, "", fmt.Errorf("start dbus-daemon: %w", err)
+	}
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		if _, err := os.Stat(sock); err == nil {
+			return p, addr, nil
+		}
+		if p.exited() || time.Now().After(deadline) {
+			p.stop(syscall.SIGTERM, time.Second)
+			return nil, "", fmt.Errorf("dbus-daemon did not open %s: %s", sock, stderr.String())
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// checkProperties requires the window's icon (build/appicon.png, as
+// _NET_WM_ICON or, with no window manager, the WM_HINTS icon pixmap) and
+// its title (_NET_WM_NAME).
+func checkProperties(display string, win smoke.Window, title string) error {
+	if win.ID == "" {
+		return errors.New("xwininfo gave no window id")
+	}
+	xprop := func(args ...string) (string, error) {
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		out, err := exec.CommandContext(ctx, "xprop", append([]string{"-display", display, "-id", win.ID}, args...)...).CombinedOutput()
+		return string(out), err
+	}
+	out, err := xprop("-len", "8", "_NET_WM_ICON")
+	if err != nil {
+		return fmt.Errorf("xprop _NET_WM_ICON: %v: %s", err, out)
+	}
+	hints, err := xprop("WM_HINTS") // whole: -len would cut its fields
+	if err != nil {
+		return fmt.Errorf("xprop WM_HINTS: %v: %s", err, hints)
+	}
+	out += hints
+	if w, h, ok := smoke.IconSize(out); ok && w >= 16 && h >= 16 {
+		logf("window icon: _NET_WM_ICON %dx%d", w, h)
+	} else if pix, ok := smoke.IconPixmap(out); ok {
+		// No window manager runs on the Xvfb screen, and GTK sets
+		// _NET_WM_ICON only for one that announces it; the ICCCM icon
+		// pixmap is set from the same icon (a window without one has none).
+		logf("window icon: WM_HINTS icon pixmap %s (no window manager, so no _NET_WM_ICON)", pix)
+	} else {
+		return fmt.Errorf("the window has no icon (neither _NET_WM_ICON nor a WM_HINTS icon pixmap): %s", strings.TrimSpace(out))
+	}
+	out, err = xprop("_NET_WM_NAME", "WM_CLASS")
+	if err != nil {
+		return fmt.Errorf("xprop _NET_WM_NAME: %v: %s", err, out)
+	}
+	name, ok := smoke.PropertyText(out, "_NET_WM_NAME")
+	if !ok || name != title {
+		return fmt.Errorf("the window title is %q, want %q (%s)", name, title, strings.TrimSpace(out))
+	}
+	logf("window title: %q; %s", name, strings.TrimSpace(strings.SplitN(out, "\n", 3)[min(1, strings.Count(out, "\n"))]))
+	return nil
+}
+
+// checkSecondLaunch starts the binary again with the same data folder and
+// bus: it must exit 0 within 20 s saying TinyElf already runs, the first
+// instance must log that it showed its window, and there must still be one
+// window.
+func checkSecondLaunch(bin string, env []string, display, title, firstLog string) error {
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, bin)
+	cmd.Env = env
+	began := time.Now()
+	out, err := cmd.CombinedOutput()
+	switch {
+	case ctx.Err() != nil:
+		return fmt.Errorf("a second launch did not exit within 20 s (it opened a second window?): %s", out)
+	case err != nil:
+		return fmt.Errorf("a second launch exited with %v, want 0: %s", err, out)
+	case !strings.Contains(string(out), "already running"):
+		return fmt.Errorf("a second launch did not say TinyElf already runs: %s", out)
+	}
+	logf("second launch: %q after %s", strings.TrimSpace(string(out)), time.Since(began).Round(10*time.Millisecond))
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		b, _ := os.ReadFile(firstLog)
+		if strings.Contains(string(b), "a second launch: showing this window") {
+			break
+		}
+		if time.Now().After(deadline) {
+			return fmt.Errorf("the first instance did not react to the second launch within 10 s")
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	tree, err := exec.Command("xwininfo", "-display", display, "-root", "-tree").CombinedOutput()
+	if err != nil {
+		return fmt.Errorf("xwininfo -tree: %v", err)
+	}
+	if n := strings.Count(string(tree), `"`+title+`"`); n != 1 {
+		return fmt.Errorf("%d windows named %q after the second launch, want 1", n, title)
+	}
+	return nil
+}
+
+// interactiveAfter reads the app's own launch-to-interactive figure
+// (TINYELF_TIMING) from its log.
+func interactiveAfter(logPath string) (int, bool) {
+	b, _ := os.ReadFile(logPath)
+	const marker = "tinyelf: timing: interactive after "
+	i := bytes.Index(b, []byte(marker))
+	if i < 0 {
+		return 0, false
+	}
+	rest := string(b[i+len(marker):])
+	n, err := strconv.Atoi(strings.Fields(rest)[0])
+	return n, err == nil
+}
+
+// treeRSS sums the resident memory of pid and its descendants (WebKit's web
+// and network processes), from /proc.
+func treeRSS(root int) string {
+	parents := map[int]int{}
+	rss := map[int]int{}
+	names := map[int]string{}
+	entries, _ := os.ReadDir("/proc")
+	for _, e := range entries {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		status, err := os.ReadFile(filepath.Join("/proc", e.Name(), "status"))
+		if err != nil {
+			continue
+		}
+		for line := range strings.SplitSeq(string(status), "\n") {
+			k, v, _ := strings.Cut(line, ":")
+			f := strings.Fields(v)
+			switch {
+			case k == "PPid" && len(f) > 0:
+				parents[pid], _ = strconv.Atoi(f[0])
+			case k == "VmRSS" && len(f) > 0:
+				rss[pid], _ = strconv.Atoi(f[0]) // kB
+			case k == "Name" && len(f) > 0:
+				names[pid] = f[0]
+			}
+		}
+	}
+	inTree := func(pid int) bool {
+		for p := pid; p > 1; p = parents[p] {
+			if p == root {
+				return true
+			}
+		}
+		return false
+	}
+	total := 0
+	var parts []string
+	for pid, kb := range rss {
+		if inTree(pid) {
+			total += kb
+			parts = append(parts, fmt.Sprintf("%s %.0f MB", names[pid], float64(kb)/1024))
+		}
+	}
+	return fmt.Sprintf("%.0f MB RSS in all (%s)", float64(total)/1024, strings.Join(parts, ", "))
 }

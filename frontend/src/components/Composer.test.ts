@@ -45,7 +45,7 @@ describe('Composer', () => {
     await fireEvent.keyDown(box, { key: 'Enter', shiftKey: true });
     expect(api.sendMessage).not.toHaveBeenCalled();
     await fireEvent.keyDown(box, { key: 'Enter' });
-    await vi.waitFor(() => expect(api.sendMessage).toHaveBeenCalledWith('s1', 'first line'));
+    await vi.waitFor(() => expect(api.sendMessage).toHaveBeenCalledWith('s1', 'first line', []));
   });
 
   it('does not send while an input method is composing', async () => {
@@ -102,7 +102,7 @@ describe('Composer', () => {
     const name = form.querySelector('input') as HTMLInputElement;
     await fireEvent.input(name, { target: { value: 'Ada Lovelace' } });
     await fireEvent.submit(form);
-    await vi.waitFor(() => expect(api.sendMessage).toHaveBeenCalledWith('s1', '/mcp__fake__greet name="Ada Lovelace"'));
+    await vi.waitFor(() => expect(api.sendMessage).toHaveBeenCalledWith('s1', '/mcp__fake__greet name="Ada Lovelace"', []));
   });
 
   it('asks for a folder before a new chat can start', () => {

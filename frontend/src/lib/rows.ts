@@ -16,7 +16,8 @@ export type Row =
   | { kind: 'error'; key: string; msg: UIMessage }
   | { kind: 'compaction'; key: string; msg: UIMessage }
   | { kind: 'capabilities'; key: string; msg: UIMessage }
-  | { kind: 'loaded'; key: string; msg: UIMessage };
+  | { kind: 'loaded'; key: string; msg: UIMessage }
+  | { kind: 'model'; key: string; msg: UIMessage };
 
 /** addUsage sums two usages (either may be null). */
 export function addUsage(a: Usage | null, b: Usage | undefined | null): Usage | null {
@@ -99,6 +100,9 @@ export function buildRows(messages: UIMessage[], running = false): Row[] {
         if (m.loaded) {
           rows.push({ kind: 'loaded', key, msg: m });
         }
+        break;
+      case 'model':
+        rows.push({ kind: 'model', key, msg: m });
         break;
     }
   }

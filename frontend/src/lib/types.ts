@@ -28,6 +28,8 @@ export interface AppState {
   hasProvider: boolean;
   warnings: string[] | null;
   home: string;
+  /** defaultWorkspace is the folder a new chat works in when none was chosen (made on first use). */
+  defaultWorkspace?: string;
   /** settingsNotice is set until the user dismisses it (DismissSettingsNotice). */
   settingsNotice?: SettingsNotice;
 }
@@ -101,7 +103,7 @@ export interface ConversationView {
 }
 
 /** UIKind says what a history item shows. */
-export type UIKind = 'user' | 'assistant' | 'tool' | 'approval' | 'error' | 'compaction' | 'capabilities' | 'loaded';
+export type UIKind = 'user' | 'assistant' | 'tool' | 'approval' | 'error' | 'compaction' | 'capabilities' | 'loaded' | 'model';
 
 /** ToolStatus is where a tool call stands. */
 export type ToolStatus = 'pending' | 'awaiting_approval' | 'denied' | 'done' | 'error';
@@ -167,6 +169,10 @@ export interface UIMessage {
   kind: UIKind;
   time: string;
   text?: string;
+  /** attachments are a user message's files. */
+  attachments?: Attachment[];
+  /** provider and model: an answer's model, or what a model change switched to. */
+  provider?: string;
   model?: string;
   stopReason?: string;
   partial?: boolean;
@@ -528,6 +534,70 @@ export interface FolderListing {
   path: string;
   parent?: string;
   folders: string[];
+  /** hidden counts the hidden folders left out. */
+  hidden?: number;
+}
+
+/** AttachmentKind says how an attached file reaches the model. */
+export type AttachmentKind = 'image' | 'text' | 'file';
+
+/** Attachment is a file sent with a message (backend sessions.Attachment). */
+export interface Attachment {
+  id: string;
+  name: string;
+  mime?: string;
+  size: number;
+  kind: AttachmentKind;
+  textId?: string;
+  /** path is where a file too large to send was saved in the workspace. */
+  path?: string;
+  textPath?: string;
+  pages?: number;
+}
+
+/** AttachmentData is an attachment's content (GetAttachment). */
+export interface AttachmentData {
+  mime: string;
+  /** data is base64. */
+  data: string;
+}
+
+/** ModelRef names a model of a provider. */
+export interface ModelRef {
+  provider: string;
+  model: string;
+}
+
+/** ModelChoice is one model the picker offers. */
+export interface ModelChoice extends ModelRef {
+  contextWindow?: number;
+  images: boolean;
+  recent?: boolean;
+  default?: boolean;
+}
+
+/** ModelList is what the model picker shows (ListModels). */
+export interface ModelList {
+  models: ModelChoice[];
+  current: ModelRef;
+  problems?: Record<string, string>;
+}
+
+/** NotificationSettings are the choices of Settings → Notifications. */
+export interface NotificationSettings {
+  enabled: boolean;
+  turnFinished: boolean;
+  approvalWaiting: boolean;
+  backgroundDone: boolean;
+  mcpFailed: boolean;
+  sound: boolean;
+  onlyUnfocused: boolean;
+}
+
+/** NotifyTestResult says whether the test notification went out. */
+export interface NotifyTestResult {
+  ok: boolean;
+  message: string;
 }
 
 /** BackendEvent is one engine event as the window or SSE delivers it. */

@@ -3,7 +3,7 @@ import { get, writable } from 'svelte/store';
 import * as api from '../api';
 import type { AppState, BackendEvent, MCPChange } from '../types';
 import { onSkillsChanged } from './skills';
-import { draftMode, draftWorkspace, onSessionEvent, openSession, rememberedSession, reloadView } from './chat';
+import { defaultWorkspace, draftMode, draftWorkspace, onSessionEvent, openSession, rememberedSession, reloadView } from './chat';
 import { applyMCPChange, loadMCP, loadPrompts } from './mcp';
 import { loadSessions, reloadSessionsSoon, setRunning, trackApprovals } from './sessions';
 import { onUserToolsEvent } from './usertools';
@@ -34,9 +34,11 @@ export async function boot(): Promise<void> {
     const [st, s] = await Promise.all([api.getState(), loadSettings()]);
     appState.set(st);
     appVersion.set(st.version);
-    draftWorkspace.set(s.lastWorkspace ?? '');
+    defaultWorkspace.set(st.defaultWorkspace ?? '');
+    draftWorkspace.set(s.lastWorkspace || st.defaultWorkspace || '');
     draftMode.set(s.mode || 'default');
     phase.set(st.hasProvider ? 'ready' : 'setup');
+    api.windowReady();
     const remembered = rememberedSession();
     if (remembered && st.hasProvider) {
       openSession(remembered);

@@ -100,10 +100,10 @@ describe('send', () => {
     vi.mocked(api.createSession).mockResolvedValue(session({ id: 's2', workspace: '/work/demo', mode: 'plan', lastSeq: 1 }));
     vi.mocked(api.sendMessage).mockResolvedValue({});
     expect(await send('hello')).toBe(true);
-    expect(api.createSession).toHaveBeenCalledWith('/work/demo', 'plan');
-    expect(api.sendMessage).toHaveBeenCalledWith('s2', 'hello');
+    expect(api.createSession).toHaveBeenCalledWith('/work/demo', 'plan', null);
+    expect(api.sendMessage).toHaveBeenCalledWith('s2', 'hello', []);
     expect(get(activeId)).toBe('s2');
-    expect(get(live).outgoing).toEqual({ text: 'hello', afterSeq: 1 });
+    expect(get(live).outgoing).toEqual({ text: 'hello', afterSeq: 1, attachments: [] });
     expect(get(view)?.running).toBe(true);
   });
 

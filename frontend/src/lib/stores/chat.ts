@@ -5,10 +5,10 @@
 // the logged version.
 import { derived, get, writable } from 'svelte/store';
 import * as api from '../api';
-import type { BackendEvent, PermissionMode, SessionView, UIMessage } from '../types';
+import type { Attachment, BackendEvent, ModelRef, PermissionMode, SessionView, UIMessage } from '../types';
 import { coalesce } from '../util';
 import { mcpServers } from './mcp';
-import { reloadSessionsSoon, sessions, setRunning } from './sessions';
+import { loadSessions, reloadSessionsSoon, sessions, setRunning } from './sessions';
 import { settings } from './settings';
 import { composerFocus, t, toast, toastError } from './ui';
 
@@ -36,7 +36,7 @@ export interface Live {
   /** settled is an answer already logged but not yet in view. */
   settled: { seq: number; text: string } | null;
   /** outgoing is the message just sent, until the log shows it. */
-  outgoing: { text: string; afterSeq: number } | null;
+  outgoing: { text: string; afterSeq: number; attachments?: Attachment[] } | null;
   drafts: ToolDraft[];
   /** progress holds tool.progress lines by call ID. */
   progress: Record<string, string[]>;
@@ -61,6 +61,15 @@ export const draftWorkspace = writable<string>('');
 
 /** draftMode is the permission mode a new chat will start in. */
 export const draftMode = writable<PermissionMode>('default');
+
+/** draftModel is the model chosen for a new chat (null: the agent's default). */
+export const draftModel = writable<ModelRef | null>(null);
+
+/** defaultWorkspace is the folder a chat works in when none was chosen. */
+export const defaultWorkspace = writable<string>('');
+
+/** stoppedId is the session the user last stopped, until it runs again (Continue is offered). */
+export const stoppedId = writable<string | null>(null);
 
 /** focusSeq asks the chat to scroll to (and flash) the message with this seq. */
 export const focusSeq = writable<number | null>(null);
@@ -239,16 +248,16 @@ export function newChat(): void {
   const s = get(settings);
   if (s) {
     draftMode.set(s.mode || 'default');
-    if (s.lastWorkspace && !get(draftWorkspace)) {
-      draftWorkspace.set(s.lastWorkspace);
+    if (!get(draftWorkspace)) {
+      draftWorkspace.set(s.lastWorkspace || get(defaultWorkspace));
     }
   }
   composerFocus.update((n) => n + 1);
 }
 
-/** send sends a message, starting a session first for a new chat. */
-export async function send(text: string): Promise<boolean> {
-  if (!text.trim() || get(sending)) {
+/** send sends a message (with its attachments), starting a session first for a new chat. */
+export async function send(text: string, attachments: Attachment[] = []): Promise<boolean> {
+  if ((!text.trim() && attachments.length === 0) || get(sending)) {
     return false;
   }
   sending.set(true);
@@ -260,7 +269,8 @@ export async function send(text: string): Promise<boolean> {
         // leave an empty session behind: check it before there is one.
         await api.expandCommand(text);
       }
-      const s = await api.createSession(get(draftWorkspace), get(draftMode));
+      const s = await api.createSession(get(draftWorkspace), get(draftMode), get(draftModel));
+      draftModel.set(null);
       id = s.id;
       activeId.set(id);
       remember(id);
@@ -269,11 +279,12 @@ export async function send(text: string): Promise<boolean> {
       draftWorkspace.set(s.workspace);
     }
     const afterSeq = get(view)?.session.lastSeq ?? 0;
-    live.set({ ...emptyLive(), outgoing: { text, afterSeq } });
+    live.set({ ...emptyLive(), outgoing: { text, afterSeq, attachments } });
     const starting = startingServers();
     startingNote.set(starting.length > 0 ? { sessionId: id, afterSeq, servers: starting } : null);
     view.update((v) => (v ? { ...v, running: true } : v));
-    await api.sendMessage(id, text);
+    stoppedId.set(null);
+    await api.sendMessage(id, text, attachments);
     return true;
   } catch (err) {
     live.update((l) => ({ ...l, outgoing: null }));
@@ -297,8 +308,49 @@ export async function stop(): Promise<void> {
   }
   try {
     await api.cancel(id);
+    stoppedId.set(id);
   } catch (err) {
     toastError(err);
+  }
+}
+
+/**
+ * resume starts a turn without a new message: "retry" after an error,
+ * "continue" after a stop.
+ */
+export async function resume(how: 'retry' | 'continue'): Promise<boolean> {
+  const id = get(activeId);
+  if (!id || get(running)) {
+    return false;
+  }
+  try {
+    stoppedId.set(null);
+    live.set(emptyLive());
+    view.update((v) => (v ? { ...v, running: true } : v));
+    await (how === 'retry' ? api.retryTurn(id) : api.continueTurn(id));
+    return true;
+  } catch (err) {
+    view.update((v) => (v ? { ...v, running: false } : v));
+    toastError(err);
+    reloadView();
+    return false;
+  }
+}
+
+/** regenerate asks for another answer to the last message, in a branch, and opens it. */
+export async function regenerate(): Promise<boolean> {
+  const id = get(activeId);
+  if (!id || get(running)) {
+    return false;
+  }
+  try {
+    const fork = await api.regenerate(id);
+    await loadSessions();
+    openSession(fork.id);
+    return true;
+  } catch (err) {
+    toastError(err);
+    return false;
   }
 }
 

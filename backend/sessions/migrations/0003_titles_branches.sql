@@ -1,4 +1,4 @@
--- 0002: titles a model wrote (session.titled) and edit-and-resend branches.
+-- 0003: titles a model wrote (session.titled) and edit-and-resend branches.
 --
 -- Both columns are projections of the log; Open rebuilds them (the
 -- projection version changed with them). sessions_by_parent finds a
