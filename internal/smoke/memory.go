@@ -14,6 +14,10 @@ type Process struct {
 	PID   int
 	Name  string
 	RSSkB int // resident set size (VmRSS), in kB
+	// PSSkB is the proportional set size (smaps_rollup's Pss), in kB: the
+	// pages shared with other processes (libraries, shared memory) divided
+	// among them, so that a tree's sum counts them once. 0 when unknown.
+	PSSkB int
 }
 
 // Memory is the resident memory of a process and its descendants.
@@ -39,13 +43,27 @@ func (m Memory) ByName() map[string]int {
 	return sums
 }
 
-// String is the figure as the smoke prints it: the total and each process.
+// TotalPSSkB is the sum of the processes' proportional set sizes, in kB.
+func (m Memory) TotalPSSkB() int {
+	total := 0
+	for _, p := range m.Processes {
+		total += p.PSSkB
+	}
+	return total
+}
+
+// String is the figure as the smoke prints it: the total and each
+// process's RSS, then the total PSS when it is known.
 func (m Memory) String() string {
 	parts := make([]string, len(m.Processes))
 	for i, p := range m.Processes {
 		parts[i] = fmt.Sprintf("%s %s", p.Name, MB(p.RSSkB))
 	}
-	return fmt.Sprintf("%s RSS in all (%s)", MB(m.TotalkB()), strings.Join(parts, ", "))
+	s := fmt.Sprintf("%s RSS in all (%s)", MB(m.TotalkB()), strings.Join(parts, ", "))
+	if pss := m.TotalPSSkB(); pss > 0 {
+		s += fmt.Sprintf("; %s PSS", MB(pss))
+	}
+	return s
 }
 
 // MB formats a size in kB as whole megabytes (MiB).
@@ -89,6 +107,10 @@ func TreeMemory(procDir string, root int) (Memory, error) {
 				p.Name = f[0]
 			}
 		}
+		p.PSSkB = rollupPSS(filepath.Join(procDir, e.Name(), "smaps_rollup"))
+		if len(p.Name) == 15 { // the kernel cuts names at 15 bytes
+			p.Name = fullName(filepath.Join(procDir, e.Name(), "cmdline"), p.Name)
+		}
 		all[pid] = p
 	}
 	if _, ok := all[root]; !ok {
@@ -121,4 +143,37 @@ func TreeMemory(procDir string, root int) (Memory, error) {
 		return a.PID < b.PID
 	})
 	return m, nil
+}
+
+// fullName returns the file name of the program in cmdline when it begins
+// with the kernel's cut name, and name otherwise ("WebKitWebProcess" for
+// "WebKitWebProces").
+func fullName(cmdline, name string) string {
+	b, err := os.ReadFile(cmdline)
+	if err != nil {
+		return name
+	}
+	argv0, _, _ := strings.Cut(string(b), "\x00")
+	if base := filepath.Base(argv0); strings.HasPrefix(base, name) {
+		return base
+	}
+	return name
+}
+
+// rollupPSS reads the Pss line of a smaps_rollup file, in kB; 0 when it
+// cannot (an older kernel, another user's process).
+func rollupPSS(path string) int {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return 0
+	}
+	for line := range strings.SplitSeq(string(b), "\n") {
+		if v, ok := strings.CutPrefix(line, "Pss:"); ok {
+			if f := strings.Fields(v); len(f) > 0 {
+				n, _ := strconv.Atoi(f[0])
+				return n
+			}
+		}
+	}
+	return 0
 }

@@ -760,7 +760,8 @@ func idleMemory(cfg config, t target, run int) (smoke.Memory, error) {
 }
 
 // memoryRange formats the totals' range over the runs, then each process
-// name's: "462–468 MB (tinyelf 214–218, WebKitWebProcess 188–190)".
+// name's, then the PSS totals' range:
+// "462–468 MB RSS (tinyelf 214–218 MB, WebKitWebProcess 188–190 MB); 250–260 MB PSS".
 func memoryRange(runs []smoke.Memory) string {
 	span := func(kBs []int) string {
 		lo, hi := slices.Min(kBs), slices.Max(kBs)
@@ -769,11 +770,12 @@ func memoryRange(runs []smoke.Memory) string {
 		}
 		return strings.TrimSuffix(smoke.MB(lo), " MB") + "–" + smoke.MB(hi)
 	}
-	var totals []int
+	var totals, pss []int
 	byName := make(map[string][]int)
 	var names []string
 	for _, m := range runs {
 		totals = append(totals, m.TotalkB())
+		pss = append(pss, m.TotalPSSkB())
 		sums := m.ByName()
 		for _, p := range m.Processes { // the root first
 			if kB, ok := sums[p.Name]; ok {
@@ -795,5 +797,9 @@ func memoryRange(runs []smoke.Memory) string {
 			parts[i] += fmt.Sprintf(" (in %d of %d runs)", n, len(runs))
 		}
 	}
-	return span(totals) + " (" + strings.Join(parts, ", ") + ")"
+	out := span(totals) + " RSS (" + strings.Join(parts, ", ") + ")"
+	if slices.Min(pss) > 0 {
+		out += "; " + span(pss) + " PSS"
+	}
+	return out
 }
