@@ -15,7 +15,14 @@
 // to an interactive window and the idle window's memory (the app and its
 // WebKit processes, RSS).
 //
+// With -memory N it checks nothing else: it measures the idle memory of
+// TinyElf's window and of the Wails hello-world window (-hello, built from
+// scripts/smoke/hello) N times each, taking turns, each on a new screen and
+// bus and, for TinyElf, a new data folder, and prints the ranges.
+//
 // Usage: go run ./scripts/smoke -bin build/bin/tinyelf -out artifacts/smoke
+//
+//	go run ./scripts/smoke -memory 3 -bin build/bin/tinyelf -hello build/bin/wails-hello -out artifacts/smoke-memory
 package main
 
 import (
@@ -31,6 +38,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -50,6 +58,9 @@ func main() {
 	flag.IntVar(&cfg.rendered.MinDistinctColors, "min-colours", 32, "a rendered window shows at least this many distinct colours")
 	panels := flag.String("panel", "ffffff,1f2226", "the panel colours (app.css --bg-panel, light and dark) of the first-run setup card")
 	flag.Float64Var(&cfg.setupShare, "setup-share", 0.25, "the first-run setup card covers at least this share of the window in a panel colour (the chat shell shows far less)")
+	flag.IntVar(&cfg.memoryRuns, "memory", 0, "measure the idle windows' memory this many times each instead of running the checks")
+	flag.StringVar(&cfg.hello, "hello", "build/bin/wails-hello", "with -memory: the Wails hello-world binary (scripts/smoke/hello)")
+	flag.DurationVar(&cfg.idle, "idle", 5*time.Second, "with -memory: how long a settled window idles before its memory is read")
 	flag.Parse()
 	cfg.rendered.MaxBlackShare = 0.05
 	for _, s := range strings.Split(*accents, ",") {
@@ -86,6 +97,9 @@ type config struct {
 	rendered        smoke.Rendered
 	panels          []color.RGBA
 	setupShare      float64
+	memoryRuns      int
+	hello           string
+	idle            time.Duration
 }
 
 func run(cfg config) error {
@@ -103,6 +117,16 @@ func run(cfg config) error {
 	}
 	if err := os.MkdirAll(cfg.out, 0o755); err != nil {
 		return err
+	}
+	if cfg.memoryRuns > 0 {
+		hello, err := filepath.Abs(cfg.hello)
+		if err != nil {
+			return err
+		}
+		if _, err := os.Stat(hello); err != nil {
+			return fmt.Errorf("hello-world binary: %w (bash scripts/smoke.sh memory builds it)", err)
+		}
+		return measureMemory(cfg, []target{tinyelfTarget(cfg, bin), helloTarget(hello)})
 	}
 	tmp, err := os.MkdirTemp("", "tinyelf-smoke-")
 	if err != nil {
@@ -242,65 +266,136 @@ func startXvfb(tmp string) (*process, string, string, error) {
 	}
 }
 
-func checkWindow(cfg config, bin, tmp string) error {
-	xvfb, display, screenFile, err := startXvfb(tmp)
-	if err != nil {
-		return err
-	}
-	defer xvfb.stop(syscall.SIGTERM, 5*time.Second)
-	logf("Xvfb is up on display %s", display)
+// target is a desktop binary the smoke opens and what its settled window
+// must show.
+type target struct {
+	name     string // for the log lines and file names
+	bin      string
+	title    string // the window title to wait for
+	rendered smoke.Rendered
+	// settled checks the settled frame beyond rendered and returns a note
+	// for the log.
+	settled func(smoke.Stats) (string, error)
+}
 
-	logPath := filepath.Join(cfg.out, "app.log")
-	logFile, err := os.Create(logPath)
-	if err != nil {
-		return err
+// tinyelfTarget is TinyElf's window on a new data folder: the first-run
+// setup.
+func tinyelfTarget(cfg config, bin string) target {
+	return target{
+		name: "tinyelf", bin: bin, title: cfg.title, rendered: cfg.rendered,
+		settled: func(s smoke.Stats) (string, error) {
+			share, err := settledFirstRun(cfg, s)
+			return fmt.Sprintf("the first-run setup (panel colour %.1f%%)", 100*share), err
+		},
 	}
-	defer logFile.Close()
-	bus, busAddr, err := startBus(tmp)
-	if err != nil {
-		return err
+}
+
+// helloBackground is the page colour of scripts/smoke/hello/index.html.
+var helloBackground = color.RGBA{R: 0x1b, G: 0x26, B: 0x36, A: 255}
+
+// helloTarget is the Wails hello-world window (scripts/smoke/hello): its
+// page, not WebKit's white or Xvfb's black, must fill the window, with text
+// on it.
+func helloTarget(bin string) target {
+	return target{
+		name: "wails-hello", bin: bin, title: "Wails hello",
+		rendered: smoke.Rendered{MinDistinctColors: 8, MaxBlackShare: 0.05, AnyOf: []color.RGBA{helloBackground}, MinCount: 100_000},
+		settled: func(s smoke.Stats) (string, error) {
+			if !near(s.Dominant, helloBackground, 2) {
+				return "", fmt.Errorf("the window's main colour is %s, not the page's %s", smoke.Hex(s.Dominant), smoke.Hex(helloBackground))
+			}
+			return fmt.Sprintf("the hello page (background %.1f%%)", 100*s.DominantShare), nil
+		},
 	}
-	defer bus.stop(syscall.SIGTERM, 5*time.Second)
-	env := append(baseEnv(tmp), "DISPLAY="+display, "DBUS_SESSION_BUS_ADDRESS="+busAddr, "TINYELF_TIMING=1")
-	cmd := exec.Command(bin)
-	cmd.Env = env
-	cmd.Stdout, cmd.Stderr = logFile, logFile
-	started := time.Now()
-	app, err := start(cmd)
-	if err != nil {
-		return fmt.Errorf("start %s: %w", bin, err)
+}
+
+// session is a started app whose window has rendered and settled, on a
+// private Xvfb screen with a private D-Bus session bus.
+type session struct {
+	xvfb, bus, app *process
+	display        string
+	env            []string
+	win            smoke.Window
+	rendered       time.Duration // from launch to the first rendered frame
+	img            *image.RGBA   // the settled frame
+	stats          smoke.Stats
+	logPath        string
+	logFile        *os.File
+}
+
+// fail returns an error with the app's output so far.
+func (s *session) fail(format string, args ...any) error {
+	s.logFile.Sync()
+	appLog, _ := os.ReadFile(s.logPath)
+	return fmt.Errorf(format+"\n--- app output (%s) ---\n%s--- end of app output ---",
+		append(args, s.logPath, appLog)...)
+}
+
+// close kills the app's process group (if it still runs), the bus and the
+// screen.
+func (s *session) close() {
+	if s.app != nil {
+		s.app.stop(syscall.SIGKILL, 5*time.Second)
 	}
-	stopped := false
+	if s.bus != nil {
+		s.bus.stop(syscall.SIGTERM, 5*time.Second)
+	}
+	if s.xvfb != nil {
+		s.xvfb.stop(syscall.SIGTERM, 5*time.Second)
+	}
+	if s.logFile != nil {
+		s.logFile.Close()
+	}
+}
+
+// openWindow starts t on a new screen and bus, with its output in logPath,
+// and waits until its window has rendered and settled: the first frame that
+// passes every check and equals the frame one poll before it. Failing, it
+// saves the screen to shot and cleans up after itself; otherwise the
+// caller closes the session.
+func openWindow(t target, tmp, logPath, shot string, timeout time.Duration) (_ *session, err error) {
+	s := &session{logPath: logPath}
 	defer func() {
-		if !stopped {
-			app.stop(syscall.SIGKILL, 5*time.Second)
+		if err != nil {
+			s.close()
 		}
 	}()
-	fail := func(format string, args ...any) error {
-		logFile.Sync()
-		appLog, _ := os.ReadFile(logPath)
-		return fmt.Errorf(format+"\n--- app output (%s) ---\n%s--- end of app output ---",
-			append(args, logPath, appLog)...)
+	var screenFile string
+	if s.xvfb, s.display, screenFile, err = startXvfb(tmp); err != nil {
+		return nil, err
+	}
+	logf("Xvfb is up on display %s", s.display)
+	if s.logFile, err = os.Create(logPath); err != nil {
+		return nil, err
+	}
+	var busAddr string
+	if s.bus, busAddr, err = startBus(tmp); err != nil {
+		return nil, err
+	}
+	s.env = append(baseEnv(tmp), "DISPLAY="+s.display, "DBUS_SESSION_BUS_ADDRESS="+busAddr, "TINYELF_TIMING=1")
+	cmd := exec.Command(t.bin)
+	cmd.Env = s.env
+	cmd.Stdout, cmd.Stderr = s.logFile, s.logFile
+	started := time.Now()
+	if s.app, err = start(cmd); err != nil {
+		return nil, fmt.Errorf("start %s: %w", t.bin, err)
 	}
 
 	// Poll until a window with the title is viewable and its contents look rendered.
-	var (
-		win     smoke.Window
-		lastErr error = errors.New("no window yet")
-	)
-	deadline := started.Add(cfg.timeout)
+	var lastErr error = errors.New("no window yet")
+	deadline := started.Add(timeout)
 	for {
-		if app.exited() {
-			return fail("the app exited before its window rendered (%v)", app.err)
+		if s.app.exited() {
+			return nil, s.fail("the app exited before its window rendered (%v)", s.app.err)
 		}
 		if time.Now().After(deadline) {
 			if img, err := readScreen(screenFile); err == nil {
-				_ = savePNG(filepath.Join(cfg.out, "desktop-smoke-failed.png"), img)
+				_ = savePNG(strings.TrimSuffix(shot, ".png")+"-failed.png", img)
 			}
-			return fail("no rendered window within %s: %v", cfg.timeout, lastErr)
+			return nil, s.fail("no rendered window within %s: %v", timeout, lastErr)
 		}
 		time.Sleep(500 * time.Millisecond)
-		win, lastErr = findWindow(display, cfg.title)
+		s.win, lastErr = findWindow(s.display, t.title)
 		if lastErr != nil {
 			continue
 		}
@@ -309,76 +404,90 @@ func checkWindow(cfg config, bin, tmp string) error {
 			lastErr = err
 			continue
 		}
-		lastErr = cfg.rendered.Check(smoke.Analyze(img, win.Bounds))
+		lastErr = t.rendered.Check(smoke.Analyze(img, s.win.Bounds))
 		if lastErr == nil {
 			break
 		}
 	}
-	rendered := time.Since(started)
-	logf("window %q at %v rendered after %s", cfg.title, win.Bounds, rendered.Round(100*time.Millisecond))
+	s.rendered = time.Since(started)
+	logf("window %q at %v rendered after %s", t.title, s.win.Bounds, s.rendered.Round(100*time.Millisecond))
 
 	// Wait for the page to settle (fonts, version text, the look for a local
-	// model server): the screenshot that counts is the first frame that
-	// passes every check and equals the frame one poll before it.
+	// model server).
 	var (
-		img, prev *image.RGBA
-		stats     smoke.Stats
-		share     float64
+		prev *image.RGBA
+		note string
 	)
-	shot := filepath.Join(cfg.out, "desktop-smoke.png")
-	settleBy := time.Now().Add(cfg.timeout)
+	settleBy := time.Now().Add(timeout)
 	for {
 		time.Sleep(250 * time.Millisecond)
-		if img, err = readScreen(screenFile); err != nil {
-			return fail("read the screen: %v", err)
+		if s.img, err = readScreen(screenFile); err != nil {
+			return nil, s.fail("read the screen: %v", err)
 		}
-		stats = smoke.Analyze(img, win.Bounds)
-		share, lastErr = settledFirstRun(cfg, stats)
-		if lastErr == nil && prev != nil && sameArea(prev, img, win.Bounds) {
+		s.stats = smoke.Analyze(s.img, s.win.Bounds)
+		if lastErr = t.rendered.Check(s.stats); lastErr != nil {
+			lastErr = fmt.Errorf("after settling: %w", lastErr)
+		} else {
+			note, lastErr = t.settled(s.stats)
+		}
+		if lastErr == nil && prev != nil && sameArea(prev, s.img, s.win.Bounds) {
 			break
 		}
 		if time.Now().After(settleBy) {
-			_ = savePNG(shot, img)
+			_ = savePNG(shot, s.img)
 			if lastErr == nil {
 				lastErr = errors.New("the window kept changing")
 			}
-			return fail("the window did not settle on the first-run setup within %s: %v (screenshot %s)", cfg.timeout, lastErr, shot)
+			return nil, s.fail("the window did not settle within %s: %v (screenshot %s)", timeout, lastErr, shot)
 		}
-		prev = img
+		prev = s.img
 	}
-	if err := savePNG(shot, img); err != nil {
+	if err := savePNG(shot, s.img); err != nil {
+		return nil, err
+	}
+	logf("ok: window shows %s: %s", note, s.stats)
+	logf("screenshot: %s", shot)
+	return s, nil
+}
+
+func checkWindow(cfg config, bin, tmp string) error {
+	s, err := openWindow(tinyelfTarget(cfg, bin), tmp, filepath.Join(cfg.out, "app.log"),
+		filepath.Join(cfg.out, "desktop-smoke.png"), cfg.timeout)
+	if err != nil {
 		return err
 	}
-	logf("ok: window shows the first-run setup (panel colour %.1f%%): %s", 100*share, stats)
-	logf("screenshot: %s", shot)
-	if err := checkProperties(display, win, cfg.title); err != nil {
-		return fail("%v", err)
+	defer s.close()
+	if err := checkProperties(s.display, s.win, cfg.title); err != nil {
+		return s.fail("%v", err)
 	}
 	logf("ok: the window has TinyElf's icon and title")
-	pid := app.cmd.Process.Pid
-	if ms, ok := interactiveAfter(logPath); ok {
-		logf("figure: launch to interactive window %d ms (the page reported ready; the smoke saw the rendered window after %s)", ms, rendered.Round(10*time.Millisecond))
+	pid := s.app.cmd.Process.Pid
+	if ms, ok := interactiveAfter(s.logPath); ok {
+		logf("figure: launch to interactive window %d ms (the page reported ready; the smoke saw the rendered window after %s)", ms, s.rendered.Round(10*time.Millisecond))
 	}
-	logf("figure: idle window memory %s", treeRSS(pid))
-	if err := checkSecondLaunch(bin, env, display, cfg.title, logPath); err != nil {
-		return fail("%v", err)
+	mem, err := smoke.TreeMemory("/proc", pid)
+	if err != nil {
+		return s.fail("idle window memory: %v", err)
+	}
+	logf("figure: idle window memory %s", mem)
+	if err := checkSecondLaunch(bin, s.env, s.display, cfg.title, s.logPath); err != nil {
+		return s.fail("%v", err)
 	}
 	logf("ok: a second launch exited at once and the first instance showed its window")
 
 	// SIGTERM to the app itself (what a session manager sends) must close the
 	// window and exit 0.
 	if err := syscall.Kill(pid, syscall.SIGTERM); err != nil {
-		return fail("signal the app: %v", err)
+		return s.fail("signal the app: %v", err)
 	}
 	select {
-	case <-app.done:
+	case <-s.app.done:
 	case <-time.After(15 * time.Second):
-		return fail("the app did not exit within 15 s of SIGTERM")
+		return s.fail("the app did not exit within 15 s of SIGTERM")
 	}
-	stopped = true
-	app.stop(syscall.SIGKILL, time.Second) // WebKit helpers, if they linger
-	if app.err != nil {
-		return fail("after SIGTERM the app exited with %v, want exit 0", app.err)
+	s.app.stop(syscall.SIGKILL, time.Second) // WebKit helpers, if they linger
+	if s.app.err != nil {
+		return s.fail("after SIGTERM the app exited with %v, want exit 0", s.app.err)
 	}
 	logf("ok: the app closed its window on SIGTERM and exited 0")
 	return nil
@@ -387,13 +496,10 @@ func checkWindow(cfg config, bin, tmp string) error {
 // checkBackground requires the window's dominant colour to be one of the
 // app's backgrounds (app.css --bg-app, light or dark), not Xvfb black or
 // WebKit's default white.
-// settledFirstRun runs the checks the settled window must pass: rendered,
-// on the app's background, showing the first-run setup. It returns the
-// setup panel's share of the window.
+// settledFirstRun runs the checks the settled window must pass besides
+// looking rendered: on the app's background, showing the first-run setup.
+// It returns the setup panel's share of the window.
 func settledFirstRun(cfg config, stats smoke.Stats) (float64, error) {
-	if err := cfg.rendered.Check(stats); err != nil {
-		return 0, fmt.Errorf("after settling: %w", err)
-	}
 	if err := checkBackground(stats); err != nil {
 		return 0, err
 	}
@@ -607,50 +713,93 @@ func interactiveAfter(logPath string) (int, bool) {
 	return n, err == nil
 }
 
-// treeRSS sums the resident memory of pid and its descendants (WebKit's web
-// and network processes), from /proc.
-func treeRSS(root int) string {
-	parents := map[int]int{}
-	rss := map[int]int{}
-	names := map[int]string{}
-	entries, _ := os.ReadDir("/proc")
-	for _, e := range entries {
-		pid, err := strconv.Atoi(e.Name())
-		if err != nil {
-			continue
+// measureMemory opens each target's window cfg.memoryRuns times, taking
+// turns so that both see the same load, and prints each run's idle memory
+// and then the ranges.
+func measureMemory(cfg config, targets []target) error {
+	runs := make(map[string][]smoke.Memory)
+	for run := 1; run <= cfg.memoryRuns; run++ {
+		for _, t := range targets {
+			m, err := idleMemory(cfg, t, run)
+			if err != nil {
+				return fmt.Errorf("%s, run %d: %w", t.name, run, err)
+			}
+			logf("figure: %s run %d: idle window memory %s", t.name, run, m)
+			runs[t.name] = append(runs[t.name], m)
 		}
-		status, err := os.ReadFile(filepath.Join("/proc", e.Name(), "status"))
-		if err != nil {
-			continue
+	}
+	for _, t := range targets {
+		logf("figure: %s idle window memory over %d runs: %s", t.name, cfg.memoryRuns, memoryRange(runs[t.name]))
+	}
+	return nil
+}
+
+// idleMemory opens t's window, lets it idle for cfg.idle and reads the
+// memory of its process tree.
+func idleMemory(cfg config, t target, run int) (smoke.Memory, error) {
+	tmp, err := os.MkdirTemp("", "tinyelf-smoke-")
+	if err != nil {
+		return smoke.Memory{}, err
+	}
+	defer os.RemoveAll(tmp)
+	base := filepath.Join(cfg.out, fmt.Sprintf("%s-%d", t.name, run))
+	s, err := openWindow(t, tmp, base+".log", base+".png", cfg.timeout)
+	if err != nil {
+		return smoke.Memory{}, err
+	}
+	defer s.close()
+	time.Sleep(cfg.idle)
+	if s.app.exited() {
+		return smoke.Memory{}, s.fail("the app exited while idle (%v)", s.app.err)
+	}
+	m, err := smoke.TreeMemory("/proc", s.app.cmd.Process.Pid)
+	if err != nil {
+		return m, s.fail("read its memory: %v", err)
+	}
+	return m, nil
+}
+
+// memoryRange formats the totals' range over the runs, then each process
+// name's, then the PSS totals' range:
+// "462–468 MB RSS (tinyelf 214–218 MB, WebKitWebProcess 188–190 MB); 250–260 MB PSS".
+func memoryRange(runs []smoke.Memory) string {
+	span := func(kBs []int) string {
+		lo, hi := slices.Min(kBs), slices.Max(kBs)
+		if smoke.MB(lo) == smoke.MB(hi) {
+			return smoke.MB(lo)
 		}
-		for line := range strings.SplitSeq(string(status), "\n") {
-			k, v, _ := strings.Cut(line, ":")
-			f := strings.Fields(v)
-			switch {
-			case k == "PPid" && len(f) > 0:
-				parents[pid], _ = strconv.Atoi(f[0])
-			case k == "VmRSS" && len(f) > 0:
-				rss[pid], _ = strconv.Atoi(f[0]) // kB
-			case k == "Name" && len(f) > 0:
-				names[pid] = f[0]
+		return strings.TrimSuffix(smoke.MB(lo), " MB") + "–" + smoke.MB(hi)
+	}
+	var totals, pss []int
+	byName := make(map[string][]int)
+	var names []string
+	for _, m := range runs {
+		totals = append(totals, m.TotalkB())
+		pss = append(pss, m.TotalPSSkB())
+		sums := m.ByName()
+		for _, p := range m.Processes { // the root first
+			if kB, ok := sums[p.Name]; ok {
+				if byName[p.Name] == nil {
+					names = append(names, p.Name)
+				}
+				byName[p.Name] = append(byName[p.Name], kB)
+				delete(sums, p.Name)
 			}
 		}
 	}
-	inTree := func(pid int) bool {
-		for p := pid; p > 1; p = parents[p] {
-			if p == root {
-				return true
-			}
-		}
-		return false
+	if len(totals) == 0 {
+		return "no runs"
 	}
-	total := 0
-	var parts []string
-	for pid, kb := range rss {
-		if inTree(pid) {
-			total += kb
-			parts = append(parts, fmt.Sprintf("%s %.0f MB", names[pid], float64(kb)/1024))
+	parts := make([]string, len(names))
+	for i, name := range names {
+		parts[i] = name + " " + span(byName[name])
+		if n := len(byName[name]); n < len(runs) {
+			parts[i] += fmt.Sprintf(" (in %d of %d runs)", n, len(runs))
 		}
 	}
-	return fmt.Sprintf("%.0f MB RSS in all (%s)", float64(total)/1024, strings.Join(parts, ", "))
+	out := span(totals) + " RSS (" + strings.Join(parts, ", ") + ")"
+	if slices.Min(pss) > 0 {
+		out += "; " + span(pss) + " PSS"
+	}
+	return out
 }
