@@ -344,7 +344,19 @@ async function openLongSession(page) {
       atBottom: scroller ? scroller.scrollHeight - scroller.scrollTop - scroller.clientHeight < 2 : false,
     };
   });
-  return { clickToLastInDOMMs: inDOM - started, clickToLastPaintedMs: painted - started, ...facts };
+  // What the backend's part is: the same GetSession call the UI makes, timed again from the page.
+  const api = await page.evaluate(async (title) => {
+    const token = new URLSearchParams(window.location.search).get('token');
+    const post = (m, a) =>
+      fetch(`/api/call/${m}`, { method: 'POST', headers: { 'Content-Type': 'application/json', Authorization: `Bearer ${token}` }, body: JSON.stringify(a) });
+    const list = (await (await post('ListSessions', {})).json()).result ?? [];
+    const id = /session=([\w-]+)/.exec(window.location.hash)?.[1] ?? list.find((x) => x.title === title)?.id;
+    const t = performance.now();
+    const res = await post('GetSession', { id });
+    const body = await res.text();
+    return { ms: performance.now() - t, bytes: body.length };
+  }, sessionTitle);
+  return { clickToLastInDOMMs: inDOM - started, clickToLastPaintedMs: painted - started, getSessionMs: api.ms, getSessionBytes: api.bytes, ...facts };
 }
 
 /**
@@ -483,7 +495,7 @@ async function benchLongSession(browser, bin, llmURL, tmp) {
           opens.push(open);
           console.log(
             `open ${i + 1}/${openRuns}: last message in the DOM ${ms(open.clickToLastInDOMMs)}, painted ${ms(open.clickToLastPaintedMs)}; ` +
-              `${open.seqRows} message rows, ${open.domNodes} DOM nodes, ${open.scrollHeight} px tall; longest task ${ms(open.trace.longestTaskMs)}`,
+              `GetSession alone ${ms(open.getSessionMs)} (${open.getSessionBytes} bytes); ${open.seqRows} message rows, ${open.domNodes} DOM nodes, ${open.scrollHeight} px tall; longest task ${ms(open.trace.longestTaskMs)}`,
           );
         } else {
           await openLongSession(page);
