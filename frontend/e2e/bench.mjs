@@ -515,7 +515,16 @@ async function benchLongSession(browser, bin, llmURL, tmp) {
         if (i < openRuns) {
           const tracePath = path.join(artifacts, `open-${i + 1}.trace.json`);
           await browser.startTracing(page, { path: tracePath, categories: ['devtools.timeline', 'toplevel', 'benchmark'] });
+          const cdp = process.env.BENCH_PROFILE ? await page.context().newCDPSession(page) : null;
+          if (cdp) {
+            await cdp.send('Profiler.enable');
+            await cdp.send('Profiler.start');
+          }
           const open = await openLongSession(page);
+          if (cdp) {
+            const { profile } = await cdp.send('Profiler.stop');
+            fs.writeFileSync(path.join(artifacts, `open-${i + 1}.cpuprofile`), JSON.stringify(profile));
+          }
           await browser.stopTracing();
           open.trace = traceFacts(tracePath);
           open.errors = errors.slice();

@@ -1018,9 +1018,10 @@ describe('TinyElf in the browser', { concurrency: 1, timeout: 20 * 60_000 }, () 
       await page.getByRole('button', { name: 'Send', exact: true }).waitFor();
       await atSizes(app, 'attachment-message');
       await sent.getByRole('button', { name: 'Open dot.png' }).click();
-      await page.locator('.lightbox img').waitFor();
+      const viewer = page.getByRole('dialog', { name: 'dot.png' });
+      await viewer.locator('img').waitFor();
       await page.keyboard.press('Escape');
-      await page.locator('.lightbox').waitFor({ state: 'detached' });
+      await viewer.waitFor({ state: 'detached' });
     },
   );
 
