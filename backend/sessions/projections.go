@@ -29,12 +29,12 @@ type Session struct {
 	// restores, so an undone delete puts the session back where it was.
 	UpdatedAt time.Time `json:"updatedAt"`
 	// DeletedAt is zero unless the session is soft-deleted.
-	DeletedAt    time.Time    `json:"deletedAt,omitzero"`
-	LastSeq      int64        `json:"lastSeq"`
-	MessageCount int          `json:"messageCount"` // user and assistant messages
-	Usage        UsageTotals  `json:"usage"`
-	ForkedFrom   string       `json:"forkedFrom,omitempty"`
-	ForkedAtSeq  int64        `json:"forkedAtSeq,omitempty"`
+	DeletedAt    time.Time   `json:"deletedAt,omitzero"`
+	LastSeq      int64       `json:"lastSeq"`
+	MessageCount int         `json:"messageCount"` // user and assistant messages
+	Usage        UsageTotals `json:"usage"`
+	ForkedFrom   string      `json:"forkedFrom,omitempty"`
+	ForkedAtSeq  int64       `json:"forkedAtSeq,omitempty"`
 	// Parent and ParentCallID link a subagent's session to the session
 	// and the spawn_agent call that started it; empty for the others.
 	Parent       string `json:"parentId,omitempty"`
