@@ -106,7 +106,7 @@ const currentMarker = "\n\n---\nThe user's message for the current task, verbati
 // fails with what the user can do.
 func (t *turn) maybeCompact(ctx context.Context, req llm.Request) (llm.Request, error) {
 	window := t.contextWindow()
-	limit := int(float64(window) * t.settings.CompactThreshold())
+	limit := int(float64(window) * t.settings.CompactThresholdFor(t.agent))
 	before := t.promptTokens(req)
 	if before <= limit {
 		return req, nil
