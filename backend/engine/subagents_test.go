@@ -19,10 +19,9 @@ import (
 	"tinyelf/backend/tools"
 )
 
-// actors scripts a conversation between a parent session and its
-// subagents on one fake server: a request whose system prompt says it is a
-// subagent's goes to the first actor whose marker (a word of its prompt)
-// it holds, any other to the parent ("").
+// actors scripts a conversation between sessions on one fake server: a
+// request goes to the first actor whose marker (a word of its prompt) its
+// first user message holds, any other to the parent ("").
 type actors struct {
 	mu    sync.Mutex
 	turns map[string][]llmtest.Turn
@@ -46,16 +45,13 @@ func (a *actors) install(h *harness) {
 }
 
 func (a *actors) actorOf(req llmtest.Request) string {
-	if !strings.Contains(systemText(req), "You are a subagent") {
-		return ""
-	}
 	first := firstUserMessage(req)
 	for _, m := range a.order {
 		if strings.Contains(first, m) {
 			return m
 		}
 	}
-	return "?"
+	return ""
 }
 
 // firstUserMessage returns the first user message of a request as JSON
