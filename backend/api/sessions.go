@@ -31,18 +31,35 @@ type SessionItem struct {
 	Pending []string `json:"pending"`
 }
 
-// ListSessions returns sessions, most recently updated first.
+// ListSessions returns top-level sessions, most recently updated first
+// (paged by Limit and Offset), followed by the subagent sessions below
+// them (parentId says where each belongs). A subagent's session leaves the
+// list with its parent's. The trash lists every deleted session.
 func (s *Service) ListSessions(ctx context.Context, a ListSessionsArgs) ([]SessionItem, error) {
-	o := sessions.ListOptions{Limit: a.Limit, Offset: a.Offset, Workspace: a.Workspace}
+	o := sessions.ListOptions{Limit: a.Limit, Offset: a.Offset, Workspace: a.Workspace, TopLevel: !a.Trash}
 	if a.Trash {
 		o.Deleted = sessions.OnlyDeleted
 	}
 	list, err := s.store.List(ctx, o)
+	if err != nil {
+		return []SessionItem{}, mapErr(err)
+	}
+	if !a.Trash && len(list) > 0 {
+		ids := make([]string, len(list))
+		for i, sess := range list {
+			ids[i] = sess.ID
+		}
+		below, err := s.store.Descendants(ctx, ids)
+		if err != nil {
+			return []SessionItem{}, mapErr(err)
+		}
+		list = append(list, below...)
+	}
 	out := make([]SessionItem, len(list))
 	for i, sess := range list {
 		out[i] = SessionItem{Session: sess, Running: s.engine.Running(sess.ID), Pending: s.engine.Pending(sess.ID)}
 	}
-	return out, mapErr(err)
+	return out, nil
 }
 
 // SessionView is one session with its history, as the chat shows it.

@@ -439,14 +439,19 @@ func (s *Store) setDeleted(ctx context.Context, id string, deleted bool) error {
 	})
 }
 
-// Purge removes for good the sessions soft-deleted before the given time:
-// their events, projections and search entries. It returns how many
-// sessions went. Forks of a purged session keep their own copy of the log.
+// Purge removes for good the sessions soft-deleted before the given time,
+// and the subagent sessions below them: their events, projections and
+// search entries. It returns how many sessions went. Forks of a purged
+// session keep their own copy of the log.
 func (s *Store) Purge(ctx context.Context, deletedBefore time.Time) (_ int, err error) {
 	defer s.explain(&err)
 	n := 0
 	err = s.write(ctx, func(w *writeTx) error {
-		ids, err := queryStrings(ctx, w.tx, `SELECT id FROM sessions WHERE deleted_at <> 0 AND deleted_at < ?`, deletedBefore.UnixMilli())
+		ids, err := queryStrings(ctx, w.tx, `WITH RECURSIVE gone(id, depth) AS (
+				SELECT id, 0 FROM sessions WHERE deleted_at <> 0 AND deleted_at < ?
+				UNION
+				SELECT s.id, gone.depth + 1 FROM sessions s JOIN gone ON s.parent_id = gone.id WHERE gone.depth < 16
+			) SELECT DISTINCT id FROM gone`, deletedBefore.UnixMilli())
 		if err != nil {
 			return err
 		}

@@ -2,8 +2,10 @@ package sessions
 
 import (
 	"context"
+	"errors"
 	"slices"
 	"testing"
+	"time"
 )
 
 // A subagent's session is linked to its parent in the list, survives a
@@ -67,6 +69,25 @@ func TestSubagentSessions(t *testing.T) {
 		}
 		if fork.Subagent() || fork.Inherited != nil || fork.Background || fork.Agent != "researcher" {
 			t.Errorf("fork of a subagent = %+v, want a top-level session of the same agent", fork)
+		}
+	})
+
+	t.Run("purge takes the subagents along", func(t *testing.T) {
+		if err := s.Delete(ctx, root.ID); err != nil {
+			t.Fatal(err)
+		}
+		n, err := s.Purge(ctx, time.Date(2100, 1, 1, 0, 0, 0, 0, time.UTC))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if n != 4 { // root, its child, the grandchild, the deleted child
+			t.Errorf("purged %d sessions, want 4", n)
+		}
+		if _, err := s.Get(ctx, grand.ID); !errors.Is(err, ErrNotFound) {
+			t.Errorf("the grandchild survived its root's purge: %v", err)
+		}
+		if _, err := s.Get(ctx, other.ID); err != nil {
+			t.Errorf("an unrelated session was purged: %v", err)
 		}
 	})
 }
