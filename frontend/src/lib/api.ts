@@ -4,6 +4,8 @@
 // (POST /api/call/NAME) and events over server-sent events (GET /api/events).
 // Stores call these functions; components never touch the transport.
 import type {
+  Agent,
+  AgentView,
   AppState,
   CapabilitiesArgs,
   CapabilityList,
@@ -33,6 +35,7 @@ import type {
   SettingsView,
   SkillDetail,
   SkillList,
+  SubagentRun,
   TestResult,
   SaveWebArgs,
   WebSearchTestResult,
@@ -317,8 +320,8 @@ export const getState = () => call<AppState>('State');
 export const dismissSettingsNotice = () => call<object>('DismissSettingsNotice');
 export const listSessions = (limit = 500) => call<Session[]>('ListSessions', { limit });
 export const getSession = (id: string) => call<SessionView>('GetSession', { id });
-export const createSession = (workspace: string, mode?: PermissionMode) =>
-  call<Session>('CreateSession', { workspace, mode });
+export const createSession = (workspace: string, mode?: PermissionMode, agent?: string) =>
+  call<Session>('CreateSession', { workspace, mode, agent: agent || undefined });
 export const sendMessage = (sessionId: string, text: string) => call<object>('SendMessage', { sessionId, text });
 export const cancel = (sessionId: string) => call<object>('Cancel', { sessionId });
 
@@ -407,3 +410,8 @@ export const searchCapabilities = (args: CapabilitySearchArgs) =>
 function compact<T extends object>(args: T): Partial<T> {
   return Object.fromEntries(Object.entries(args).filter(([, v]) => v !== undefined && v !== '' && v !== false)) as Partial<T>;
 }
+
+export const listAgents = () => call<AgentView[]>('ListAgents');
+export const saveAgent = (agent: Agent, rename?: string) => call<AgentView[]>('SaveAgent', { agent, rename: rename || undefined });
+export const deleteAgent = (name: string) => call<AgentView[]>('DeleteAgent', { name });
+export const listSubagents = (sessionId: string) => call<SubagentRun[]>('ListSubagents', { sessionId });

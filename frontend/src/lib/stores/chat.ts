@@ -7,7 +7,9 @@ import { derived, get, writable } from 'svelte/store';
 import * as api from '../api';
 import type { BackendEvent, PermissionMode, SessionView, UIMessage } from '../types';
 import { coalesce } from '../util';
+import { draftAgent } from './agents';
 import { loadSessions, sessions, setRunning } from './sessions';
+import { childApprovals, dropChildApproval, loadChildApprovals, loadSubagentRuns, subagentLabel } from './subagents';
 import { settings } from './settings';
 import { composerFocus, t, toast, toastError } from './ui';
 
@@ -80,13 +82,25 @@ export const currentWorkspace = derived([view, draftWorkspace, activeId], ([v, d
   id && v ? v.session.workspace : d,
 );
 
-/** pendingApprovals are the open session's questions waiting for an answer, oldest first. */
-export const pendingApprovals = derived(view, (v): UIMessage[] => {
-  if (!v) {
+/**
+ * PendingApproval is a question waiting in the open session's dock: its
+ * own, or (with sessionId and from) one of its subagents'.
+ */
+export type PendingApproval = UIMessage & { sessionId?: string; from?: { agent: string; title: string } };
+
+/** pendingApprovals are the open session's questions waiting for an answer, its own first, then its subagents'. */
+export const pendingApprovals = derived([view, childApprovals, activeId, sessions], ([v, children, id, list]): PendingApproval[] => {
+  if (!v || !id) {
     return [];
   }
   const waiting = new Set(v.pending ?? []);
-  return v.messages.filter((m) => m.kind === 'approval' && m.approval && !m.approval.decision && waiting.has(m.approval.callId));
+  const own: PendingApproval[] = v.messages.filter(
+    (m) => m.kind === 'approval' && m.approval && !m.approval.decision && waiting.has(m.approval.callId),
+  );
+  const theirs: PendingApproval[] = children
+    .filter((c) => c.rootId === id && c.sessionId !== id)
+    .map((c) => ({ seq: c.seq, kind: 'approval', time: '', approval: c.approval, sessionId: c.sessionId, from: subagentLabel(c.sessionId, list) }));
+  return [...own, ...theirs];
 });
 
 async function fetchView(): Promise<void> {
@@ -172,6 +186,8 @@ export function openSession(id: string): void {
   live.set(emptyLive());
   viewLoading.set(true);
   void fetchView();
+  void loadChildApprovals(id, get(sessions));
+  void loadSubagentRuns(id);
 }
 
 /** newChat leaves the open session so the next message starts a new one. */
@@ -181,6 +197,7 @@ export function newChat(): void {
   view.set(null);
   viewLoading.set(false);
   live.set(emptyLive());
+  draftAgent.set('default');
   const s = get(settings);
   if (s) {
     draftMode.set(s.mode || 'default');
@@ -200,7 +217,7 @@ export async function send(text: string): Promise<boolean> {
   try {
     let id = get(activeId);
     if (!id) {
-      const s = await api.createSession(get(draftWorkspace), get(draftMode));
+      const s = await api.createSession(get(draftWorkspace), get(draftMode), get(draftAgent));
       id = s.id;
       activeId.set(id);
       remember(id);
@@ -240,11 +257,25 @@ export async function stop(): Promise<void> {
   }
 }
 
-/** answerApproval answers a waiting approval. */
-export async function answerApproval(callId: string, decision: api.Decision, reason?: string): Promise<boolean> {
+/**
+ * answerApproval answers a waiting approval: the open session's, or with
+ * sessionId one of its subagents'.
+ */
+export async function answerApproval(callId: string, decision: api.Decision, reason?: string, sessionId?: string): Promise<boolean> {
   const id = get(activeId);
   if (!id) {
     return false;
+  }
+  if (sessionId && sessionId !== id) {
+    try {
+      await api.approve(sessionId, callId, decision, reason);
+    } catch (err) {
+      toastError(err);
+      return false;
+    } finally {
+      dropChildApproval(sessionId, callId);
+    }
+    return true;
   }
   try {
     await api.approve(id, callId, decision, reason);
