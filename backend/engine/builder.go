@@ -54,6 +54,9 @@ type BuildOptions struct {
 	// Sessions backs SessionsSpawn, SessionsList, SessionsSend and
 	// SessionsHistory (step 11); without it they are absent.
 	Sessions tools.SessionStore
+	// Schemas, when set, shares compiled parameter schemas between the
+	// sessions' registries.
+	Schemas *tools.SchemaCache
 }
 
 // Session is a built tool registry and the workspace it works in. Close it
@@ -97,7 +100,7 @@ func BuildRegistry(opts BuildOptions) (*Session, error) {
 	if opts.Environ == nil {
 		opts.Environ = defaultChildEnviron
 	}
-	reg := tools.NewRegistry(tools.WithMiddleware(opts.Middleware...), tools.WithCallTimeout(opts.CallTimeout))
+	reg := tools.NewRegistry(tools.WithMiddleware(opts.Middleware...), tools.WithCallTimeout(opts.CallTimeout), tools.WithSchemaCache(opts.Schemas))
 	steps := []struct {
 		name  string
 		tools func() []tools.Tool

@@ -64,7 +64,7 @@ func (t *turn) syncCatalog(ctx context.Context) {
 		var es []capabilities.Entry
 		for _, n := range local.Registry.Names() {
 			if tool, ok := local.Registry.Get(n); ok {
-				es = append(es, capabilities.ToolEntry(tool))
+				es = append(es, t.e.entries.entry(tool))
 			}
 		}
 		cat.Replace(localPartition(s.id), es, capabilities.PartitionOptions{Session: s.id, Priority: capabilities.PriorityLocal,
@@ -87,7 +87,7 @@ func (t *turn) syncCatalog(ctx context.Context) {
 		}
 		es := make([]capabilities.Entry, 0, len(ts))
 		for _, tool := range ts {
-			es = append(es, capabilities.ToolEntry(tool))
+			es = append(es, t.e.entries.entry(tool))
 		}
 		cat.Replace(sourcePartition(s.id, i), es, capabilities.PartitionOptions{Session: s.id, Priority: capabilities.PriorityMCP,
 			Reason: sourceReason(prev, ts)})
@@ -330,7 +330,7 @@ func (t *turn) execRegistry(view *capabilities.View) *tools.Registry {
 	if d.exec != nil && d.execKey == view.Key() {
 		return d.exec
 	}
-	reg := tools.NewRegistry(tools.WithMiddleware(t.e.permissionMiddleware(s)))
+	reg := tools.NewRegistry(tools.WithMiddleware(t.e.permissionMiddleware(s)), tools.WithSchemaCache(t.e.schemas))
 	for _, e := range view.Entries() {
 		if e.Kind != capabilities.KindTool {
 			continue

@@ -222,6 +222,10 @@ type Engine struct {
 	summaries *tools.SummaryCache
 	// subagents runs spawn_agent's children and knows who spawned whom.
 	subagents *SubagentManager
+	// schemas are the tools' compiled parameter schemas, shared by every
+	// session's registries; entries their catalog entries.
+	schemas *tools.SchemaCache
+	entries *entryCache
 }
 
 // sessionState is the engine's memory of one open session.
@@ -306,7 +310,7 @@ func New(opts Options) *Engine {
 	if opts.Catalog == nil {
 		opts.Catalog = capabilities.NewCatalog()
 	}
-	e := &Engine{opts: opts, catalog: opts.Catalog, sessions: map[string]*sessionState{}, summaries: tools.NewSummaryCache(opts.Now)}
+	e := &Engine{opts: opts, catalog: opts.Catalog, sessions: map[string]*sessionState{}, summaries: tools.NewSummaryCache(opts.Now), schemas: tools.NewSchemaCache(), entries: newEntryCache()}
 	e.subagents = newSubagentManager(e, opts.Subagents)
 	return e
 }

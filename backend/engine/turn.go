@@ -338,6 +338,7 @@ func (t *turn) registry() (*Session, error) {
 		Skills:       sk,
 		Spawner:      t.e.subagents,
 		Sessions:     sessionTools{t.e},
+		Schemas:      t.e.schemas,
 	})
 	if err != nil {
 		return nil, err
