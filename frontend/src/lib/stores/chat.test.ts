@@ -183,6 +183,11 @@ describe("subagents' approvals", () => {
       ['g1', 'w2'],
     ]);
     expect(queue[1].from).toEqual({ agent: 'researcher', title: 'Child c1' });
+    // The subagent in between shows its own subagent's question too.
+    activeId.set('c1');
+    view.set(sessionView({ session: session({ id: 'c1' }) }));
+    expect(get(pendingApprovals).map((m) => m.approval?.callId)).toEqual(['w2']);
+    activeId.set('s1');
   });
 
   it("answers in the subagent's session and drops the question", async () => {

@@ -9,7 +9,7 @@ import type { BackendEvent, PermissionMode, SessionView, UIMessage } from '../ty
 import { coalesce } from '../util';
 import { draftAgent } from './agents';
 import { loadSessions, sessions, setRunning } from './sessions';
-import { childApprovals, dropChildApproval, loadChildApprovals, loadSubagentRuns, subagentLabel } from './subagents';
+import { childApprovals, dropChildApproval, isAncestor, loadChildApprovals, loadSubagentRuns, subagentLabel } from './subagents';
 import { settings } from './settings';
 import { composerFocus, t, toast, toastError } from './ui';
 
@@ -98,7 +98,7 @@ export const pendingApprovals = derived([view, childApprovals, activeId, session
     (m) => m.kind === 'approval' && m.approval && !m.approval.decision && waiting.has(m.approval.callId),
   );
   const theirs: PendingApproval[] = children
-    .filter((c) => c.rootId === id && c.sessionId !== id)
+    .filter((c) => c.sessionId !== id && (c.rootId === id || isAncestor(id, c.sessionId, list)))
     .map((c) => ({ seq: c.seq, kind: 'approval', time: '', approval: c.approval, sessionId: c.sessionId, from: subagentLabel(c.sessionId, list) }));
   return [...own, ...theirs];
 });

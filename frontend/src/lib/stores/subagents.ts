@@ -79,12 +79,25 @@ export function rootOf(id: string, list: Session[]): string {
   return cur?.id ?? id;
 }
 
+/** isAncestor reports whether a session is above another in their tree of subagents. */
+export function isAncestor(ancestor: string, id: string, list: Session[]): boolean {
+  const byId = new Map(list.map((s) => [s.id, s]));
+  let cur = byId.get(id);
+  for (let i = 0; cur?.parentId && i < 16; i++) {
+    if (cur.parentId === ancestor) {
+      return true;
+    }
+    cur = byId.get(cur.parentId);
+  }
+  return false;
+}
+
 /**
  * loadChildApprovals fetches the approvals the subagents under a session
  * wait for (after a reload, when no event told of them).
  */
 export async function loadChildApprovals(rootId: string, list: Session[]): Promise<void> {
-  const waiting = list.filter((s) => s.parentId && (s.pending?.length ?? 0) > 0 && rootOf(s.id, list) === rootId);
+  const waiting = list.filter((s) => s.parentId && (s.pending?.length ?? 0) > 0 && (rootOf(s.id, list) === rootId || isAncestor(rootId, s.id, list)));
   for (const s of waiting) {
     try {
       const v = await api.getSession(s.id);
