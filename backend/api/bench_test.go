@@ -85,7 +85,7 @@ func BenchmarkBackgroundSubagentsEventLag(b *testing.B) {
 	if _, err := svc.SaveProvider(context.Background(), SaveProviderArgs{Provider: config.Provider{Name: "p", Kind: "openai", BaseURL: "http://127.0.0.1:1/v1", Model: "m"}}); err != nil {
 		b.Fatal(err)
 	}
-	events, stop := svc.Bus.Subscribe()
+	events, stop := svc.bus.Subscribe()
 	defer stop()
 	var lags []time.Duration
 	lagged := 0
