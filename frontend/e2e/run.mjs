@@ -666,6 +666,103 @@ describe('TinyElf in the browser', { concurrency: 1, timeout: 20 * 60_000 }, () 
     },
   );
 
+  scenario(
+    "a subagent's approval is answered in the parent's window, and its session nests under the parent",
+    {
+      script: {
+        turns: [
+          {
+            toolCalls: [
+              {
+                id: 'call_spawn',
+                name: 'spawn_agent',
+                arguments: JSON.stringify({ prompt: 'Write notes.txt with the meeting notes', tools: ['Write'] }),
+              },
+            ],
+          },
+          { toolCalls: [{ id: 'call_child_write', name: 'Write', arguments: JSON.stringify({ path: 'notes.txt', content: 'Notes from the subagent.\n' }) }] },
+          { text: 'I wrote notes.txt.' },
+          { text: 'My helper wrote **notes.txt** for you.' },
+        ],
+      },
+    },
+    async (app) => {
+      const { page, workspace } = app;
+      await openApp(app);
+      await send(page, 'Ask a helper to write the notes');
+
+      // First the parent asks to start the subagent.
+      const spawn = page.getByRole('region', { name: 'Allow spawn_agent?' });
+      await spawn.waitFor();
+      await spawn.getByRole('button', { name: /Allow once/ }).click();
+      await spawn.waitFor({ state: 'detached' });
+
+      // Then the subagent's own Write asks, here, labelled with the child.
+      const card = page.getByRole('region', { name: 'Allow Write?' });
+      await card.waitFor();
+      await card.getByTestId('approval-from').getByText('Asked by subagent default: Write notes.txt with the meeting notes').waitFor();
+      await card.getByText('notes.txt', { exact: true }).waitFor();
+      const spawnCard = page.getByRole('article', { name: /^spawn_agent/ });
+      await spawnCard.getByTestId('subagent-card').getByText('waiting for your approval', { exact: true }).waitFor();
+      await shot(app, 'subagent-approval');
+      await card.getByRole('button', { name: /Allow once/ }).click();
+      await card.waitFor({ state: 'detached' });
+
+      await page.locator('article.assistant', { hasText: 'My helper wrote notes.txt for you.' }).waitFor();
+      await spawnCard.getByTestId('subagent-card').getByText('done', { exact: true }).waitFor();
+      assert.equal(fs.readFileSync(path.join(workspace, 'notes.txt'), 'utf8'), 'Notes from the subagent.\n');
+
+      // The child's session nests under its parent in the sidebar; its card opens it.
+      const nav = page.getByRole('navigation', { name: 'Sessions' });
+      await nav.getByRole('button', { name: /Show 1 subagents/ }).click();
+      await nav.getByRole('button', { name: /^Write notes\.txt with the meeting notes/ }).waitFor();
+      await shot(app, 'subagent-done');
+      await spawnCard.getByRole('button', { name: /Open its session/ }).click();
+      await page.getByRole('heading', { name: 'Write notes.txt with the meeting notes' }).waitFor();
+      await page.getByRole('button', { name: /Subagent of Ask a helper to write the notes/ }).waitFor();
+      await page.getByRole('article', { name: 'Write: Done' }).waitFor();
+      await page.locator('article.assistant', { hasText: 'I wrote notes.txt.' }).waitFor();
+      await shot(app, 'subagent-session');
+      await page.getByRole('button', { name: /Subagent of Ask a helper to write the notes/ }).click();
+      await page.getByRole('heading', { name: 'Ask a helper to write the notes' }).waitFor();
+    },
+  );
+
+  scenario(
+    'settings: adds an agent profile, and a new chat picks it in its header',
+    { script: { turns: [{ text: 'Reviewing as asked.' }] } },
+    async (app) => {
+      const { page } = app;
+      await openApp(app);
+      await page.keyboard.press('Control+,');
+      const dialog = page.getByRole('dialog', { name: 'Settings' });
+      await dialog.getByRole('tab', { name: 'Agents' }).click();
+      await dialog.getByTestId('agent-default').waitFor();
+      assert.equal(await dialog.getByTestId('agent-default').getByRole('button', { name: 'Delete' }).count(), 0, 'the default agent cannot be deleted');
+      await dialog.getByRole('button', { name: 'Add an agent' }).click();
+      await dialog.getByLabel(/^Name/).fill('reviewer');
+      await dialog.getByLabel(/^Description/).fill('Reviews changes and reports');
+      await dialog.getByLabel(/^Instructions/).fill('Review like a careful senior engineer.');
+      await dialog.getByLabel(/^Permission mode/).selectOption('plan');
+      await dialog.getByLabel(/^Allowed tools/).fill('Read\nGrep\nGlob');
+      await shot(app, 'agent-form');
+      await dialog.getByRole('button', { name: 'Save', exact: true }).click();
+      const saved = dialog.getByTestId('agent-reviewer');
+      await saved.getByText('Reviews changes and reports').waitFor();
+      await saved.getByText(/3 tools allowed/).waitFor();
+      assert.deepEqual(await unlabelled(page), [], 'every control of Settings → Agents has a label');
+      await dialog.getByRole('button', { name: 'Close' }).first().click();
+      await dialog.waitFor({ state: 'detached' });
+
+      await page.getByTestId('agent-picker').selectOption('reviewer');
+      await send(page, 'Review the README');
+      await page.locator('article.assistant', { hasText: 'Reviewing as asked.' }).waitFor();
+      await page.getByTestId('header-agent').getByText('reviewer').waitFor();
+      await page.getByRole('radio', { name: 'Plan', checked: true }).waitFor(); // the profile's mode
+      await shot(app, 'agent-chat');
+    },
+  );
+
   scenario('stops a running turn', { script: { turns: [{ text: 'Starting a long task that takes a while ', hang: true }] } }, async (app) => {
     const { page } = app;
     await openApp(app);

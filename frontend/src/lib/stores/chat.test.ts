@@ -26,11 +26,12 @@ import {
   live,
   onSessionEvent,
   pendingApprovals,
+  pickAgent,
   send,
   setMode,
   view,
 } from './chat';
-import { draftAgent } from './agents';
+import { agents, draftAgent } from './agents';
 import { sessions } from './sessions';
 import { childApprovals, subagentUpdates, trackSubagentEvent } from './subagents';
 import { toasts } from './ui';
@@ -121,6 +122,21 @@ describe('send', () => {
     expect(await send('look into it')).toBe(true);
     expect(api.createSession).toHaveBeenCalledWith('/work/demo', 'default', 'researcher');
     draftAgent.set('default');
+  });
+
+  it("takes the picked agent's own permission mode, and the settings' one for a profile without", () => {
+    agents.set([
+      { name: 'default', default: true },
+      { name: 'reviewer', permissionMode: 'plan', default: false },
+    ]);
+    draftMode.set('default');
+    pickAgent('reviewer');
+    expect(get(draftAgent)).toBe('reviewer');
+    expect(get(draftMode)).toBe('plan');
+    pickAgent('default');
+    expect(get(draftAgent)).toBe('default');
+    expect(get(draftMode)).toBe('default');
+    agents.set([]);
   });
 
   it('says so when the session is still busy', async () => {

@@ -7,7 +7,7 @@ import { derived, get, writable } from 'svelte/store';
 import * as api from '../api';
 import type { BackendEvent, PermissionMode, SessionView, UIMessage } from '../types';
 import { coalesce } from '../util';
-import { draftAgent } from './agents';
+import { agents, draftAgent } from './agents';
 import { loadSessions, sessions, setRunning } from './sessions';
 import { childApprovals, dropChildApproval, isAncestor, loadChildApprovals, loadSubagentRuns, subagentLabel } from './subagents';
 import { settings } from './settings';
@@ -299,6 +299,16 @@ export async function answerApproval(callId: string, decision: api.Decision, rea
   );
   reloadView();
   return true;
+}
+
+/**
+ * pickAgent chooses the agent a new chat will run, and the mode it starts
+ * in: the profile's own mode when it has one, the settings' otherwise.
+ */
+export function pickAgent(name: string): void {
+  draftAgent.set(name);
+  const profile = get(agents).find((a) => a.name === name);
+  draftMode.set(profile?.permissionMode || get(settings)?.mode || 'default');
 }
 
 /** setMode changes the open session's mode, or the new chat's. */
