@@ -145,9 +145,10 @@ type Agent struct {
 	Provider string `json:"provider,omitempty"`
 	Model    string `json:"model,omitempty"`
 	// BackgroundProvider and BackgroundModel run the agent's background
-	// calls (WebFetch summaries); an empty BackgroundModel means the
-	// session's own model, an empty BackgroundProvider the session's
-	// provider.
+	// calls (WebFetch summaries, compaction summaries); an empty
+	// BackgroundModel means the session's own model, an empty
+	// BackgroundProvider the session's provider. Sessions are titled from
+	// their first message, without a model call.
 	BackgroundProvider string `json:"backgroundProvider,omitempty"`
 	BackgroundModel    string `json:"backgroundModel,omitempty"`
 	// DirectMCPServers are stdio MCP servers started for this agent's
