@@ -450,6 +450,7 @@ func (m *SubagentManager) publish(r *subRun) {
 	m.e.live(r.parent, LiveSubagent, map[string]any{"callId": in.CallID, "run": map[string]any{
 		"runId": in.RunID, "sessionId": in.SessionID, "agent": in.Agent, "background": in.Background,
 		"state": in.State, "iterations": in.Iterations, "progress": in.Progress, "error": in.Error,
+		"capabilityDiffs": in.Diffs,
 	}})
 }
 
@@ -500,6 +501,7 @@ func (m *SubagentManager) observe(sessionID string, evs []sessions.Event) {
 			if ev.Decode(&p) == nil {
 				in.Diffs++
 				in.Visible = p.Visible
+				changed = true
 			}
 		case sessions.EventUsage:
 			var p sessions.Usage

@@ -58,6 +58,13 @@ describe('a spawn_agent card', () => {
     expect(screen.getByTestId('subagent-card').textContent).toContain('done');
     expect(screen.getByText('Not given: Write (you do not have it)')).toBeTruthy();
   });
+
+  it("links to its session's capability changes", async () => {
+    const done = { ...spawn, status: 'done' as const, meta: { subagent: { runId: 'c1', sessionId: 'c1', agent: 'default', background: false, state: 'done', iterations: 2, capabilityDiffs: 2 } } };
+    render(ToolCard, { tool: done, seq: 5, running: false });
+    await fireEvent.click(screen.getByRole('button', { name: 'Its tool set changed 2×: see its session' }));
+    expect(api.getSession).toHaveBeenCalledWith('c1');
+  });
 });
 
 describe("a subagent's approval in the parent's dock", () => {
