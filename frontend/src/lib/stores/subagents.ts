@@ -6,7 +6,7 @@ import * as api from '../api';
 import type { ApprovalView, BackendEvent, Session, SubagentRun } from '../types';
 
 /** SubagentLive is what subagent.update events tell of one run. */
-export type SubagentLive = Pick<SubagentRun, 'runId' | 'sessionId' | 'agent' | 'background' | 'state' | 'iterations' | 'progress' | 'error'>;
+export type SubagentLive = Pick<SubagentRun, 'runId' | 'sessionId' | 'agent' | 'background' | 'state' | 'iterations' | 'progress' | 'error' | 'capabilityDiffs'>;
 
 /** subagentUpdates holds each run's latest update, by `parentId:callId`. */
 export const subagentUpdates = writable<Record<string, SubagentLive>>({});
