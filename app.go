@@ -26,6 +26,11 @@ type App struct {
 	mu   sync.Mutex
 	ctx  context.Context // the Wails runtime context, set by startup
 	stop func()          // ends the event forwarding
+
+	// guard holds closing the window while tasks run (window.go).
+	guard closeGuard
+	// timer reports the time to an interactive page (TINYELF_TIMING).
+	timer *startupTimer
 }
 
 // NewApp returns an App over svc that is not yet attached to a window; svc
@@ -96,6 +101,27 @@ func (a *App) Call(method, args string) (string, error) {
 		return "", fmt.Errorf("%s", b)
 	}
 	return string(res), nil
+}
+
+// GuardClose is called by the page once it can ask the user to confirm
+// closing the window while tasks run (it listens for CloseRequestedEvent);
+// until then, closing never waits.
+func (a *App) GuardClose() {
+	a.guard.setReady()
+}
+
+// ConfirmClose closes the window although tasks run: the user said so.
+func (a *App) ConfirmClose() {
+	a.guard.force()
+	if ctx := a.runtimeContext(); ctx != nil {
+		wailsruntime.Quit(ctx)
+	}
+}
+
+// Ready is called by the page once it shows the app (or the first-run
+// setup) and takes input; it marks the launch-to-interactive time.
+func (a *App) Ready() {
+	a.timer.ready()
 }
 
 // PickFolder shows the native folder dialog and returns the chosen folder,

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"time"
 
 	"github.com/wailsapp/wails/v2"
 	"github.com/wailsapp/wails/v2/pkg/options"
@@ -16,6 +17,7 @@ import (
 	wailsruntime "github.com/wailsapp/wails/v2/pkg/runtime"
 
 	"tinyelf/backend/api"
+	"tinyelf/backend/config"
 )
 
 //go:embed build/appicon.png
@@ -26,15 +28,30 @@ var appIcon []byte
 var windowBackground = &options.RGBA{R: 246, G: 247, B: 249, A: 255}
 
 // runDesktop opens the TinyElf window and blocks until it is closed or ctx is
-// cancelled (Ctrl+C, SIGTERM). It returns the process exit code.
+// cancelled (Ctrl+C, SIGTERM). It returns the process exit code. A second
+// launch on the same data folder brings the first one's window to the
+// front and exits 0.
 func runDesktop(ctx context.Context, stderr io.Writer) int {
+	launched := time.Now()
 	if !hasDisplay(os.Getenv) {
 		fmt.Fprint(stderr, noDisplayMessage)
 		return exitError
 	}
+	dataDir, err := config.DataDir()
+	if err != nil {
+		fmt.Fprintf(stderr, "tinyelf: %v\n", err)
+		return exitError
+	}
+	lockID := instanceID(dataDir)
+	// Before anything starts (the session store, MCP servers): a window that
+	// is already open is shown instead.
+	if focusRunning(lockID) {
+		fmt.Fprintln(stderr, "TinyElf is already running; its window was brought to the front.")
+		return exitOK
+	}
 	assets := uiAssets
 
-	svc, err := api.New(ctx, api.Options{Version: version})
+	svc, err := api.New(ctx, api.Options{Version: version, DataDir: dataDir, Surface: api.SurfaceDesktop, Titles: true})
 	if err != nil {
 		fmt.Fprintf(stderr, "tinyelf: %v\n", err)
 		return exitError
@@ -44,6 +61,11 @@ func runDesktop(ctx context.Context, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "warning: %s\n", w)
 	}
 	app := NewApp(svc)
+	if os.Getenv("TINYELF_TIMING") != "" {
+		app.timer = &startupTimer{start: launched, out: stderr}
+	}
+	saved := svc.WindowState()
+	width, height := windowSize(saved)
 	// Closing the window ends runDesktop; so does ctx ending (Ctrl+C, SIGTERM),
 	// which quits the window from a watcher that stops when the window closes first.
 	windowDone := make(chan struct{})
@@ -52,6 +74,7 @@ func runDesktop(ctx context.Context, stderr io.Writer) int {
 		go func() {
 			select {
 			case <-ctx.Done():
+				app.guard.force() // a signal is not asked about
 				wailsruntime.Quit(wctx)
 			case <-windowDone:
 			}
@@ -60,18 +83,43 @@ func runDesktop(ctx context.Context, stderr io.Writer) int {
 
 	err = wails.Run(&options.App{
 		Title:            "TinyElf",
-		Width:            1200,
-		Height:           800,
-		MinWidth:         720,
-		MinHeight:        480,
+		Width:            width,
+		Height:           height,
+		MinWidth:         minWidth,
+		MinHeight:        minHeight,
 		BackgroundColour: windowBackground,
 		AssetServer:      &assetserver.Options{Assets: assets},
 		OnStartup:        onStartup,
+		OnDomReady:       func(wctx context.Context) { restoreWindow(wctx, saved) },
+		OnBeforeClose: func(wctx context.Context) bool {
+			rememberWindow(wctx, svc, stderr)
+			running, _ := svc.RunningTasks(context.Background(), struct{}{})
+			if app.guard.ask(running) {
+				wailsruntime.EventsEmit(wctx, CloseRequestedEvent, running)
+				return true // the page asks; ConfirmClose closes
+			}
+			return false
+		},
 		OnShutdown: func(c context.Context) {
 			app.shutdown(c)
 			close(windowDone)
 		},
 		Bind: []any{app},
+		SingleInstanceLock: &options.SingleInstanceLock{
+			UniqueId: lockID,
+			OnSecondInstanceLaunch: func(options.SecondInstanceData) {
+				wctx := app.runtimeContext()
+				if wctx == nil {
+					return
+				}
+				fmt.Fprintln(stderr, "tinyelf: a second launch: showing this window")
+				wailsruntime.WindowUnminimise(wctx)
+				wailsruntime.WindowShow(wctx)
+				// Raise it above the other windows: GTK's show does not.
+				wailsruntime.WindowSetAlwaysOnTop(wctx, true)
+				wailsruntime.WindowSetAlwaysOnTop(wctx, false)
+			},
+		},
 		Linux: &linux.Options{
 			Icon:        appIcon,
 			ProgramName: "tinyelf",
@@ -85,4 +133,45 @@ func runDesktop(ctx context.Context, stderr io.Writer) int {
 		return exitError
 	}
 	return exitOK
+}
+
+// restoreWindow puts the window where it was when it last closed, when
+// that place is still on a screen.
+func restoreWindow(wctx context.Context, saved *config.WindowState) {
+	if saved == nil {
+		return
+	}
+	if saved.Maximised {
+		wailsruntime.WindowMaximise(wctx)
+		return
+	}
+	var screens []screen
+	if all, err := wailsruntime.ScreenGetAll(wctx); err == nil {
+		for _, s := range all {
+			screens = append(screens, screen{width: s.Size.Width, height: s.Size.Height})
+		}
+	}
+	if placeable(*saved, screens) {
+		wailsruntime.WindowSetPosition(wctx, saved.X, saved.Y)
+	}
+}
+
+// rememberWindow saves the window's size and place; a maximised window
+// keeps the size it had before.
+func rememberWindow(wctx context.Context, svc windowSaver, stderr io.Writer) {
+	st := config.WindowState{}
+	if prev := svc.WindowState(); prev != nil {
+		st = *prev
+	}
+	st.Maximised = wailsruntime.WindowIsMaximised(wctx)
+	if !st.Maximised && !wailsruntime.WindowIsMinimised(wctx) {
+		st.Width, st.Height = wailsruntime.WindowGetSize(wctx)
+		st.X, st.Y = wailsruntime.WindowGetPosition(wctx)
+	}
+	if st.Width == 0 {
+		st.Width, st.Height = defaultWidth, defaultHeight
+	}
+	if err := svc.SaveWindowState(st); err != nil {
+		fmt.Fprintf(stderr, "tinyelf: remember the window's place: %v\n", err)
+	}
 }

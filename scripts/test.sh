@@ -26,7 +26,7 @@ frontend_build
 frontend_e2e
 desktop_build
 
-step "smoke run of build/bin/tinyelf (dbus-run-session + Xvfb)"
+step "smoke run of build/bin/tinyelf (private D-Bus bus + Xvfb)"
 go run ./scripts/smoke -bin build/bin/tinyelf -out artifacts/smoke
 
 step "all checks passed in ${SECONDS}s"

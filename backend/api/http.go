@@ -420,7 +420,11 @@ func (s *HTTPServer) handleAssets(w http.ResponseWriter, r *http.Request) {
 	if _, err := fs.Stat(s.Assets, path); err != nil {
 		path = "index.html" // single-page app: unknown paths get the app
 	}
-	w.Header().Set("Content-Security-Policy", "default-src 'self'; img-src 'self' data:; style-src 'self' 'unsafe-inline'; connect-src 'self'")
+	// Answers may show images from https addresses and MCP tools return
+	// images and audio as data URLs; no page the app loads may learn the
+	// URL (it carries the access token), so no referrer is ever sent.
+	w.Header().Set("Content-Security-Policy", "default-src 'self'; img-src 'self' data: https:; media-src 'self' data:; style-src 'self' 'unsafe-inline'; connect-src 'self'")
+	w.Header().Set("Referrer-Policy", "no-referrer")
 	http.ServeFileFS(w, r, s.Assets, path)
 }
 

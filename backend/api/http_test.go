@@ -133,6 +133,12 @@ func TestPageLoadSetsTheCookie(t *testing.T) {
 	if !found {
 		t.Errorf("no HttpOnly SameSite=Strict token cookie: %v", resp.Cookies())
 	}
+	// The page never sends its URL (with the token) to the image hosts
+	// answers may show.
+	if rp, csp := resp.Header.Get("Referrer-Policy"), resp.Header.Get("Content-Security-Policy"); rp != "no-referrer" ||
+		!strings.Contains(csp, "img-src 'self' data: https:") || !strings.Contains(csp, "media-src 'self' data:") || !strings.Contains(csp, "default-src 'self'") {
+		t.Errorf("Referrer-Policy %q, Content-Security-Policy %q", rp, csp)
+	}
 	resp, _ = http.Get(base + "/?token=wrong")
 	resp.Body.Close()
 	if len(resp.Cookies()) != 0 {

@@ -99,6 +99,30 @@ func TestMCPThroughTheService(t *testing.T) {
 	if _, err := h.svc.SendMessage(ctx, SendArgs{SessionID: sess.ID, Text: "/mcp__fake__nope"}); !isCode(err, CodeInvalid) {
 		t.Errorf("unknown prompt: %v", err)
 	}
+	// ExpandCommand checks a command without sending it, as the UI does
+	// before it starts a session for one.
+	before := len(h.srv.ChatRequests())
+	for _, tc := range []struct{ text, want, code string }{
+		{"/mcp__fake__greet name=Ada", "Please greet Ada in a casual way.", ""},
+		{"just text", "just text", ""},
+		{"/mcp__fake__greet", "", CodeInvalid},
+		{"/mcp__fake__nope", "", CodeInvalid},
+		{"  ", "", CodeInvalid},
+	} {
+		got, err := h.svc.ExpandCommand(ctx, ExpandArgs{Text: tc.text})
+		if tc.code != "" {
+			if !isCode(err, tc.code) {
+				t.Errorf("ExpandCommand(%q) = %+v, %v; want %s", tc.text, got, err, tc.code)
+			}
+			continue
+		}
+		if err != nil || !strings.Contains(got.Text, tc.want) {
+			t.Errorf("ExpandCommand(%q) = %+v, %v; want %q", tc.text, got, err, tc.want)
+		}
+	}
+	if n := len(h.srv.ChatRequests()); n != before {
+		t.Errorf("ExpandCommand reached the model (%d requests, were %d)", n, before)
+	}
 
 	// Disabling the server removes its tools.
 	if _, err := h.svc.SetMCPServerEnabled(ctx, EnableArgs{Name: "fake", Enabled: false}); err != nil {

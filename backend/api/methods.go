@@ -32,6 +32,7 @@ func (s *Service) Methods() map[string]Method {
 		"GetSession":            method(s.GetSession),
 		"CreateSession":         method(s.CreateSession),
 		"SendMessage":           method(s.SendMessage),
+		"ExpandCommand":         method(s.ExpandCommand),
 		"Cancel":                method(s.Cancel),
 		"Approve":               method(s.Approve),
 		"SetMode":               method(s.SetMode),
@@ -92,6 +93,20 @@ func (s *Service) Methods() map[string]Method {
 		"SaveAgent":             method(s.SaveAgent),
 		"DeleteAgent":           method(s.DeleteAgent),
 		"ListSubagents":         method(s.ListSubagents),
+		// Issue 15 (ui-core): attachments, recovery, notifications, folders,
+		// the model picker and the window.
+		"AddAttachment":            method(s.AddAttachment),
+		"GetAttachment":            method(s.GetAttachment),
+		"RetryTurn":                method(s.RetryTurn),
+		"ContinueTurn":             method(s.ContinueTurn),
+		"Regenerate":               method(s.Regenerate),
+		"GetNotificationSettings":  method(s.GetNotificationSettings),
+		"SaveNotificationSettings": method(s.SaveNotificationSettings),
+		"TestNotification":         method(s.TestNotification),
+		"RecentFolders":            method(s.RecentFolders),
+		"RunningTasks":             method(s.RunningTasks),
+		"ListModels":               method(s.ListModels),
+		"SetModel":                 method(s.SetModel),
 	}
 }
 

@@ -65,6 +65,14 @@ type Options struct {
 	// SkillTrees are builtin skills other packages bring (tool-creator),
 	// after TinyElf's own.
 	SkillTrees []skills.BuiltinFS
+	// Titles names sessions after their first answer with the agent's
+	// background model (engine.Options.Titles): the window and the browser
+	// want it, a one-shot `tinyelf run` does not.
+	Titles bool
+	// DefaultWorkspace is the folder a chat works in when the user chose
+	// none; empty means config.DefaultWorkspace (TinyElf in the documents
+	// folder). Tests point it into a temporary folder.
+	DefaultWorkspace string
 }
 
 // The surfaces a Service runs in.
@@ -104,6 +112,8 @@ type Service struct {
 
 	// noticeDismissed is set once the user dismissed the settings notice.
 	noticeDismissed atomic.Bool
+	// models caches the providers' model lists for the model picker.
+	models modelCache
 }
 
 // New opens the data folder's stores and starts the service. An empty
@@ -140,8 +150,9 @@ func New(ctx context.Context, opts Options) (*Service, error) {
 	s := &Service{opts: opts, settings: settings, store: store, bus: NewBus(), children: tools.NewChildren(childRoot), catalog: capabilities.NewCatalog()}
 	s.catalog.Replace("surface", channelEntries(opts), capabilities.PartitionOptions{Priority: capabilities.PriorityOther, Reason: "the surface's abilities"})
 	s.policy = notify.NewPolicy(opts.Notifier, settings.Get().NotificationsOn())
+	s.policy.SetRules(notifyRules(settings.Get()))
 	s.userMCP = mcp.NewService(settings.Get().MCPServers, mcp.Options{
-		OnChange:      func(c mcp.Change) { s.syncMCP(c); s.publishMCP("", c) },
+		OnChange:      func(c mcp.Change) { s.syncMCP(c); s.publishMCP("", c); s.notifyMCPFailure(c) },
 		LookupEnv:     s.lookupEnv,
 		ClientVersion: opts.Version,
 		Environ:       s.childEnviron,
@@ -161,8 +172,11 @@ func New(ctx context.Context, opts Options) (*Service, error) {
 		Getenv:      opts.Getenv,
 		Notifier:    s.policy,
 		OnReport:    func(r usertools.Report) { s.publishUserTools(LiveUserTools, r) },
-		OnTask:      func(t usertools.Task) { s.publishUserTools(LiveToolTask, t) },
-		Children:    s.children,
+		OnTask: func(t usertools.Task) {
+			s.publishUserTools(LiveToolTask, t)
+			s.notifyTaskEnded(t)
+		},
+		Children: s.children,
 	})
 	if err != nil {
 		_ = s.userMCP.Close()
@@ -201,6 +215,7 @@ func New(ctx context.Context, opts Options) (*Service, error) {
 		CapabilitySources: []engine.CapabilitySource{s.skills},
 		Catalog:           s.catalog,
 		Children:          s.children,
+		Titles:            opts.Titles,
 	})
 	s.skills.start()
 	return s, nil

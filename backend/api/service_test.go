@@ -46,8 +46,9 @@ func newSvcWith(t *testing.T, edit func(*Options), turns ...llmtest.Turn) *svcHa
 		Providers: func(p config.Provider) (llm.Provider, error) {
 			return llm.New(engine.ProviderConfig(p), llm.WithRetryPolicy(llm.RetryPolicy{MaxAttempts: 2, BaseDelay: time.Millisecond, MaxDelay: 5 * time.Millisecond}))
 		},
-		Version: "test",
-		Home:    "-", // no user skills from the machine's home folder
+		Version:          "test",
+		Home:             "-", // no user skills from the machine's home folder
+		DefaultWorkspace: filepath.Join(dir, "Documents", "TinyElf"),
 	}
 	if edit != nil {
 		edit(&opts)
@@ -97,8 +98,13 @@ func TestFirstRunState(t *testing.T) {
 	if st.HasProvider || st.Version != "test" {
 		t.Errorf("state %+v", st)
 	}
-	if _, err := h.svc.CreateSession(context.Background(), CreateSessionArgs{}); err == nil {
-		t.Error("a session without a workspace was created")
+	// No folder chosen: the chat starts in the default workspace, made now.
+	sess, err := h.svc.CreateSession(context.Background(), CreateSessionArgs{})
+	if err != nil || sess.Workspace != st.DefaultWorkspace || filepath.Base(sess.Workspace) != "TinyElf" {
+		t.Fatalf("CreateSession without a folder = %+v, %v; want it in %s", sess, err, st.DefaultWorkspace)
+	}
+	if problem := folderProblem(sess.Workspace); problem != "" {
+		t.Errorf("the default workspace was not created: %s", problem)
 	}
 	h.addProvider()
 	if st, _ := h.svc.State(context.Background(), struct{}{}); !st.HasProvider {

@@ -2,11 +2,11 @@ package api
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"fmt"
-	"os"
-	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 
 	"tinyelf/backend/config"
@@ -23,18 +23,26 @@ type ListSessionsArgs struct {
 	Workspace string `json:"workspace,omitempty"`
 }
 
-// SessionItem is a session in the list, with what the engine is doing in
-// it now (so a reloaded page shows running sessions and waiting approvals).
+// SessionItem is a conversation in the list, with what the engine is doing
+// in it now (so a reloaded page shows running sessions and waiting
+// approvals). A conversation with edit-and-resend branches is one item:
+// the root session (its title is the conversation's), updated when any of
+// its versions was, running and waiting when any of them is.
 type SessionItem struct {
 	sessions.Session
 	Running bool     `json:"running"`
 	Pending []string `json:"pending"`
+	// Versions are the sessions of the conversation (root first) when it
+	// has branches; Open is the one to open, the one updated last.
+	Versions []string `json:"versions,omitempty"`
+	Open     string   `json:"open,omitempty"`
 }
 
-// ListSessions returns top-level sessions, most recently updated first
-// (paged by Limit and Offset), followed by the subagent sessions below
-// them (parentId says where each belongs). A subagent's session leaves the
-// list with its parent's. The trash lists every deleted session.
+// ListSessions returns top-level conversations, most recently updated first
+// (paged by Limit and Offset; a conversation's edit-and-resend branches are
+// folded into one item), followed by the subagent sessions below them
+// (parentId says where each belongs). A subagent's session leaves the list
+// with its parent's. The trash lists every deleted session one by one.
 func (s *Service) ListSessions(ctx context.Context, a ListSessionsArgs) ([]SessionItem, error) {
 	o := sessions.ListOptions{Limit: a.Limit, Offset: a.Offset, Workspace: a.Workspace, TopLevel: !a.Trash}
 	if a.Trash {
@@ -59,7 +67,66 @@ func (s *Service) ListSessions(ctx context.Context, a ListSessionsArgs) ([]Sessi
 	for i, sess := range list {
 		out[i] = SessionItem{Session: sess, Running: s.engine.Running(sess.ID), Pending: s.engine.Pending(sess.ID)}
 	}
+	if !a.Trash {
+		out = foldBranches(out)
+	}
 	return out, nil
+}
+
+// foldBranches makes one item of each conversation in a list sorted by
+// update time, newest first: the root's, at the place of its newest
+// version. A branch whose root is not in the list stands alone.
+func foldBranches(list []SessionItem) []SessionItem {
+	byID := make(map[string]*SessionItem, len(list))
+	for i := range list {
+		byID[list[i].ID] = &list[i]
+	}
+	rootOf := func(it *SessionItem) *SessionItem {
+		for depth := 0; it.Branch && depth < len(list); depth++ {
+			parent, ok := byID[it.ForkedFrom]
+			if !ok {
+				break
+			}
+			it = parent
+		}
+		return it
+	}
+	members := map[string][]*SessionItem{}
+	for i := range list {
+		r := rootOf(&list[i])
+		members[r.ID] = append(members[r.ID], &list[i])
+	}
+	out := make([]SessionItem, 0, len(members))
+	done := map[string]bool{}
+	for i := range list {
+		r := rootOf(&list[i])
+		if done[r.ID] {
+			continue
+		}
+		done[r.ID] = true
+		group := members[r.ID]
+		item := *r
+		if len(group) > 1 {
+			newest := &list[i] // the list is newest first
+			item.UpdatedAt, item.Open = newest.UpdatedAt, newest.ID
+			item.Pending = nil
+			for _, m := range group {
+				item.Running = item.Running || m.Running
+				item.Pending = append(item.Pending, m.Pending...)
+			}
+			if item.Pending == nil {
+				item.Pending = []string{}
+			}
+			slices.SortFunc(group, func(a, b *SessionItem) int {
+				return cmp.Or(a.CreatedAt.Compare(b.CreatedAt), cmp.Compare(a.ID, b.ID))
+			})
+			for _, m := range group {
+				item.Versions = append(item.Versions, m.ID)
+			}
+		}
+		out = append(out, item)
+	}
+	return out
 }
 
 // SessionView is one session with its history, as the chat shows it.
@@ -80,6 +147,36 @@ type SessionView struct {
 	IndexTokens   int `json:"indexTokens"`
 	ToolsSent     int `json:"toolsSent"`
 	ToolsDeferred int `json:"toolsDeferred"`
+	// Conversation is set when the session is one version of a
+	// conversation with edit-and-resend branches.
+	Conversation *ConversationView `json:"conversation,omitempty"`
+}
+
+// ConversationView is what the chat shows of a conversation with branches:
+// its title and root, its sessions, and the session's messages that have
+// other versions (each with the session to open for every version).
+type ConversationView struct {
+	Root     string                 `json:"root"`
+	Title    string                 `json:"title"`
+	Sessions []string               `json:"sessions"`
+	Points   []sessions.BranchPoint `json:"points"`
+}
+
+// conversationView returns the session's conversation, or nil when it has
+// no branches.
+func (s *Service) conversationView(ctx context.Context, id string) (*ConversationView, error) {
+	conv, err := s.store.Conversation(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	if len(conv.Sessions) < 2 {
+		return nil, nil
+	}
+	v := &ConversationView{Root: conv.Root.ID, Title: conv.Root.Title, Points: conv.Points}
+	for _, m := range conv.Sessions {
+		v.Sessions = append(v.Sessions, m.ID)
+	}
+	return v, nil
 }
 
 // IDArgs names a session.
@@ -101,6 +198,9 @@ func (s *Service) GetSession(ctx context.Context, a IDArgs) (SessionView, error)
 		msgs = []sessions.UIMessage{}
 	}
 	v := SessionView{Session: sess, Messages: msgs, Running: s.engine.Running(a.ID), Pending: s.engine.Pending(a.ID)}
+	if v.Conversation, err = s.conversationView(ctx, a.ID); err != nil {
+		return SessionView{}, mapErr(err)
+	}
 	v.ContextWindow = llm.ContextWindow(sess.Model)
 	if p, ok := s.settings.Get().WithEnvironment(s.opts.Getenv).Provider(sess.Provider); ok && p.ContextWindow > 0 {
 		v.ContextWindow = p.ContextWindow
@@ -136,24 +236,9 @@ type CreateSessionArgs struct {
 // CreateSession starts a session in a workspace folder and remembers the
 // folder as the last one used.
 func (s *Service) CreateSession(ctx context.Context, a CreateSessionArgs) (sessions.Session, error) {
-	ws := strings.TrimSpace(a.Workspace)
-	if ws == "" {
-		ws = s.settings.Get().LastWorkspace
-	}
-	if ws == "" {
-		return sessions.Session{}, invalidf("choose a workspace folder first")
-	}
-	if strings.HasPrefix(ws, "~/") {
-		if home, err := os.UserHomeDir(); err == nil {
-			ws = filepath.Join(home, ws[2:])
-		}
-	}
-	abs, err := filepath.Abs(ws)
+	abs, err := s.resolveWorkspace(a.Workspace)
 	if err != nil {
-		return sessions.Session{}, invalidf("workspace %q: %v", ws, err)
-	}
-	if st, err := os.Stat(abs); err != nil || !st.IsDir() {
-		return sessions.Session{}, invalidf("workspace %s is not an existing folder", abs)
+		return sessions.Session{}, err
 	}
 	mode := engine.Mode("")
 	if a.Mode != "" {
@@ -167,6 +252,9 @@ func (s *Service) CreateSession(ctx context.Context, a CreateSessionArgs) (sessi
 	}
 	_ = s.settings.Update(func(st *config.Settings) error { st.LastWorkspace = abs; return nil })
 	sess, err := s.store.Get(ctx, id)
+	if err == nil && a.Model != "" { // chosen in the new chat's model picker
+		s.rememberModel(sess.Provider, sess.Model)
+	}
 	return sess, mapErr(err)
 }
 
@@ -174,25 +262,57 @@ func (s *Service) CreateSession(ctx context.Context, a CreateSessionArgs) (sessi
 type SendArgs struct {
 	SessionID string `json:"sessionId"`
 	Text      string `json:"text"`
+	// Attachments come from AddAttachment.
+	Attachments []sessions.Attachment `json:"attachments,omitempty"`
 }
 
 // SendMessage starts the agent on the user's message and returns at once;
-// progress arrives as events. It fails with CodeBusy while a turn runs. A
-// message that is a slash command ("/review src", "/mcp__srv__prompt x=1")
-// runs the command: its rendered text starts the turn, and its
-// allowed-tools apply for that turn.
+// progress arrives as events. It fails with CodeBusy while a turn runs, and
+// refuses an image when the session's model takes none. A message that is
+// a slash command ("/review src", "/mcp__srv__prompt x=1") runs the
+// command: its rendered text starts the turn, and its allowed-tools apply
+// for that turn.
 func (s *Service) SendMessage(ctx context.Context, a SendArgs) (struct{}, error) {
-	if strings.TrimSpace(a.Text) == "" {
+	if strings.TrimSpace(a.Text) == "" && len(a.Attachments) == 0 {
 		return struct{}{}, invalidf("the message is empty")
 	}
-	if _, err := s.store.Get(ctx, a.SessionID); err != nil {
+	sess, err := s.store.Get(ctx, a.SessionID)
+	if err != nil {
 		return struct{}{}, mapErr(err)
 	}
-	text, opts, err := s.expandCommand(ctx, a.SessionID, a.Text)
-	if err != nil {
+	if err := s.checkAttachments(ctx, sess, a.Attachments); err != nil {
 		return struct{}{}, err
 	}
-	return struct{}{}, mapErr(s.engine.SendWith(a.SessionID, text, opts))
+	text := a.Text
+	var opts engine.TurnOptions
+	if strings.TrimSpace(text) != "" {
+		if text, opts, err = s.expandCommand(ctx, a.SessionID, a.Text); err != nil {
+			return struct{}{}, err
+		}
+	}
+	return struct{}{}, mapErr(s.engine.SendInput(a.SessionID, engine.Input{Text: text, Attachments: a.Attachments, Options: opts}))
+}
+
+// ExpandArgs is a message that may be a slash command.
+type ExpandArgs struct {
+	Text string `json:"text"`
+}
+
+// Expanded is what a message is sent as.
+type Expanded struct {
+	Text string `json:"text"`
+}
+
+// ExpandCommand returns what SendMessage would send for the text (a slash
+// command expanded, other text as is), or the invalid error SendMessage
+// would give, without sending anything: the UI checks a command this way
+// before it starts a session for it.
+func (s *Service) ExpandCommand(ctx context.Context, a ExpandArgs) (Expanded, error) {
+	if strings.TrimSpace(a.Text) == "" {
+		return Expanded{}, invalidf("the message is empty")
+	}
+	text, err := s.expandSlash(ctx, a.Text)
+	return Expanded{Text: text}, err
 }
 
 // SessionArgs names a session by its sessionId.
@@ -257,25 +377,49 @@ type RenameArgs struct {
 	Title string `json:"title"`
 }
 
-// RenameSession sets a session's title ("" goes back to the automatic one).
+// RenameSession sets the title of a session's conversation ("" goes back
+// to the automatic one): a branch renames its root.
 func (s *Service) RenameSession(ctx context.Context, a RenameArgs) (sessions.Session, error) {
-	return s.changed(ctx, a.ID, s.store.Rename(ctx, a.ID, strings.TrimSpace(a.Title)))
-}
-
-// DeleteSession moves a session to the trash (RestoreSession undoes it).
-func (s *Service) DeleteSession(ctx context.Context, a IDArgs) (struct{}, error) {
-	if s.engine.Running(a.ID) {
-		s.engine.Cancel(a.ID)
+	conv, err := s.store.Conversation(ctx, a.ID)
+	if err != nil {
+		return sessions.Session{}, mapErr(err)
 	}
-	s.direct.close(a.ID)
-	s.builtin.close(a.ID)
-	s.resources.Release(a.ID)
-	return struct{}{}, mapErr(s.store.Delete(ctx, a.ID))
+	return s.changed(ctx, conv.Root.ID, s.store.Rename(ctx, conv.Root.ID, strings.TrimSpace(a.Title)))
 }
 
-// RestoreSession brings a deleted session back.
+// DeleteSession moves a session's conversation to the trash, its branches
+// with it (RestoreSession undoes it).
+func (s *Service) DeleteSession(ctx context.Context, a IDArgs) (struct{}, error) {
+	conv, err := s.store.Conversation(ctx, a.ID)
+	if err != nil {
+		return struct{}{}, mapErr(err)
+	}
+	for _, m := range conv.Sessions {
+		if s.engine.Running(m.ID) {
+			s.engine.Cancel(m.ID)
+		}
+		s.direct.close(m.ID)
+		s.builtin.close(m.ID)
+		s.resources.Release(m.ID)
+		if err := s.store.Delete(ctx, m.ID); err != nil {
+			return struct{}{}, mapErr(err)
+		}
+	}
+	return struct{}{}, nil
+}
+
+// RestoreSession brings a deleted conversation back, branches included.
 func (s *Service) RestoreSession(ctx context.Context, a IDArgs) (sessions.Session, error) {
-	return s.changed(ctx, a.ID, s.store.Restore(ctx, a.ID))
+	conv, err := s.store.Conversation(ctx, a.ID)
+	if err != nil {
+		return sessions.Session{}, mapErr(err)
+	}
+	for _, m := range conv.Sessions {
+		if err := s.store.Restore(ctx, m.ID); err != nil {
+			return sessions.Session{}, mapErr(err)
+		}
+	}
+	return s.changed(ctx, a.ID, nil)
 }
 
 // ForkArgs names a point in a session: its events up to AtSeq are copied.
@@ -297,9 +441,11 @@ type ResendArgs struct {
 	Text      string `json:"text"`
 }
 
-// ResendEdited implements edit-and-resend: it forks the session just before
-// the edited user message and sends the new text in the fork, leaving the
-// original conversation as it was.
+// ResendEdited implements edit-and-resend: it branches the session just
+// before the edited user message (sessions.Store.Branch) and sends the new
+// text in the branch, leaving the original version as it was. The branch
+// is another version of the same conversation: the list shows one item,
+// the chat a switcher on the edited message.
 func (s *Service) ResendEdited(ctx context.Context, a ResendArgs) (sessions.Session, error) {
 	if strings.TrimSpace(a.Text) == "" {
 		return sessions.Session{}, invalidf("the message is empty")
@@ -307,7 +453,7 @@ func (s *Service) ResendEdited(ctx context.Context, a ResendArgs) (sessions.Sess
 	if a.Seq < 2 {
 		return sessions.Session{}, invalidf("seq %d is not a user message", a.Seq)
 	}
-	fork, err := s.store.Fork(ctx, a.SessionID, a.Seq-1)
+	fork, err := s.store.Branch(ctx, a.SessionID, a.Seq-1)
 	if err != nil {
 		return sessions.Session{}, mapErr(err)
 	}
@@ -389,11 +535,40 @@ func (s *Service) Search(ctx context.Context, a SearchArgs) ([]sessions.SearchHi
 		return []sessions.SearchHit{}, nil
 	}
 	hits, err := s.store.Search(ctx, a.Query, sessions.SearchOptions{Limit: a.Limit, Offset: a.Offset})
-	if hits == nil {
-		hits = []sessions.SearchHit{}
-	}
 	if err != nil {
-		return hits, fmt.Errorf("search: %w", err)
+		return []sessions.SearchHit{}, fmt.Errorf("search: %w", err)
 	}
-	return hits, nil
+	return s.dedupeBranchHits(ctx, hits), nil
+}
+
+// dedupeBranchHits keeps one hit for a message a conversation's branches
+// share (they copy the history before the edit), named by the
+// conversation's title.
+func (s *Service) dedupeBranchHits(ctx context.Context, hits []sessions.SearchHit) []sessions.SearchHit {
+	roots := map[string]sessions.Session{}
+	rootOf := func(id string) (sessions.Session, bool) {
+		if r, ok := roots[id]; ok {
+			return r, true
+		}
+		conv, err := s.store.Conversation(ctx, id)
+		if err != nil {
+			return sessions.Session{}, false
+		}
+		roots[id] = conv.Root
+		return conv.Root, true
+	}
+	out := []sessions.SearchHit{}
+	seen := map[string]bool{}
+	for _, h := range hits {
+		if r, ok := rootOf(h.SessionID); ok {
+			key := r.ID + "\x00" + string(h.Role) + "\x00" + h.Snippet
+			if seen[key] {
+				continue
+			}
+			seen[key] = true
+			h.SessionTitle = r.Title
+		}
+		out = append(out, h)
+	}
+	return out
 }

@@ -53,6 +53,9 @@ type AppState struct {
 	HasProvider bool     `json:"hasProvider"`
 	Warnings    []string `json:"warnings"`
 	Home        string   `json:"home"`
+	// DefaultWorkspace is the folder a new chat works in when the user
+	// chose none (created when the first such chat starts).
+	DefaultWorkspace string `json:"defaultWorkspace"`
 	// SettingsNotice is set while the user has not dismissed the news that
 	// the settings file could not be read and was set aside.
 	SettingsNotice *SettingsNotice `json:"settingsNotice,omitempty"`
@@ -67,7 +70,9 @@ func (s *Service) State(context.Context, struct{}) (AppState, error) {
 		warnings = append(warnings, s.settings.Warning()) // a recovery is the SettingsNotice instead
 	}
 	home, _ := homeDir()
-	return AppState{Version: s.opts.Version, DataDir: s.opts.DataDir, HasProvider: has, Warnings: warnings, Home: home, SettingsNotice: s.settingsNotice()}, nil
+	def, _ := s.defaultWorkspace()
+	return AppState{Version: s.opts.Version, DataDir: s.opts.DataDir, HasProvider: has, Warnings: warnings, Home: home,
+		DefaultWorkspace: def, SettingsNotice: s.settingsNotice()}, nil
 }
 
 // GetSettings returns the settings without secrets.

@@ -48,7 +48,7 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer, o Op
 			"TinyElf serves on loopback only (for example 127.0.0.1:8080); pass --allow-remote to serve other machines, "+
 			"with the access token required on every request", *addr))
 	}
-	svc, err := api.New(ctx, api.Options{Version: o.Version})
+	svc, err := api.New(ctx, api.Options{Version: o.Version, Titles: true})
 	if err != nil {
 		return fail(stderr, "serve", err)
 	}

@@ -66,6 +66,14 @@ type Settings struct {
 	// LastWorkspace is the folder the user worked in last.
 	LastWorkspace string `json:"lastWorkspace,omitempty"`
 
+	// Notify chooses which events notify (Settings → Notifications); an
+	// unset field means on, except Always (off: only while away).
+	Notify NotifySettings `json:"notify,omitzero"`
+	// RecentModels are the models the user chose last, newest first.
+	RecentModels []ModelRef `json:"recentModels,omitempty"`
+	// Window is the desktop window's size and place when it last closed.
+	Window *WindowState `json:"window,omitempty"`
+
 	// Web configures WebFetch and WebSearch (Settings → Web).
 	Web Web `json:"web,omitzero"`
 
@@ -82,6 +90,50 @@ type Settings struct {
 type Credential struct {
 	APIKey string            `json:"apiKey,omitempty"`
 	Keys   map[string]string `json:"keys,omitempty"`
+}
+
+// NotifySettings are the user's notification choices; nil is the default.
+type NotifySettings struct {
+	TurnFinished    *bool `json:"turnFinished,omitempty"`
+	ApprovalWaiting *bool `json:"approvalWaiting,omitempty"`
+	BackgroundDone  *bool `json:"backgroundDone,omitempty"`
+	MCPFailed       *bool `json:"mcpFailed,omitempty"`
+	Sound           *bool `json:"sound,omitempty"`
+	// Always notifies also while TinyElf's window has the focus.
+	Always *bool `json:"always,omitempty"`
+}
+
+// On returns the value of a choice that defaults to on.
+func On(b *bool) bool { return b == nil || *b }
+
+// ModelRef names a model of a provider.
+type ModelRef struct {
+	Provider string `json:"provider"`
+	Model    string `json:"model"`
+}
+
+// MaxRecentModels bounds Settings.RecentModels.
+const MaxRecentModels = 8
+
+// UseModel puts m first in RecentModels, keeping at most MaxRecentModels.
+func (s *Settings) UseModel(m ModelRef) {
+	list := []ModelRef{m}
+	for _, r := range s.RecentModels {
+		if r != m && len(list) < MaxRecentModels {
+			list = append(list, r)
+		}
+	}
+	s.RecentModels = list
+}
+
+// WindowState is where the desktop window was and how large (in screen
+// pixels), so it opens there again.
+type WindowState struct {
+	X         int  `json:"x"`
+	Y         int  `json:"y"`
+	Width     int  `json:"width"`
+	Height    int  `json:"height"`
+	Maximised bool `json:"maximised,omitempty"`
 }
 
 // Discovery tunes when tools are deferred to a one-line index that
@@ -111,6 +163,9 @@ type Provider struct {
 	// StallTimeoutSeconds overrides the settings' stallTimeoutSeconds for
 	// this provider (a slow local model may need longer).
 	StallTimeoutSeconds int `json:"stallTimeoutSeconds,omitempty"`
+	// Images says whether this provider's models take images; unset, TinyElf
+	// decides by the model's name (llm.AcceptsImages).
+	Images *bool `json:"images,omitempty"`
 }
 
 // DefaultAgent names the agent profile that always exists: sessions that

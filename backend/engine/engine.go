@@ -65,6 +65,12 @@ type SessionInfo struct {
 	ParentCallID string
 	Inherited    []string
 	Background   bool
+	// Titled is set when the session has a title of the user's or one a
+	// model wrote; Branch on an edit-and-resend branch; Messages counts
+	// its user and assistant messages so far.
+	Titled   bool
+	Branch   bool
+	Messages int
 }
 
 // SessionLog is the engine's view of the session store.
@@ -196,6 +202,10 @@ type Options struct {
 	Catalog *capabilities.Catalog
 	// Subagents bounds spawn_agent; zero fields take the defaults.
 	Subagents SubagentLimits
+	// Titles names each session after its first exchange with a short
+	// title from the agent's background model (or the session's own),
+	// logged as session.titled.
+	Titles bool
 }
 
 // DefaultIdleTimeout is Options.IdleTimeout's default.
@@ -226,6 +236,14 @@ type Engine struct {
 	// session's registries; entries their catalog entries.
 	schemas *tools.SchemaCache
 	entries *entryCache
+
+	// Background work beside the turns (naming sessions) runs under bgCtx
+	// and is counted in bgWork; Shutdown cancels and waits for it. bgMu
+	// keeps a new job from starting once Shutdown began waiting.
+	bgMu   sync.Mutex
+	bgCtx  context.Context
+	bgStop context.CancelFunc
+	bgWork sync.WaitGroup
 }
 
 // sessionState is the engine's memory of one open session.
@@ -312,6 +330,7 @@ func New(opts Options) *Engine {
 	}
 	e := &Engine{opts: opts, catalog: opts.Catalog, sessions: map[string]*sessionState{}, summaries: tools.NewSummaryCache(opts.Now), schemas: tools.NewSchemaCache(), entries: newEntryCache()}
 	e.subagents = newSubagentManager(e, opts.Subagents)
+	e.bgCtx, e.bgStop = context.WithCancel(context.Background())
 	return e
 }
 
@@ -593,9 +612,14 @@ func (e *Engine) evictIf(s *sessionState, used int64) {
 	close(done)
 }
 
-// Shutdown cancels every running turn and waits (until ctx ends) for them
-// to finish logging, then releases every session's resources.
+// Shutdown cancels every running turn and the background work beside them
+// and waits (until ctx ends) for them to finish logging, then releases
+// every session's resources.
 func (e *Engine) Shutdown(ctx context.Context) {
+	e.bgMu.Lock()
+	e.bgStop()
+	e.bgMu.Unlock()
+	defer e.waitBackground(ctx)
 	e.mu.Lock()
 	all := make([]*sessionState, 0, len(e.sessions))
 	for _, s := range e.sessions {
@@ -660,6 +684,19 @@ func (e *Engine) Wait(ctx context.Context, sessionID string) error {
 		return nil
 	case <-ctx.Done():
 		return ctx.Err()
+	}
+}
+
+// waitBackground waits until the background work has ended or ctx ends.
+func (e *Engine) waitBackground(ctx context.Context) {
+	done := make(chan struct{})
+	go func() {
+		e.bgWork.Wait()
+		close(done)
+	}()
+	select {
+	case <-done:
+	case <-ctx.Done():
 	}
 }
 

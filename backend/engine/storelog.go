@@ -38,6 +38,7 @@ func (l StoreLog) Info(ctx context.Context, sessionID string) (SessionInfo, erro
 	info := SessionInfo{
 		ID: s.ID, Workspace: s.Workspace, Agent: s.Agent, Mode: mode,
 		Provider: s.Provider, Model: s.Model, Title: s.Title,
+		Titled: s.Titled(), Branch: s.Branch, Messages: s.MessageCount,
 		Parent: s.Parent, ParentCallID: s.ParentCallID, Inherited: s.Inherited, Background: s.Background,
 	}
 	if info.Parent != "" && info.Inherited == nil {
@@ -83,6 +84,7 @@ func (l StoreLog) ModelMessages(ctx context.Context, sessionID string) ([]llm.Me
 		out[i] = llm.Message{
 			Role: llm.Role(m.Role), Content: m.Content, ToolCalls: calls,
 			ToolCallID: m.ToolCallID, ToolName: m.ToolName, IsError: m.IsError,
+			Parts: attachmentParts(l.Store.Blobs(), m.Attachments),
 		}
 	}
 	return out, nil
@@ -91,4 +93,20 @@ func (l StoreLog) ModelMessages(ctx context.Context, sessionID string) ([]llm.Me
 // LastCapabilities implements SessionLog.
 func (l StoreLog) LastCapabilities(ctx context.Context, sessionID string) (sessions.CapabilityState, error) {
 	return l.Store.LastCapabilities(ctx, sessionID)
+}
+
+// LastUserMessage returns the text and seq of the session's last user
+// message in the model's history (not a compaction summary); "" and 0 when
+// there is none. A resumed turn (Retry, Continue) works on it.
+func (l StoreLog) LastUserMessage(ctx context.Context, sessionID string) (string, int64, error) {
+	msgs, err := l.Store.ModelHistory(ctx, sessionID)
+	if err != nil {
+		return "", 0, err
+	}
+	for i := len(msgs) - 1; i >= 0; i-- {
+		if m := msgs[i]; m.Role == sessions.RoleUser && !m.Summary {
+			return m.Content, m.Seq, nil
+		}
+	}
+	return "", 0, nil
 }

@@ -72,7 +72,8 @@ type turn struct {
 	pendingRequest *sessions.Event
 
 	userText string // the message that started the turn
-	userSeq  int64  // its seq in the log (0 until logged)
+	userSeq  int64  // its seq in the log (0 until logged; a resumed turn's: the last one's)
+	resume   string // Input.Resume of the turn
 
 	// grants are the allowed-tools skills and commands granted this turn.
 	grants turnGrants
@@ -120,28 +121,49 @@ func (t *turn) logFailure() error {
 }
 
 func (e *Engine) runTurn(ctx context.Context, s *sessionState, text string, opts TurnOptions) TurnResult {
+	return e.runInput(ctx, s, Input{Text: text}, opts)
+}
+
+// runInput runs a turn started by in: a user message (with its
+// attachments), or a resumed turn with none; opts are what a typed slash
+// command asks of it.
+func (e *Engine) runInput(ctx context.Context, s *sessionState, in Input, opts TurnOptions) TurnResult {
+	text := in.Text
 	// Results an earlier turn could not log come first: those calls ran.
 	s.mu.Lock()
 	first := s.unlogged
 	s.unlogged = nil
 	s.mu.Unlock()
-	first = append(first, sessions.NewEvent(sessions.EventUserMessage, sessions.UserMessage{Text: text}))
+	hasUser := in.Resume == ""
+	if hasUser {
+		first = append(first, sessions.NewEvent(sessions.EventUserMessage, sessions.UserMessage{Text: text, Attachments: in.Attachments}))
+	}
 	t, err := e.prepare(ctx, s)
 	t.task = text
+	t.resume = in.Resume
 	if err != nil {
 		// The user message is still logged so nothing they typed is lost.
-		if t.record(ctx, first...) != nil {
+		if len(first) > 0 && t.record(ctx, first...) != nil && hasUser {
 			t.unlogged = first[:len(first)-1]
 		}
 		return t.fail(ctx, "config", "", 0, err)
 	}
-	t.userText = text
-	logged, err := t.recordLogged(ctx, append(first, sessions.NewEvent(sessions.EventTurnStart, sessions.TurnStart{Mode: string(t.info.Mode)}))...)
+	if !hasUser {
+		t.task, t.userSeq = e.lastUserMessage(ctx, s.id)
+	}
+	t.userText = t.task
+	logged, err := t.recordLogged(ctx, append(first, sessions.NewEvent(sessions.EventTurnStart, sessions.TurnStart{Mode: string(t.info.Mode), Resume: in.Resume}))...)
 	if err != nil {
-		t.unlogged = first[:len(first)-1]
+		if hasUser {
+			t.unlogged = first[:len(first)-1]
+		} else {
+			t.unlogged = first
+		}
 		return t.fail(ctx, "internal", "", 0, logFailed(err))
 	}
-	t.userSeq = logged[len(first)-1].Seq
+	if hasUser {
+		t.userSeq = logged[len(first)-1].Seq
+	}
 	if err := t.applyTurnOptions(ctx, opts); err != nil {
 		return t.fail(ctx, "internal", "", 0, logFailed(err))
 	}
@@ -197,21 +219,18 @@ func (e *Engine) runTurn(ctx context.Context, s *sessionState, text string, opts
 			if ctx.Err() != nil {
 				return t.end(ctx, EndCancelled, lastText, iter, nil)
 			}
-			kind := "provider"
-			var stall *llm.StallError
-			switch {
-			case errors.As(err, &stall):
-				kind = "stalled" // the UI offers to send again
-			case errors.Is(err, llm.ErrStreamCut):
-				kind = "stream_cut"
-			}
-			return t.fail(ctx, kind, lastText, iter, err)
+			// The kind names what failed (connection refused, a refused
+			// key, a cut stream...), so the error card can say it plainly.
+			return t.fail(ctx, llm.ErrorKind(err), lastText, iter, err)
 		}
 		if err := t.logAssistant(ctx, resp, false); err != nil {
 			return t.fail(ctx, "internal", lastText, iter, err)
 		}
 		lastText = resp.Text
 		if len(resp.ToolCalls) == 0 {
+			if t.titleWorthy(lastText) {
+				e.nameSession(t, lastText)
+			}
 			return t.end(ctx, EndDone, lastText, iter, nil)
 		}
 		results := t.runCalls(ctx, resp.ToolCalls)
@@ -369,6 +388,10 @@ func (t *turn) request(msgs []llm.Message) llm.Request {
 		// After the stable part, so a change of the index leaves the tools'
 		// and the prompt's cached prefix intact.
 		system += "\n" + idx
+	}
+	msgs = withoutImages(msgs, t.provCfg)
+	if t.resume != "" {
+		msgs = continueNudge(msgs)
 	}
 	return llm.Request{
 		Model:    t.provCfg.Model,

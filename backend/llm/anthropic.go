@@ -3,6 +3,7 @@ package llm
 import (
 	"cmp"
 	"context"
+	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -279,6 +280,16 @@ func anthropicMessages(msgs []Message) ([]anthropic.MessageParam, error) {
 		case RoleUser:
 			if m.Content != "" {
 				blocks = append(blocks, anthropic.NewTextBlock(m.Content))
+			}
+			for _, p := range m.Parts {
+				switch p.Kind {
+				case PartImage:
+					blocks = append(blocks, anthropic.NewImageBlockBase64(p.MIME, base64.StdEncoding.EncodeToString(p.Data)))
+				default:
+					if p.Text != "" { // the API refuses empty text blocks
+						blocks = append(blocks, anthropic.NewTextBlock(p.Text))
+					}
+				}
 			}
 		case RoleTool:
 			result := anthropic.ToolResultBlockParam{ToolUseID: m.ToolCallID}

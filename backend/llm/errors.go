@@ -144,8 +144,8 @@ func (ep endpoint) notAStream(x *exchange) error {
 	if ct == "" || strings.HasPrefix(strings.ToLower(ct), "text/event-stream") {
 		return nil
 	}
-	return fmt.Errorf("%s: the server at %s answered with %s, not a stream: is this the base URL of a %s API?",
-		ep.name, ep.baseURL, ct, map[string]string{KindOpenAI: "OpenAI-compatible", KindAnthropic: "Anthropic"}[ep.kind])
+	return &notStreamError{fmt.Sprintf("%s: the server at %s answered with %s, not a stream: is this the base URL of a %s API?",
+		ep.name, ep.baseURL, ct, map[string]string{KindOpenAI: "OpenAI-compatible", KindAnthropic: "Anthropic"}[ep.kind])}
 }
 
 // apiError builds the error for an error status, with a hint for the user.
@@ -235,3 +235,93 @@ func errorMessage(body []byte, status int) string {
 	}
 	return text
 }
+
+// Error kinds: what went wrong with a model call, in the words the chat's
+// error card uses. ErrorKind returns one of them.
+const (
+	// KindRefused: nothing listens at the base URL (connection refused).
+	KindRefused = "connection_refused"
+	// KindUnreachable: the host is unknown, the network is down, the TLS
+	// handshake failed, or the connection timed out or dropped before the
+	// server answered.
+	KindUnreachable = "unreachable"
+	// KindAuth: the server refused the API key (401, 403).
+	KindAuth = "auth"
+	// KindNotFound: unknown model or wrong base URL (404).
+	KindNotFound = "not_found"
+	// KindRateLimit: too many requests or out of quota (429).
+	KindRateLimit = "rate_limit"
+	// KindTooLarge: the request does not fit the model (413, context length).
+	KindTooLarge = "too_large"
+	// KindBadRequest: the server rejected the request as malformed (other 4xx).
+	KindBadRequest = "bad_request"
+	// KindServer: the service itself failed (5xx, an error event in the stream).
+	KindServer = "server"
+	// KindNotAStream: the base URL answered, but not as a model API.
+	KindNotAStream = "not_a_stream"
+	// KindStreamCut: the answer broke off after it began.
+	KindStreamCut = "stream_cut"
+	// KindStalled: the stream sent nothing for the stall timeout.
+	KindStalled = "stalled"
+	// KindProvider: any other failure of the call.
+	KindProvider = "provider"
+)
+
+// ErrorKind classifies the error of a failed Stream or Models call.
+func ErrorKind(err error) string {
+	var (
+		stall   *StallError
+		conn    *ConnError
+		api     *APIError
+		notOurs *notStreamError
+	)
+	switch {
+	case err == nil:
+		return ""
+	case errors.As(err, &stall):
+		return KindStalled
+	case errors.Is(err, ErrStreamCut):
+		return KindStreamCut
+	case errors.As(err, &conn):
+		if errors.Is(conn.Err, syscall.ECONNREFUSED) {
+			return KindRefused
+		}
+		return KindUnreachable
+	case errors.As(err, &notOurs):
+		return KindNotAStream
+	case errors.As(err, &api):
+		switch s := api.Status; {
+		case s == http.StatusUnauthorized, s == http.StatusForbidden:
+			return KindAuth
+		case s == http.StatusNotFound:
+			return KindNotFound
+		case s == http.StatusTooManyRequests:
+			return KindRateLimit
+		case s == http.StatusRequestEntityTooLarge, contextTooLong(api.Message):
+			return KindTooLarge
+		case s >= 500:
+			return KindServer
+		case s >= 400:
+			return KindBadRequest
+		}
+	}
+	return KindProvider
+}
+
+// contextTooLong reports whether an error message says the prompt exceeds
+// the model's context (servers answer 400 with wordings like these).
+func contextTooLong(msg string) bool {
+	m := strings.ToLower(msg)
+	for _, s := range []string{"context length", "context_length", "maximum context", "too many tokens", "prompt is too long", "context window"} {
+		if strings.Contains(m, s) {
+			return true
+		}
+	}
+	return false
+}
+
+// notStreamError is notAStream's error: the server answered 2xx with
+// something other than an event stream.
+type notStreamError struct{ msg string }
+
+func (e *notStreamError) Error() string { return e.msg }

@@ -34,6 +34,35 @@ type Message struct {
 	ToolName string `json:"toolName,omitempty"`
 	// IsError marks a tool result as an error (Anthropic's is_error).
 	IsError bool `json:"isError,omitempty"`
+	// Parts are what a user message carries beyond Content: images and the
+	// text of attached files, sent after Content in their order.
+	Parts []Part `json:"parts,omitempty"`
+}
+
+// PartKind says what a Part carries.
+type PartKind string
+
+// The kinds of message parts.
+const (
+	// PartImage is an image, sent as image content (a base64 data URL in the
+	// OpenAI format, a base64 image block in Anthropic's).
+	PartImage PartKind = "image"
+	// PartText is the text of an attached file, sent as a text block.
+	PartText PartKind = "text"
+)
+
+// Part is one attachment of a user message as the model receives it.
+type Part struct {
+	Kind PartKind `json:"kind"`
+	// Name is the attached file's name, for the model and the logs.
+	Name string `json:"name,omitempty"`
+	// MIME is an image's media type (image/png, image/jpeg, image/gif,
+	// image/webp).
+	MIME string `json:"mime,omitempty"`
+	// Data is an image's bytes.
+	Data []byte `json:"data,omitempty"`
+	// Text is a PartText's text, already framed for the model.
+	Text string `json:"text,omitempty"`
 }
 
 // ToolCall is a complete tool call the model made.

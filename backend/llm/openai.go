@@ -3,6 +3,7 @@ package llm
 import (
 	"cmp"
 	"context"
+	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -253,7 +254,10 @@ func (p *openAIProvider) params(req Request) (openai.ChatCompletionNewParams, er
 func openAIMessage(m Message) (openai.ChatCompletionMessageParamUnion, error) {
 	switch m.Role {
 	case RoleUser:
-		return openai.UserMessage(m.Content), nil
+		if len(m.Parts) == 0 {
+			return openai.UserMessage(m.Content), nil
+		}
+		return openai.UserMessage(openAIParts(m)), nil
 	case RoleAssistant:
 		var a openai.ChatCompletionAssistantMessageParam
 		if m.Content != "" || len(m.ToolCalls) == 0 {
@@ -279,6 +283,34 @@ func openAIMessage(m Message) (openai.ChatCompletionMessageParamUnion, error) {
 		return openai.ToolMessage(content, m.ToolCallID), nil
 	}
 	return openai.ChatCompletionMessageParamUnion{}, fmt.Errorf("unknown role %q", m.Role)
+}
+
+// openAIParts is a user message with attachments as a content array: its
+// text first, then each part, images as base64 data URLs.
+func openAIParts(m Message) []openai.ChatCompletionContentPartUnionParam {
+	var parts []openai.ChatCompletionContentPartUnionParam
+	if m.Content != "" {
+		parts = append(parts, openai.TextContentPart(m.Content))
+	}
+	for _, p := range m.Parts {
+		switch p.Kind {
+		case PartImage:
+			parts = append(parts, openai.ImageContentPart(openai.ChatCompletionContentPartImageImageURLParam{URL: dataURL(p)}))
+		default:
+			if p.Text != "" {
+				parts = append(parts, openai.TextContentPart(p.Text))
+			}
+		}
+	}
+	if len(parts) == 0 {
+		parts = append(parts, openai.TextContentPart(""))
+	}
+	return parts
+}
+
+// dataURL is an image part as a data: URL.
+func dataURL(p Part) string {
+	return "data:" + p.MIME + ";base64," + base64.StdEncoding.EncodeToString(p.Data)
 }
 
 // Models lists GET {base}/models, the one page OpenAI-compatible servers

@@ -38,7 +38,11 @@ func (b *Beeep) Notify(ctx context.Context, n Notification) error {
 	}
 	n = n.cleaned()
 	done := make(chan error, 1) // buffered: an abandoned call does not block
-	go func() { done <- beeep.Notify(n.Title, n.Body, b.Icon) }()
+	send := beeep.Notify
+	if !n.Silent {
+		send = beeep.Alert // a notification with the system's alert sound
+	}
+	go func() { done <- send(n.Title, n.Body, b.Icon) }()
 	select {
 	case err := <-done:
 		if err != nil {

@@ -105,6 +105,11 @@ func (d *DBus) Notify(ctx context.Context, n Notification) error {
 		"urgency":       dbus.MakeVariant(n.Kind.urgency()),
 		"desktop-entry": dbus.MakeVariant(DesktopEntry),
 	}
+	if n.Silent {
+		hints["suppress-sound"] = dbus.MakeVariant(true)
+	} else {
+		hints["sound-name"] = dbus.MakeVariant("message-new-instant")
+	}
 	var id uint32
 	err = obj.CallWithContext(ctx, serviceInterface+".Notify", 0,
 		cmp.Or(d.AppName, AppName), // app_name

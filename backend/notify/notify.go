@@ -68,6 +68,9 @@ type Notification struct {
 	Body string
 	// Kind sets the urgency; empty is treated as KindDone.
 	Kind Kind
+	// Silent asks the desktop to play no sound with it; otherwise the
+	// desktop's message sound is asked for.
+	Silent bool
 }
 
 // Notifier shows desktop notifications. Implementations are safe for

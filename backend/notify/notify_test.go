@@ -31,10 +31,10 @@ func TestNotificationCleaned(t *testing.T) {
 			t.Parallel()
 			got := tt.in.cleaned()
 			if got != tt.want {
-				t.Errorf("cleaned() = %+q, want %+q", got, tt.want)
+				t.Errorf("cleaned() = %#v, want %#v", got, tt.want)
 			}
 			if !utf8.ValidString(got.Title) || !utf8.ValidString(got.Body) {
-				t.Errorf("cleaned() left invalid UTF-8: %+q", got)
+				t.Errorf("cleaned() left invalid UTF-8: %#v", got)
 			}
 		})
 	}

@@ -26,7 +26,32 @@ type Policy struct {
 	notifier Notifier
 	enabled  atomic.Bool
 	focused  atomic.Bool
+	rules    atomic.Pointer[Rules]
 }
+
+// Rules are the user's choices of what notifies (Settings → Notifications).
+// The zero value notifies nothing; DefaultRules is what a new user gets.
+type Rules struct {
+	// TurnFinished: a turn of the session on screen ended (or failed).
+	TurnFinished bool `json:"turnFinished"`
+	// ApprovalWaiting: a tool call waits for the user.
+	ApprovalWaiting bool `json:"approvalWaiting"`
+	// BackgroundDone: background work (a subagent, a session not on
+	// screen, tinyelf run) ended.
+	BackgroundDone bool `json:"backgroundDone"`
+	// MCPFailed: an MCP server failed to start or crashed.
+	MCPFailed bool `json:"mcpFailed"`
+	// Sound plays the desktop's message sound.
+	Sound bool `json:"sound"`
+	// OnlyUnfocused sends the foreground's notifications (turn finished,
+	// approval waiting, MCP server failed) only while TinyElf's window is
+	// not focused; background work notifies either way.
+	OnlyUnfocused bool `json:"onlyUnfocused"`
+}
+
+// DefaultRules notify of everything, with sound, only while the window is
+// not focused.
+var DefaultRules = Rules{TurnFinished: true, ApprovalWaiting: true, BackgroundDone: true, MCPFailed: true, Sound: true, OnlyUnfocused: true}
 
 // NewPolicy returns a policy that sends through n (nil means Disabled),
 // enabled or not as the user's setting says.
@@ -36,7 +61,23 @@ func NewPolicy(n Notifier, enabled bool) *Policy {
 	}
 	p := &Policy{notifier: n}
 	p.enabled.Store(enabled)
+	p.SetRules(DefaultRules)
 	return p
+}
+
+// SetRules replaces what notifies (the user's settings).
+func (p *Policy) SetRules(r Rules) {
+	if p != nil {
+		p.rules.Store(&r)
+	}
+}
+
+// Rules returns what notifies.
+func (p *Policy) Rules() Rules {
+	if p == nil {
+		return Rules{}
+	}
+	return *p.rules.Load()
 }
 
 // SetEnabled turns notifications on or off (the user's setting).
@@ -63,7 +104,7 @@ func (p *Policy) Focused() bool { return p != nil && p.focused.Load() }
 // TurnEnded notifies that a turn of the session titled title finished, with
 // summary (the start of the final answer) as the body.
 func (p *Policy) TurnEnded(ctx context.Context, title, summary string, background bool) error {
-	return p.send(ctx, background, Notification{
+	return p.send(ctx, background, turnEvent(background), Notification{
 		Title: title,
 		Body:  orIfBlank(summary, "Finished."),
 		Kind:  KindDone,
@@ -77,7 +118,47 @@ func (p *Policy) TurnFailed(ctx context.Context, title, reason string, backgroun
 	if r := strings.TrimSpace(reason); r != "" {
 		body = "Stopped with an error: " + r
 	}
-	return p.send(ctx, background, Notification{Title: title, Body: body, Kind: KindError})
+	return p.send(ctx, background, turnEvent(background), Notification{Title: title, Body: body, Kind: KindError})
+}
+
+// turnEvent is the rule a turn's end goes by.
+func turnEvent(background bool) func(Rules) bool {
+	if background {
+		return func(r Rules) bool { return r.BackgroundDone }
+	}
+	return func(r Rules) bool { return r.TurnFinished }
+}
+
+// TaskEnded notifies that a background task (a user tool's action run in
+// the background) ended, by the BackgroundDone rule and whatever the
+// focus; failed says it ended badly, summary is the start of its result.
+func (p *Policy) TaskEnded(ctx context.Context, title, summary string, failed bool) error {
+	n := Notification{Title: title, Body: orIfBlank(summary, "Finished."), Kind: KindDone}
+	if failed {
+		n.Body, n.Kind = orIfBlank(summary, "Stopped with an error."), KindError
+	}
+	return p.send(ctx, true, func(r Rules) bool { return r.BackgroundDone }, n)
+}
+
+// MCPServerFailed notifies that the MCP server name failed (to start, or
+// while running) with reason.
+func (p *Policy) MCPServerFailed(ctx context.Context, name, reason string) error {
+	body := "It stopped working."
+	if r := strings.TrimSpace(reason); r != "" {
+		body = r
+	}
+	return p.send(ctx, false, func(r Rules) bool { return r.MCPFailed },
+		Notification{Title: "MCP server " + name + " failed", Body: body, Kind: KindError})
+}
+
+// Test sends a sample notification whatever the focus and the rules (but
+// with the sound setting), so the user can see that notifications work;
+// it returns the notifier's error, and ErrUnavailable's kin when off.
+func (p *Policy) Test(ctx context.Context, title, body string) error {
+	if p == nil {
+		return ErrUnavailable
+	}
+	return p.notifier.Notify(ctx, Notification{Title: title, Body: body, Kind: KindDone, Silent: !p.Rules().Sound})
 }
 
 // ApprovalWaiting notifies that the session titled title waits for the
@@ -87,7 +168,7 @@ func (p *Policy) ApprovalWaiting(ctx context.Context, title, tool string, backgr
 	if t := strings.TrimSpace(tool); t != "" {
 		body = "Waiting for your approval to run " + t + "."
 	}
-	return p.send(ctx, background, Notification{Title: title, Body: body, Kind: KindApproval})
+	return p.send(ctx, background, func(r Rules) bool { return r.ApprovalWaiting }, Notification{Title: title, Body: body, Kind: KindApproval})
 }
 
 // Notify shows a notification the agent asked for (the Notify tool):
@@ -97,13 +178,20 @@ func (p *Policy) Notify(ctx context.Context, title, body string) error {
 	if !p.Enabled() {
 		return nil
 	}
-	return p.notifier.Notify(ctx, Notification{Title: title, Body: body, Kind: KindDone})
+	return p.notifier.Notify(ctx, Notification{Title: title, Body: body, Kind: KindDone, Silent: !p.Rules().Sound})
 }
 
-func (p *Policy) send(ctx context.Context, background bool, n Notification) error {
-	if !p.Enabled() || (p.Focused() && !background) {
+// send notifies n when the policy is on, the event's rule allows it, and
+// the focus rule does not hold it back.
+func (p *Policy) send(ctx context.Context, background bool, allowed func(Rules) bool, n Notification) error {
+	if !p.Enabled() {
 		return nil
 	}
+	r := p.Rules()
+	if !allowed(r) || (r.OnlyUnfocused && p.Focused() && !background) {
+		return nil
+	}
+	n.Silent = !r.Sound
 	return p.notifier.Notify(ctx, n)
 }
 

@@ -191,3 +191,68 @@ func TestPolicyConcurrentUse(t *testing.T) {
 		t.Errorf("sent %d notifications, want between %d and %d", n, 8*50, 8*50*2)
 	}
 }
+
+func TestPolicyRules(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	type sent struct {
+		name    string
+		rules   func(r *Rules)
+		focused bool
+		event   func(p *Policy) error
+		want    int  // notifications sent
+		silent  bool // the one sent asks for no sound
+	}
+	turn := func(p *Policy) error { return p.TurnEnded(ctx, "t", "s", false) }
+	background := func(p *Policy) error { return p.TurnEnded(ctx, "t", "s", true) }
+	approval := func(p *Policy) error { return p.ApprovalWaiting(ctx, "t", "Bash", false) }
+	mcpFailed := func(p *Policy) error { return p.MCPServerFailed(ctx, "files", "exited with status 1") }
+	task := func(p *Policy) error { return p.TaskEnded(ctx, "backup finished", "3 files", false) }
+	for _, tt := range []sent{
+		{"turn finished off", func(r *Rules) { r.TurnFinished = false }, false, turn, 0, false},
+		{"turn finished on, away", nil, false, turn, 1, false},
+		{"background off", func(r *Rules) { r.BackgroundDone = false }, true, background, 0, false},
+		{"background off leaves turns alone", func(r *Rules) { r.BackgroundDone = false }, false, turn, 1, false},
+		{"approval off", func(r *Rules) { r.ApprovalWaiting = false }, false, approval, 0, false},
+		{"mcp failed, away", nil, false, mcpFailed, 1, false},
+		{"mcp failed, looking", nil, true, mcpFailed, 0, false},
+		{"mcp failed off", func(r *Rules) { r.MCPFailed = false }, false, mcpFailed, 0, false},
+		{"background task, looking", nil, true, task, 1, false},
+		{"background task off", func(r *Rules) { r.BackgroundDone = false }, false, task, 0, false},
+		{"even when focused", func(r *Rules) { r.OnlyUnfocused = false }, true, turn, 1, false},
+		{"focused holds it back by default", nil, true, turn, 0, false},
+		{"no sound", func(r *Rules) { r.Sound = false }, false, turn, 1, true},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			fake := &Fake{}
+			p := NewPolicy(fake, true)
+			r := DefaultRules
+			if tt.rules != nil {
+				tt.rules(&r)
+			}
+			p.SetRules(r)
+			p.SetFocused(tt.focused)
+			if err := tt.event(p); err != nil {
+				t.Fatal(err)
+			}
+			got := fake.Sent()
+			if len(got) != tt.want {
+				t.Fatalf("sent %v, want %d", got, tt.want)
+			}
+			if tt.want > 0 && got[0].Silent != tt.silent {
+				t.Errorf("Silent = %v, want %v", got[0].Silent, tt.silent)
+			}
+		})
+	}
+	t.Run("test ignores focus and rules", func(t *testing.T) {
+		t.Parallel()
+		fake := &Fake{}
+		p := NewPolicy(fake, true)
+		p.SetRules(Rules{})
+		p.SetFocused(true)
+		if err := p.Test(ctx, "TinyElf", "test"); err != nil || len(fake.Sent()) != 1 {
+			t.Errorf("Test sent %v, %v", fake.Sent(), err)
+		}
+	})
+}

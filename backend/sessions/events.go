@@ -16,7 +16,9 @@ type EventType string
 const (
 	EventSessionCreated   EventType = "session.created"   // SessionCreated
 	EventSessionRenamed   EventType = "session.renamed"   // SessionRenamed
+	EventSessionTitled    EventType = "session.titled"    // SessionTitled
 	EventModeChanged      EventType = "mode.changed"      // ModeChanged
+	EventModelChanged     EventType = "model.changed"     // ModelChanged
 	EventUserMessage      EventType = "user.message"      // UserMessage
 	EventAssistantMessage EventType = "assistant.message" // AssistantMessage
 	EventToolIntent       EventType = "tool.intent"       // ToolIntent
@@ -83,11 +85,24 @@ type SessionCreated struct {
 	Inherited []string `json:"inherited,omitempty"`
 	// Background marks a subagent started in the background.
 	Background bool `json:"background,omitempty"`
+	// Branch marks a fork made by editing the user message that followed
+	// ForkedAtSeq and sending it again: another version of the parent's
+	// conversation, shown in its place, not a conversation of its own.
+	Branch bool `json:"branch,omitempty"`
 }
 
 // SessionRenamed records a new title chosen by the user.
 type SessionRenamed struct {
 	Title string `json:"title"`
+}
+
+// SessionTitled records a title a model wrote for the session after its
+// first exchange. The user's title (SessionCreated.Title, SessionRenamed)
+// wins over it; it wins over the first line of the first message.
+type SessionTitled struct {
+	Title string `json:"title"`
+	// Model is the provider/model that wrote it.
+	Model string `json:"model,omitempty"`
 }
 
 // SessionDeleted records a soft delete: the session leaves the list (and
@@ -102,9 +117,19 @@ type ModeChanged struct {
 	Mode string `json:"mode"`
 }
 
+// ModelChanged records the user choosing another model for the session:
+// the turns after it use that provider and model.
+type ModelChanged struct {
+	Provider string `json:"provider"`
+	Model    string `json:"model"`
+}
+
 // UserMessage is what the user sent.
 type UserMessage struct {
 	Text string `json:"text"`
+	// Attachments are the files sent with it; their content is in the
+	// store's Blobs, not in the event.
+	Attachments []Attachment `json:"attachments,omitempty"`
 }
 
 // ToolCallRecord is a tool call as the model made it.
@@ -261,7 +286,8 @@ type Error struct {
 	// stopped sending; sending again retries), "tool", "tool_clash" (a tool
 	// left out because another has its name), "tool_skipped" (user tools
 	// left out: named like a core tool, or failing to load), "internal",
-	// "config".
+	// "config", and the kinds of a failed model call that llm.ErrorKind
+	// names ("connection_refused", "unreachable", "auth", "rate_limit"...).
 	Kind string `json:"kind,omitempty"`
 }
 
@@ -279,6 +305,9 @@ type Usage struct {
 // TurnStart opens a turn (one user message and the agent's work on it).
 type TurnStart struct {
 	Mode string `json:"mode"`
+	// Resume is set on a turn that starts without a new user message:
+	// "retry" (after an error) or "continue" (after a stop).
+	Resume string `json:"resume,omitempty"`
 }
 
 // TurnEnd closes a turn.

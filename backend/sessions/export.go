@@ -4,24 +4,44 @@ import (
 	"context"
 	"database/sql"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"strings"
 )
 
-// ExportFormat and ExportVersion identify a JSON export.
+// ExportFormat and ExportVersion identify a JSON export. Version 2 added
+// Blobs; Import reads versions 1 and 2.
 const (
 	ExportFormat  = "tinyelf.session"
-	ExportVersion = 1
+	ExportVersion = 2
 )
 
-// Export is the JSON export of a session: its list entry, for reading, and
-// its whole event log, which is what Import restores from.
+// Export is the JSON export of a session: its list entry, for reading, its
+// whole event log, which is what Import restores from, and the content of
+// the files attached to its messages.
 type Export struct {
 	Format  string  `json:"format"`
 	Version int     `json:"version"`
 	Session Session `json:"session"`
 	Events  []Event `json:"events"`
+	// Blobs are the attachments' content by blob ID (base64 in JSON).
+	Blobs map[string][]byte `json:"blobs,omitempty"`
+}
+
+// attachmentsOf lists the attachments the user messages of a log carry.
+func attachmentsOf(events []Event) []Attachment {
+	var out []Attachment
+	for _, ev := range events {
+		if ev.Type != EventUserMessage {
+			continue
+		}
+		var m UserMessage
+		if json.Unmarshal(ev.Data, &m) == nil {
+			out = append(out, m.Attachments...)
+		}
+	}
+	return out
 }
 
 // ExportJSON writes a session as an Export, indented.
@@ -38,6 +58,24 @@ func (s *Store) ExportJSON(ctx context.Context, id string, w io.Writer) (err err
 	})
 	if err != nil {
 		return fmt.Errorf("export session %s as JSON: %w", id, err)
+	}
+	for _, a := range attachmentsOf(exp.Events) {
+		for _, bid := range a.Blobs() {
+			if _, done := exp.Blobs[bid]; done {
+				continue
+			}
+			data, err := s.blobs.Get(bid)
+			if errors.Is(err, ErrNoBlob) {
+				continue // lost here already; the import says so where it is used
+			}
+			if err != nil {
+				return fmt.Errorf("export session %s as JSON: %w", id, err)
+			}
+			if exp.Blobs == nil {
+				exp.Blobs = map[string][]byte{}
+			}
+			exp.Blobs[bid] = data
+		}
 	}
 	exp.Format, exp.Version = ExportFormat, ExportVersion
 	enc := json.NewEncoder(w)
@@ -58,9 +96,20 @@ func (s *Store) Import(ctx context.Context, r io.Reader) (_ Session, err error) 
 	if err := json.NewDecoder(r).Decode(&exp); err != nil {
 		return Session{}, fmt.Errorf("import session: decode: %w", err)
 	}
-	if exp.Format != ExportFormat || exp.Version != ExportVersion {
-		return Session{}, fmt.Errorf("import session: %w: format %q version %d, want %q version %d",
+	if exp.Format != ExportFormat || exp.Version < 1 || exp.Version > ExportVersion {
+		return Session{}, fmt.Errorf("import session: %w: format %q version %d, want %q version 1 to %d",
 			ErrInvalidEvent, exp.Format, exp.Version, ExportFormat, ExportVersion)
+	}
+	// The blobs first: a log whose attachments could not be stored would
+	// show files it does not have. A blob is stored under the hash of its
+	// own bytes, so a tampered one cannot stand in for another.
+	for bid, data := range exp.Blobs {
+		if BlobID(data) != bid {
+			return Session{}, fmt.Errorf("import session: %w: attachment %s does not match its content", ErrInvalidEvent, bid)
+		}
+		if _, err := s.blobs.Put(data); err != nil {
+			return Session{}, fmt.Errorf("import session: %w", err)
+		}
 	}
 	if len(exp.Events) == 0 {
 		return Session{}, fmt.Errorf("import session: %w: no events", ErrInvalidEvent)
@@ -174,6 +223,18 @@ func writeMarkdown(w *errWriter, sess Session, items []UIMessage) {
 		switch m.Kind {
 		case UIUser:
 			w.printf("\n## User · %s\n\n%s\n", at, strings.TrimSpace(m.Text))
+			for i, a := range m.Attachments {
+				if i == 0 {
+					w.printf("\n")
+				}
+				w.printf("- Attached: %s (%s, %d bytes)", a.Name, a.MIME, a.Size)
+				if a.Path != "" {
+					w.printf(", saved at `%s`", a.Path)
+				}
+				w.printf("\n")
+			}
+		case UIModelChange:
+			w.printf("\n*Model changed to %s · %s*\n", strings.Trim(m.Provider+" / "+m.Model, " /"), at)
 		case UIAssistant:
 			w.printf("\n## Assistant · %s\n", at)
 			if m.Partial {

@@ -23,7 +23,10 @@ func richSession(t *testing.T, s *Store) Session {
 	mustAppend(t, s, sess.ID, conversation("Fix the failing parser test\nIt panics on empty input.", "call_1")...)
 	mustAppend(t, s, sess.ID,
 		NewEvent(EventModeChanged, ModeChanged{Mode: "acceptEdits"}),
-		NewEvent(EventUserMessage, UserMessage{Text: "Show me the fence handling"}),
+		NewEvent(EventModelChanged, ModelChanged{Provider: "anthropic", Model: "claude-test"}),
+		NewEvent(EventUserMessage, UserMessage{Text: "Show me the fence handling", Attachments: []Attachment{
+			{ID: mustBlob(t, s, []byte("fake png")), Name: "screen.png", MIME: "image/png", Size: 8, Kind: AttachImage},
+		}}),
 		NewEvent(EventAssistantMessage, AssistantMessage{Text: "Reading it.", ToolCalls: []ToolCallRecord{{ID: "call_2", Name: "Read", Arguments: `{"path":"md.go"}`}}}),
 		NewEvent(EventToolIntent, ToolIntent{CallID: "call_2", Name: "Read", Arguments: `{"path":"md.go"}`}),
 		NewEvent(EventApprovalAnswered, ApprovalAnswered{CallID: "call_2", Decision: "allow_once", By: "rule", Rule: "Read"}),
@@ -140,7 +143,8 @@ func TestImportRejectsBadExports(t *testing.T) {
 	}{
 		{"not JSON", "# a markdown export"},
 		{"wrong format", mk(Export{Format: "other", Version: 1, Events: []Event{created}})},
-		{"newer version", mk(Export{Format: ExportFormat, Version: 2, Events: []Event{created}})},
+		{"newer version", mk(Export{Format: ExportFormat, Version: ExportVersion + 1, Events: []Event{created}})},
+		{"blob not matching its ID", mk(Export{Format: ExportFormat, Version: 2, Events: []Event{created, user}, Blobs: map[string][]byte{BlobID([]byte("a")): []byte("b")}})},
 		{"no events", mk(Export{Format: ExportFormat, Version: 1})},
 		{"gap in seqs", mk(Export{Format: ExportFormat, Version: 1, Events: []Event{created, {Seq: 3, Type: EventUserMessage, Data: user.Data}}})},
 		{"does not start with session.created", mk(Export{Format: ExportFormat, Version: 1, Events: []Event{{Seq: 1, Type: EventUserMessage, Data: user.Data}}})},
@@ -177,4 +181,85 @@ func TestFenced(t *testing.T) {
 	if got := fenced("", "a ``` b ```` c"); !strings.HasPrefix(got, "`````\n") || !strings.HasSuffix(got, "\n`````\n") {
 		t.Errorf("fenced = %q", got)
 	}
+}
+
+// mustBlob stores data in s's blobs and returns its ID.
+func mustBlob(t *testing.T, s *Store, data []byte) string {
+	t.Helper()
+	id, err := s.Blobs().Put(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return id
+}
+
+func TestExportCarriesAttachments(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	src := openTestStore(t)
+	sess := mustCreate(t, src, SessionCreated{Workspace: "/w", Mode: "default"})
+	pdf, text := []byte("%PDF-1.4 fake"), []byte("the PDF's text")
+	att := Attachment{ID: mustBlob(t, src, pdf), TextID: mustBlob(t, src, text), Name: "a.pdf", MIME: "application/pdf", Size: int64(len(pdf)), Kind: AttachText}
+	mustAppend(t, src, sess.ID, NewEvent(EventUserMessage, UserMessage{Text: "read this", Attachments: []Attachment{att}}))
+	var buf bytes.Buffer
+	if err := src.ExportJSON(ctx, sess.ID, &buf); err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(buf.String(), "the PDF's text") {
+		t.Error("the blob's bytes are in the export as plain text; want them base64 in blobs")
+	}
+	dst := openTestStore(t)
+	imported, err := dst.Import(ctx, bytes.NewReader(buf.Bytes()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for id, want := range map[string][]byte{att.ID: pdf, att.TextID: text} {
+		got, err := dst.Blobs().Get(id)
+		if err != nil || !bytes.Equal(got, want) {
+			t.Errorf("blob %s after import = %q, %v; want %q", id, got, err, want)
+		}
+	}
+	model, err := dst.ModelMessages(ctx, imported.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(model) != 1 || !reflect.DeepEqual(model[0].Attachments, []Attachment{att}) {
+		t.Errorf("model history after import = %+v, want the message with its attachment", model)
+	}
+	ui, _ := dst.UIMessages(ctx, imported.ID)
+	if len(ui) != 1 || len(ui[0].Attachments) != 1 || ui[0].Attachments[0].Name != "a.pdf" {
+		t.Errorf("UI history after import = %+v, want the attachment shown", ui)
+	}
+}
+
+func TestImportReadsVersion1(t *testing.T) {
+	t.Parallel()
+	// A version 1 export as TinyElf 0.1 wrote it: no blobs field.
+	const v1 = `{"format":"tinyelf.session","version":1,"session":{"id":"old1"},"events":[
+		{"seq":1,"type":"session.created","time":"2025-01-01T00:00:00Z","data":{"workspace":"/w","mode":"default"}},
+		{"seq":2,"type":"user.message","time":"2025-01-01T00:00:01Z","data":{"text":"hello"}}]}`
+	s := openTestStore(t)
+	sess, err := s.Import(context.Background(), strings.NewReader(v1))
+	if err != nil {
+		t.Fatalf("Import(v1): %v", err)
+	}
+	if sess.ID != "old1" || sess.Title != "hello" {
+		t.Errorf("imported %+v", sess)
+	}
+}
+
+func TestModelChangedProjects(t *testing.T) {
+	t.Parallel()
+	s := openTestStore(t)
+	sess := mustCreate(t, s, SessionCreated{Workspace: "/w", Mode: "default", Provider: "a", Model: "m1"})
+	mustAppend(t, s, sess.ID, NewEvent(EventModelChanged, ModelChanged{Provider: "b", Model: "m2"}))
+	got := mustGet(t, s, sess.ID)
+	if got.Provider != "b" || got.Model != "m2" {
+		t.Errorf("after model.changed: provider %q model %q, want b m2", got.Provider, got.Model)
+	}
+	ui, _ := s.UIMessages(context.Background(), sess.ID)
+	if len(ui) != 1 || ui[0].Kind != UIModelChange || ui[0].Model != "m2" || ui[0].Provider != "b" {
+		t.Errorf("UI history = %+v, want one model item", ui)
+	}
+	checkRebuildMatches(t, s)
 }

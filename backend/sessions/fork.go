@@ -15,9 +15,21 @@ import (
 // boundaries are moved to match. The parent is unchanged.
 func (s *Store) Fork(ctx context.Context, parentID string, atSeq int64) (_ Session, err error) {
 	defer s.explain(&err)
+	return s.fork(ctx, parentID, atSeq, false)
+}
+
+// Branch is Fork for edit-and-resend: the new session is another version
+// of the parent's conversation from the user message after atSeq on
+// (SessionCreated.Branch), which Conversation puts beside the parent.
+func (s *Store) Branch(ctx context.Context, parentID string, atSeq int64) (_ Session, err error) {
+	defer s.explain(&err)
+	return s.fork(ctx, parentID, atSeq, true)
+}
+
+func (s *Store) fork(ctx context.Context, parentID string, atSeq int64, branch bool) (Session, error) {
 	id := newID()
 	var sess Session
-	err = s.write(ctx, func(w *writeTx) error {
+	err := s.write(ctx, func(w *writeTx) error {
 		evs, err := readEvents(ctx, w.tx, parentID, atSeq)
 		if err != nil {
 			return err
@@ -29,7 +41,7 @@ func (s *Store) Fork(ctx context.Context, parentID string, atSeq int64) (_ Sessi
 		if err := decode(evs[0], &created); err != nil {
 			return err
 		}
-		created.ForkedFrom, created.ForkedAtSeq = parentID, atSeq
+		created.ForkedFrom, created.ForkedAtSeq, created.Branch = parentID, atSeq, branch
 		// A fork is the user's own session: a subagent's fork no longer
 		// belongs under the parent, nor is it limited to what the parent
 		// passed on.

@@ -12,9 +12,10 @@ import (
 // log, current as of LastSeq.
 type Session struct {
 	ID string `json:"id"`
-	// Title is the user's title (given at creation or by a rename) or,
-	// without one, the auto title: the first line of the first user
-	// message, trimmed and cut to AutoTitleLen characters.
+	// Title is the user's title (given at creation or by a rename), else
+	// the title a model wrote (session.titled), else the auto title: the
+	// first line of the first user message, trimmed and cut to
+	// AutoTitleLen characters.
 	Title     string `json:"title"`
 	Renamed   bool   `json:"renamed"` // Title is the user's, not the auto title
 	Workspace string `json:"workspace"`
@@ -35,6 +36,8 @@ type Session struct {
 	Usage        UsageTotals `json:"usage"`
 	ForkedFrom   string      `json:"forkedFrom,omitempty"`
 	ForkedAtSeq  int64       `json:"forkedAtSeq,omitempty"`
+	// Branch is set on an edit-and-resend branch (SessionCreated.Branch).
+	Branch bool `json:"branch,omitempty"`
 	// Parent and ParentCallID link a subagent's session to the session
 	// and the spawn_agent call that started it; empty for the others.
 	Parent       string `json:"parentId,omitempty"`
@@ -49,11 +52,15 @@ type Session struct {
 // Subagent reports whether the session is a subagent's (it has a parent).
 func (s Session) Subagent() bool { return s.Parent != "" }
 
-// sessionTitle keeps both titles so a rename to "" falls back to the auto
-// title.
+// sessionTitle keeps every title so a rename to "" falls back to the
+// generated or the auto title.
 type sessionTitle struct {
-	custom, auto string
+	custom, generated, auto string
 }
+
+// Titled reports whether the session has a title beyond the auto title:
+// the user's, or one a model wrote.
+func (s Session) Titled() bool { return s.titles.custom != "" || s.titles.generated != "" }
 
 // Deleted reports whether the session is soft-deleted.
 func (s Session) Deleted() bool { return !s.DeletedAt.IsZero() }
@@ -90,9 +97,13 @@ func autoTitle(text string) string {
 
 func (s *Session) setTitle() {
 	s.Renamed = s.titles.custom != ""
-	s.Title = s.titles.auto
-	if s.Renamed {
+	switch {
+	case s.Renamed:
 		s.Title = s.titles.custom
+	case s.titles.generated != "":
+		s.Title = s.titles.generated
+	default:
+		s.Title = s.titles.auto
 	}
 }
 
@@ -112,6 +123,8 @@ const (
 	// conversation (a capability.loaded).
 	UICapabilities UIKind = "capabilities"
 	UILoaded       UIKind = "loaded"
+	// UIModelChange is a switch of model (Provider and Model say to what).
+	UIModelChange UIKind = "model"
 )
 
 // ToolStatus is where a tool call stands.
@@ -138,7 +151,10 @@ type UIMessage struct {
 	// Text is the message text, the error message, or the compaction
 	// summary.
 	Text string `json:"text,omitempty"`
-	// Assistant messages.
+	// Attachments are a user message's files.
+	Attachments []Attachment `json:"attachments,omitempty"`
+	// Assistant messages and model changes.
+	Provider   string           `json:"provider,omitempty"`
 	Model      string           `json:"model,omitempty"`
 	StopReason string           `json:"stopReason,omitempty"`
 	Partial    bool             `json:"partial,omitempty"`
@@ -162,8 +178,11 @@ type ToolCallView struct {
 	Arguments string     `json:"arguments"`
 	Status    ToolStatus `json:"status"`
 	// Decision is the approval decision, when one was recorded.
-	Decision   string         `json:"decision,omitempty"`
-	DecidedBy  string         `json:"decidedBy,omitempty"`
+	Decision  string `json:"decision,omitempty"`
+	DecidedBy string `json:"decidedBy,omitempty"`
+	// Reason is the reason given with the decision: the user's, or why a
+	// rule, the mode or the shell guard refused the call.
+	Reason     string         `json:"reason,omitempty"`
 	Result     string         `json:"result,omitempty"`
 	IsError    bool           `json:"isError,omitempty"`
 	Truncated  bool           `json:"truncated,omitempty"`
@@ -205,6 +224,8 @@ type Message struct {
 	ToolCallID string `json:"toolCallId,omitempty"`
 	ToolName   string `json:"toolName,omitempty"`
 	IsError    bool   `json:"isError,omitempty"`
+	// Attachments are a user message's files.
+	Attachments []Attachment `json:"attachments,omitempty"`
 	// Summary marks the one user message that stands for everything a
 	// compaction replaced.
 	Summary bool `json:"summary,omitempty"`
@@ -235,8 +256,8 @@ type sink interface {
 // are kept in the log and ignored.
 func known(t EventType) bool {
 	switch t {
-	case EventSessionCreated, EventSessionRenamed, EventSessionDeleted, EventSessionRestored,
-		EventModeChanged, EventUserMessage, EventAssistantMessage, EventToolIntent,
+	case EventSessionCreated, EventSessionRenamed, EventSessionTitled, EventSessionDeleted, EventSessionRestored,
+		EventModeChanged, EventModelChanged, EventUserMessage, EventAssistantMessage, EventToolIntent,
 		EventApprovalAsked, EventApprovalAnswered, EventToolResult, EventCapabilityDiff,
 		EventCapabilityLoad, EventModelRequest, EventCompaction, EventError, EventUsage, EventTurnStart, EventTurnEnd:
 		return true
@@ -264,6 +285,7 @@ func project(s *Session, ev Event, out sink) error {
 		s.ID, s.Workspace, s.Agent, s.Mode = ev.SessionID, p.Workspace, p.Agent, p.Mode
 		s.Provider, s.Model, s.ForkedFrom, s.ForkedAtSeq = p.Provider, p.Model, p.ForkedFrom, p.ForkedAtSeq
 		s.Parent, s.ParentCallID, s.Inherited, s.Background = p.Parent, p.ParentCallID, p.Inherited, p.Background
+		s.Branch = p.Branch && p.ForkedFrom != ""
 		s.CreatedAt, s.UpdatedAt = ev.Time, ev.Time
 		s.titles.custom = strings.TrimSpace(p.Title)
 		s.setTitle()
@@ -273,6 +295,13 @@ func project(s *Session, ev Event, out sink) error {
 			return err
 		}
 		s.titles.custom = strings.TrimSpace(p.Title)
+		s.setTitle()
+	case EventSessionTitled:
+		var p SessionTitled
+		if err := decode(ev, &p); err != nil {
+			return err
+		}
+		s.titles.generated = strings.TrimSpace(p.Title)
 		s.setTitle()
 	case EventSessionDeleted:
 		s.DeletedAt = ev.Time
@@ -284,6 +313,14 @@ func project(s *Session, ev Event, out sink) error {
 			return err
 		}
 		s.Mode = p.Mode
+	case EventModelChanged:
+		var p ModelChanged
+		if err := decode(ev, &p); err != nil {
+			return err
+		}
+		s.Provider, s.Model = p.Provider, p.Model
+		item.Kind, item.Provider, item.Model = UIModelChange, p.Provider, p.Model
+		return out.addUI(item)
 	case EventUserMessage:
 		var p UserMessage
 		if err := decode(ev, &p); err != nil {
@@ -294,11 +331,11 @@ func project(s *Session, ev Event, out sink) error {
 			s.titles.auto = autoTitle(p.Text)
 			s.setTitle()
 		}
-		item.Kind, item.Text = UIUser, p.Text
+		item.Kind, item.Text, item.Attachments = UIUser, p.Text, p.Attachments
 		if err := out.addUI(item); err != nil {
 			return err
 		}
-		if err := out.addModel(ev.Seq, Message{Seq: ev.Seq, Role: RoleUser, Content: p.Text}); err != nil {
+		if err := out.addModel(ev.Seq, Message{Seq: ev.Seq, Role: RoleUser, Content: p.Text, Attachments: p.Attachments}); err != nil {
 			return err
 		}
 		if strings.TrimSpace(p.Text) != "" {
@@ -363,7 +400,7 @@ func project(s *Session, ev Event, out sink) error {
 			return err
 		}
 		_, err := out.updateUI(UITool, p.CallID, func(m *UIMessage) {
-			m.Tool.Decision, m.Tool.DecidedBy = p.Decision, p.By
+			m.Tool.Decision, m.Tool.DecidedBy, m.Tool.Reason = p.Decision, p.By, p.Reason
 			switch {
 			case p.Decision == "deny":
 				m.Tool.Status = ToolDenied

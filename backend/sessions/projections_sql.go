@@ -13,15 +13,17 @@ import (
 // projectionVersion names the projection code. When a database was last
 // projected by other code, Open rebuilds its projections from the log.
 // 2: assistant items carry their usage; 3: capability changes and loaded
-// capabilities are UI items; 4: subagent sessions' links to their parent.
-const projectionVersion = "4"
+// capabilities are UI items; 4: attachments, model changes; 5: generated
+// titles, branches, decision reasons; 6: subagent sessions' links to their
+// parent.
+const projectionVersion = "6"
 
 // The statements of the write path, prepared once on the write connection.
 const (
 	qMaxSeq      = `SELECT COALESCE(MAX(seq), 0) FROM events WHERE session_id = ?`
 	qInsertEvent = `INSERT INTO events (session_id, seq, type, ts, data) VALUES (?, ?, ?, ?, ?)`
 	qLoadSession = `SELECT ` + sessionCols + ` FROM sessions WHERE id = ?`
-	qSaveSession = `INSERT INTO sessions (` + sessionCols + `) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+	qSaveSession = `INSERT INTO sessions (` + sessionCols + `) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
 		ON CONFLICT (id) DO UPDATE SET custom_title = excluded.custom_title, auto_title = excluded.auto_title,
 		workspace = excluded.workspace, agent = excluded.agent, mode = excluded.mode, provider = excluded.provider,
 		model = excluded.model, created_at = excluded.created_at, updated_at = excluded.updated_at,
@@ -29,6 +31,7 @@ const (
 		input_tokens = excluded.input_tokens, output_tokens = excluded.output_tokens,
 		cache_read_tokens = excluded.cache_read_tokens, cache_write_tokens = excluded.cache_write_tokens,
 		cost_usd = excluded.cost_usd, forked_from = excluded.forked_from, forked_at_seq = excluded.forked_at_seq,
+		generated_title = excluded.generated_title, branch = excluded.branch,
 		parent_id = excluded.parent_id, parent_call_id = excluded.parent_call_id, inherited = excluded.inherited,
 		background = excluded.background`
 	qInsertUI = `INSERT INTO ui_messages (session_id, seq, kind, call_id, data) VALUES (?, ?, ?, ?, ?)`
@@ -36,8 +39,8 @@ const (
 	qFindUI = `SELECT seq, data FROM ui_messages WHERE session_id = ? AND call_id = ? AND call_id <> '' AND kind = ?
 		ORDER BY seq DESC LIMIT 1`
 	qUpdateUI    = `UPDATE ui_messages SET data = ? WHERE session_id = ? AND seq = ?`
-	qInsertModel = `INSERT INTO model_messages (session_id, pos, seq, role, content, tool_calls, tool_call_id, tool_name, is_error, summary)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
+	qInsertModel = `INSERT INTO model_messages (session_id, pos, seq, role, content, tool_calls, tool_call_id, tool_name, is_error, summary, attachments)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
 	qCompactModel = `DELETE FROM model_messages WHERE session_id = ? AND pos <= ?`
 	qInsertSearch = `INSERT INTO search_docs (session_id, seq, role, text) VALUES (?, ?, ?, ?)`
 	qPrevDiff     = `SELECT seq, data FROM events WHERE session_id = ? AND seq < ? AND type = 'capability.diff'
@@ -48,7 +51,7 @@ const (
 // qSaveSession use.
 const sessionCols = `id, custom_title, auto_title, workspace, agent, mode, provider, model, created_at, updated_at,
 	deleted_at, last_seq, message_count, input_tokens, output_tokens, cache_read_tokens, cache_write_tokens, cost_usd,
-	forked_from, forked_at_seq, parent_id, parent_call_id, inherited, background`
+	forked_from, forked_at_seq, generated_title, branch, parent_id, parent_call_id, inherited, background`
 
 func scanSession(r scanner) (Session, error) {
 	var s Session
@@ -57,7 +60,7 @@ func scanSession(r scanner) (Session, error) {
 	err := r.Scan(&s.ID, &s.titles.custom, &s.titles.auto, &s.Workspace, &s.Agent, &s.Mode, &s.Provider, &s.Model,
 		&created, &updated, &deleted, &s.LastSeq, &s.MessageCount, &s.Usage.InputTokens, &s.Usage.OutputTokens,
 		&s.Usage.CacheReadTokens, &s.Usage.CacheWriteTokens, &s.Usage.CostUSD, &s.ForkedFrom, &s.ForkedAtSeq,
-		&s.Parent, &s.ParentCallID, &inherited, &s.Background)
+		&s.titles.generated, &s.Branch, &s.Parent, &s.ParentCallID, &inherited, &s.Background)
 	if err != nil {
 		return Session{}, err
 	}
@@ -75,7 +78,7 @@ func sessionArgs(s *Session) []any {
 	return []any{s.ID, s.titles.custom, s.titles.auto, s.Workspace, s.Agent, s.Mode, s.Provider, s.Model,
 		millis(s.CreatedAt), millis(s.UpdatedAt), millis(s.DeletedAt), s.LastSeq, s.MessageCount,
 		s.Usage.InputTokens, s.Usage.OutputTokens, s.Usage.CacheReadTokens, s.Usage.CacheWriteTokens, s.Usage.CostUSD,
-		s.ForkedFrom, s.ForkedAtSeq, s.Parent, s.ParentCallID, inheritedText(s.Inherited), s.Background}
+		s.ForkedFrom, s.ForkedAtSeq, s.titles.generated, s.Branch, s.Parent, s.ParentCallID, inheritedText(s.Inherited), s.Background}
 }
 
 // inheritedText stores a subagent's inherited tools as JSON ("" for none).
@@ -326,8 +329,16 @@ func (w *writeTx) addModel(pos int64, m Message) error {
 		}
 		calls = string(b)
 	}
+	attached := ""
+	if len(m.Attachments) > 0 {
+		b, err := json.Marshal(m.Attachments)
+		if err != nil {
+			return fmt.Errorf("encode attachments of %d: %w", m.Seq, err)
+		}
+		attached = string(b)
+	}
 	if _, err := w.stmt(w.st.insertModel).ExecContext(w.ctx, w.sid, pos, m.Seq, string(m.Role), m.Content, calls,
-		m.ToolCallID, m.ToolName, m.IsError, m.Summary); err != nil {
+		m.ToolCallID, m.ToolName, m.IsError, m.Summary, attached); err != nil {
 		return fmt.Errorf("insert model message %d: %w", m.Seq, classify(err))
 	}
 	return nil
@@ -441,22 +452,27 @@ func (s *Store) ModelHistory(ctx context.Context, id string) (_ []Message, err e
 }
 
 func modelMessages(ctx context.Context, q querier, id string) ([]Message, error) {
-	rows, err := q.QueryContext(ctx, `SELECT seq, role, content, tool_calls, tool_call_id, tool_name, is_error, summary
+	rows, err := q.QueryContext(ctx, `SELECT seq, role, content, tool_calls, tool_call_id, tool_name, is_error, summary, attachments
 		FROM model_messages WHERE session_id = ? ORDER BY pos`, id)
 	if err != nil {
 		return nil, fmt.Errorf("read model history of session %s: %w", id, classify(err))
 	}
 	defer rows.Close()
 	var out []Message
-	var calls []byte
+	var calls, attached []byte
 	for rows.Next() {
 		var m Message
-		if err := rows.Scan(&m.Seq, &m.Role, &m.Content, &calls, &m.ToolCallID, &m.ToolName, &m.IsError, &m.Summary); err != nil {
+		if err := rows.Scan(&m.Seq, &m.Role, &m.Content, &calls, &m.ToolCallID, &m.ToolName, &m.IsError, &m.Summary, &attached); err != nil {
 			return nil, fmt.Errorf("read model history of session %s: %w", id, classify(err))
 		}
 		if len(calls) > 0 {
 			if err := json.Unmarshal(calls, &m.ToolCalls); err != nil {
 				return nil, fmt.Errorf("decode tool calls of message %d: %w", m.Seq, err)
+			}
+		}
+		if len(attached) > 0 {
+			if err := json.Unmarshal(attached, &m.Attachments); err != nil {
+				return nil, fmt.Errorf("decode attachments of message %d: %w", m.Seq, err)
 			}
 		}
 		out = append(out, m)

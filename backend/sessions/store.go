@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"iter"
+	"path/filepath"
 	"strings"
 	"sync"
 	"time"
@@ -35,6 +36,8 @@ type Store struct {
 	wsem chan struct{} // held while a write transaction runs
 	st   *writeStmts
 	now  func() time.Time
+	// blobs holds attachments' content, beside the database file.
+	blobs *Blobs
 
 	closeOnce sync.Once
 	closed    chan struct{} // closed by Close
@@ -57,7 +60,8 @@ func Open(ctx context.Context, path string, opts ...Option) (*Store, error) {
 	if err := checkHeader(path); err != nil {
 		return nil, err
 	}
-	s := &Store{path: path, wsem: make(chan struct{}, 1), now: time.Now, closed: make(chan struct{})}
+	s := &Store{path: path, wsem: make(chan struct{}, 1), now: time.Now, closed: make(chan struct{}),
+		blobs: NewBlobs(filepath.Join(filepath.Dir(path), "attachments"))}
 	for _, o := range opts {
 		o(s)
 	}
@@ -103,6 +107,10 @@ func Open(ctx context.Context, path string, opts ...Option) (*Store, error) {
 	}
 	return s, nil
 }
+
+// Blobs returns the store of attachments' content: the folder
+// "attachments" beside the database file.
+func (s *Store) Blobs() *Blobs { return s.blobs }
 
 // IntegrityCheck runs SQLite's integrity_check over the file and FTS5's
 // check that the search index matches the indexed text. It returns nil

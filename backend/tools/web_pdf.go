@@ -72,3 +72,10 @@ func pdfText(ctx context.Context, body []byte) (text string, pages int, err erro
 	}
 	return strings.ToValidUTF8(b.String(), "\uFFFD"), pages, nil
 }
+
+// PDFText extracts the text of a PDF's pages (the first pdfMaxPages) as
+// WebFetch does, and returns it with the page count; a malformed file is an
+// error, never a panic. Attachments reuse it.
+func PDFText(ctx context.Context, body []byte) (text string, pages int, err error) {
+	return pdfText(ctx, body)
+}

@@ -17,6 +17,7 @@
 import assert from 'node:assert/strict';
 import { execFileSync, spawn } from 'node:child_process';
 import fs from 'node:fs';
+import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
@@ -77,6 +78,36 @@ const answerChunks = answerMarkdown.split(/(?<=\n)/);
 const answerPauseAfter = answerChunks.findIndex((c) => c.includes('fmt.Println')) + 1;
 
 const helloContent = 'Hello from TinyElf!\nThis file was approved in the browser.\n';
+
+// ui-polish: an answer with everything the Markdown renderer draws late or
+// specially: math, a task list, a footnote, a Mermaid diagram, an image
+// from a data URL and a table wider than any window.
+const tinyPNG = 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAQAAAC1HAwCAAAAC0lEQVR42mNkYAAAAAYAAjCB0C8AAAAASUVORK5CYII=';
+const wideColumns = Array.from({ length: 14 }, (_, i) => `column ${i + 1} with a long heading`);
+const richMarkdown = [
+  'Euler: $e^{i\\pi} + 1 = 0$ and \\(a^2 + b^2 = c^2\\), but $5 and $10 are prices.',
+  '',
+  '$$\\int_0^1 x^2 \\, dx = \\frac{1}{3}$$',
+  '',
+  '- [x] write the tests',
+  '- [ ] ship it',
+  '',
+  'A claim with a footnote.[^1]',
+  '',
+  '[^1]: The source of the claim.',
+  '',
+  '```mermaid',
+  'graph TD',
+  '  A[Start] --> B[Done]',
+  '```',
+  '',
+  `![a red dot](data:image/png;base64,${tinyPNG})`,
+  '',
+  `| ${wideColumns.join(' | ')} |`,
+  `| ${wideColumns.map(() => '---').join(' | ')} |`,
+  `| ${wideColumns.map((_, i) => `cell ${i + 1}`).join(' | ')} |`,
+  '',
+].join('\n');
 
 const writeHello = { toolCalls: [{ id: 'call_write', name: 'Write', arguments: JSON.stringify({ path: 'hello.txt', content: helloContent }) }] };
 
@@ -204,9 +235,11 @@ const running = new Set(); // apps not yet closed, for after()
  * browser context. provider: false leaves the data folder empty (first run);
  * workspace: false leaves the last used folder unset; seed(data, { home,
  * workspace }) puts files into the data, home or workspace folder before
- * the server starts (user tools, skills, commands).
+ * the server starts (user tools, skills, commands); extra({ bin, home })
+ * returns more settings to seed (MCP servers); settings(s, app) edits the
+ * seeded settings before they are written.
  */
-async function startApp(slug, { script = {}, provider = true, workspace: seedWorkspace = true, seed } = {}) {
+async function startApp(slug, { script = {}, provider = true, workspace: seedWorkspace = true, seed, extra: extraSettings = () => ({}), settings: editSettings } = {}) {
   const dir = path.join(tmp, slug);
   const home = path.join(dir, 'home');
   const workspace = path.join(home, 'projects', 'demo');
@@ -214,7 +247,11 @@ async function startApp(slug, { script = {}, provider = true, workspace: seedWor
   fs.mkdirSync(path.join(home, 'projects', 'other'), { recursive: true });
   fs.writeFileSync(path.join(workspace, 'README.md'), '# demo\n');
   const scriptFile = path.join(dir, 'script.json');
-  fs.writeFileSync(scriptFile, JSON.stringify({ models: ['test-model', 'other-model'], default: { echo: true }, ...script }, null, 2));
+  // The background model names sessions after their first answer; unless
+  // the scenario names them, its answer is blank, so a session keeps its
+  // first message as its title and no title call takes a scripted turn.
+  const routes = [...(script.routes ?? []), { system: 'You name chat sessions', turn: { text: ' ' } }];
+  fs.writeFileSync(scriptFile, JSON.stringify({ models: ['test-model', 'other-model'], default: { echo: true }, ...script, routes }, null, 2));
 
   const app = { slug, no: slug.slice(0, 2), home, workspace, errors: [], procs: [], shots: 0 };
   running.add(app);
@@ -230,7 +267,9 @@ async function startApp(slug, { script = {}, provider = true, workspace: seedWor
       providers: [{ name: 'Fake model', kind: 'openai', preset: 'custom', baseUrl: app.llmURL, model: 'test-model' }],
       defaultProvider: 'Fake model',
       ...(seedWorkspace ? { lastWorkspace: workspace } : {}),
+      ...extraSettings({ bin, home }),
     };
+    editSettings?.(settings, app);
     fs.writeFileSync(path.join(data, 'settings.json'), JSON.stringify(settings, null, 2));
   }
   seed?.(data, { home, workspace });
@@ -420,9 +459,58 @@ async function openSkillsSettings(page) {
   return { dialog, panel };
 }
 
+/** pngDot is a 4×4 red PNG. */
+const pngDot = Buffer.from(
+  'iVBORw0KGgoAAAANSUhEUgAAAAQAAAAECAIAAAAmkwkpAAAAEElEQVR42mO4q6QERwzEcQDhkxIR23DJAgAAAABJRU5ErkJggg==',
+  'base64',
+);
+
+/** callAPI runs a backend method from the page, with the token of its URL. */
+async function callAPI(page, method, args = {}) {
+  return page.evaluate(
+    async ([m, a]) => {
+      const token = new URLSearchParams(window.location.search).get('token');
+      const res = await fetch(`/api/call/${m}`, {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/json', Authorization: `Bearer ${token}` },
+        body: JSON.stringify(a),
+      });
+      const body = await res.json();
+      if (!res.ok) {
+        throw new Error(body?.error?.message ?? res.statusText);
+      }
+      return body.result;
+    },
+    [method, args],
+  );
+}
+
+/** currentSessionId is the session the page's URL names. */
+async function currentSessionId(page) {
+  return page.evaluate(() => /session=([\w-]+)/.exec(window.location.hash)?.[1] ?? '');
+}
+
+/** atSizes takes a screenshot at 800×600 and at 1920×1080, then goes back to 1280×800. */
+async function atSizes(app, name) {
+  for (const [w, h] of [
+    [800, 600],
+    [1920, 1080],
+  ]) {
+    await app.page.setViewportSize({ width: w, height: h });
+    await shot(app, `${name}-${w}x${h}`);
+  }
+  await app.page.setViewportSize({ width: 1280, height: 800 });
+}
+
+/** overflowsX reports whether the page scrolls sideways (something is too wide). */
+async function overflowsX(page) {
+  return page.evaluate(() => document.documentElement.scrollWidth > document.documentElement.clientWidth + 1);
+}
+
 /**
  * scenario is it() run on an app of its own (see startApp for opts): it
- * fails when the page logged a console error, saves a screenshot of the
+ * fails when the page logged a console error (but those matching one of
+ * opts.expectErrors), saves a screenshot of the
  * page when it fails, and stops everything it started either way.
  */
 function scenario(name, opts, fn) {
@@ -432,7 +520,10 @@ function scenario(name, opts, fn) {
     const app = await startApp(slug, opts);
     try {
       await fn(app);
-      assert.deepEqual(app.errors, [], 'the browser console logged no errors');
+      // A request the scenario makes fail on purpose (a wrong path) is
+      // logged by the browser as a failed resource: opts.expectErrors names those.
+      const errors = app.errors.filter((e) => !(opts.expectErrors ?? []).some((re) => re.test(e)));
+      assert.deepEqual(errors, [], 'the browser console logged no errors');
     } catch (err) {
       await app.page?.screenshot({ path: path.join(artifacts, `FAILED-${slug}.png`) }).catch(() => undefined);
       throw err;
@@ -506,7 +597,10 @@ describe('TinyElf in the browser', { concurrency: 1, timeout: 20 * 60_000 }, () 
     const { page, workspace } = app;
     await page.goto(app.baseURL);
     await page.getByRole('heading', { name: 'What shall we work on?' }).waitFor();
-    await page.getByRole('button', { name: 'Choose a folder' }).first().click();
+    // No folder chosen yet: the chat starts in the default workspace, and
+    // the folder button changes it.
+    await page.locator('.empty code.path', { hasText: path.join(app.home, 'Documents', 'TinyElf') }).waitFor();
+    await page.locator('.empty').getByRole('button', { name: 'Change folder' }).click();
     const dialog = page.getByRole('dialog', { name: 'Choose a folder' });
     await dialog.waitFor();
     await dialog.getByRole('button', { name: 'projects' }).click();
@@ -530,7 +624,7 @@ describe('TinyElf in the browser', { concurrency: 1, timeout: 20 * 60_000 }, () 
       // shows a partial answer, still busy, for as long as we look.
       const streaming = page.locator('article.assistant[aria-busy="true"] .markdown', { hasText: 'fmt.Println' });
       await streaming.waitFor();
-      await page.getByRole('button', { name: 'Stop' }).waitFor();
+      await page.getByRole('button', { name: 'Stop', exact: true }).waitFor();
       await shot(app, 'streaming');
       const partial = (await streaming.textContent()) ?? '';
       assert.ok(!partial.includes('another item'), `the answer is not complete yet: ${JSON.stringify(partial)}`);
@@ -768,7 +862,7 @@ describe('TinyElf in the browser', { concurrency: 1, timeout: 20 * 60_000 }, () 
     await openApp(app);
     await send(page, 'Start the long task');
     await page.locator('article.assistant[aria-busy="true"]', { hasText: 'Starting a long task that takes a while' }).waitFor();
-    await page.getByRole('button', { name: 'Stop' }).waitFor();
+    await page.getByRole('button', { name: 'Stop', exact: true }).waitFor();
     await shot(app, 'running');
     await page.keyboard.press('Control+.');
     await page.getByRole('button', { name: 'Send', exact: true }).waitFor();
@@ -884,6 +978,249 @@ describe('TinyElf in the browser', { concurrency: 1, timeout: 20 * 60_000 }, () 
     await dialog.getByRole('tab', { name: 'Skills' }).click();
     await dialog.getByRole('tabpanel', { name: 'Skills' }).waitFor();
   });
+
+  scenario(
+    'default workspace: chats at once, then picks a recent or hidden folder; a wrong path gives one line',
+    { workspace: false, expectErrors: [/status of 400/] },
+    async (app) => {
+      const { page, home, workspace } = app;
+      fs.mkdirSync(path.join(home, '.secret-project'), { recursive: true });
+      const def = path.join(home, 'Documents', 'TinyElf');
+      await page.goto(app.baseURL);
+      await page.locator('.empty code.path', { hasText: def }).waitFor();
+      assert.ok(!fs.existsSync(def), 'the default workspace is made on first use, not before');
+      await page.locator('header').getByRole('button', { name: /Folder: TinyElf/ }).waitFor();
+      await send(page, 'Hello without choosing a folder');
+      await page.locator('article.assistant', { hasText: 'Hello without choosing a folder' }).waitFor();
+      assert.ok(fs.statSync(def).isDirectory(), 'the default workspace was created');
+      await page.locator('header .chip', { hasText: 'TinyElf' }).first().waitFor();
+      await atSizes(app, 'default-workspace');
+
+      // A session in another folder makes it a recent one.
+      await callAPI(page, 'CreateSession', { workspace });
+      await page.getByRole('button', { name: 'New chat' }).first().click();
+      await page.locator('.empty').getByRole('button', { name: 'Change folder' }).click();
+      const dialog = page.getByRole('dialog', { name: 'Choose a folder' });
+      await dialog.getByRole('list', { name: 'Recent folders' }).getByRole('button', { name: /demo/ }).waitFor();
+      await dialog.getByRole('list', { name: 'Recent folders' }).getByRole('button', { name: /TinyElf/ }).waitFor();
+      await dialog.getByLabel('Folder path').fill(path.join(home, 'no-such-folder'));
+      await dialog.getByRole('button', { name: 'Go', exact: true }).click();
+      const problem = dialog.getByRole('alert');
+      await problem.waitFor();
+      assert.equal(await problem.textContent(), `There is no folder at ${path.join(home, 'no-such-folder')}.`);
+      await dialog.getByLabel('Folder path').fill(home);
+      await dialog.getByRole('button', { name: 'Go', exact: true }).click();
+      await dialog.getByRole('button', { name: 'projects' }).waitFor();
+      assert.equal(await dialog.getByRole('button', { name: '.secret-project' }).count(), 0, 'hidden folders are hidden at first');
+      await dialog.getByLabel(/Show hidden folders/).check();
+      await dialog.getByRole('button', { name: '.secret-project' }).waitFor();
+      await shot(app, 'folder-picker-recent-hidden');
+      await dialog.getByRole('list', { name: 'Recent folders' }).getByRole('button', { name: /demo/ }).click();
+      await dialog.waitFor({ state: 'detached' });
+      await page.locator('.empty code.path', { hasText: workspace }).waitFor();
+    },
+  );
+
+  scenario('model picker: lists the models, switches in the middle of a chat, recent first', {}, async (app) => {
+    const { page } = app;
+    await openApp(app);
+    const chip = page.locator('header').getByRole('button', { name: /Model: test-model/ });
+    await chip.waitFor();
+    await send(page, 'first question');
+    await page.locator('article.assistant', { hasText: 'first question' }).waitFor();
+    await page.getByRole('button', { name: 'Send', exact: true }).waitFor();
+    await chip.click();
+    const list = page.getByRole('listbox', { name: 'Choose a model' });
+    await list.getByRole('option', { name: /other-model/ }).waitFor();
+    assert.equal(await list.getByRole('option', { name: /test-model/ }).getAttribute('aria-selected'), 'true', 'the current model is marked');
+    await list.getByRole('option', { name: /test-model/ }).getByText('default').waitFor();
+    await atSizes(app, 'model-picker');
+    await page.getByRole('combobox', { name: 'Search models' }).fill('other');
+    await page.keyboard.press('Enter');
+    await page.locator('.model-note', { hasText: 'Model changed to other-model' }).waitFor();
+    await page.locator('header').getByRole('button', { name: /Model: other-model/ }).waitFor();
+    await send(page, 'second question');
+    await page.locator('article.assistant', { hasText: 'second question' }).waitFor();
+    await page.getByRole('button', { name: 'Send', exact: true }).waitFor();
+    const view = await callAPI(page, 'GetSession', { id: await currentSessionId(page) });
+    const answers = view.messages.filter((m) => m.kind === 'assistant');
+    assert.deepEqual(answers.map((m) => m.model), ['test-model', 'other-model'], 'the turn after the switch used the new model');
+    await page.locator('header').getByRole('button', { name: /Model: other-model/ }).click();
+    await list.getByText('Recent').waitFor();
+    const first = (await list.getByRole('option').first().textContent()) ?? '';
+    assert.ok(first.includes('other-model'), `the recent model comes first: ${first}`);
+    await shot(app, 'model-picker-recent');
+    await page.keyboard.press('Escape');
+    await list.waitFor({ state: 'detached' });
+  });
+
+  scenario(
+    'attachments: refused for a text-only model, then an image, a text file, a dropped and a pasted one, and a large file',
+    {
+      settings: (s, app) => {
+        s.providers.push({ name: 'Vision', kind: 'openai', preset: 'custom', baseUrl: app.llmURL, model: 'test-model', images: true });
+      },
+    },
+    async (app) => {
+      const { page, workspace } = app;
+      await openApp(app);
+      const input = page.locator('form.composer input[type="file"]');
+      await input.setInputFiles([{ name: 'dot.png', mimeType: 'image/png', buffer: pngDot }]);
+      await page.getByRole('list', { name: 'Attached files' }).getByText('dot.png').waitFor();
+      await page.getByText('test-model does not take images.').waitFor();
+      await send(page, 'What is in the picture?');
+      await page.getByRole('alert').filter({ hasText: 'test-model does not take images.' }).waitFor();
+      assert.equal(await page.getByRole('textbox', { name: 'Message' }).inputValue(), 'What is in the picture?', 'the message stays in the box');
+      assert.equal(await page.locator('nav.sidebar').getByText('New session').count(), 0, 'no empty session is left behind');
+      await shot(app, 'attachment-refused');
+
+      // A model that takes images.
+      await page.locator('header').getByRole('button', { name: /Model: test-model/ }).click();
+      await page.getByRole('listbox', { name: 'Choose a model' }).getByRole('option', { name: /test-model/ }).last().click();
+      await page.getByText('test-model does not take images.').waitFor({ state: 'detached' });
+      await input.setInputFiles([
+        { name: 'notes.txt', mimeType: 'text/plain', buffer: Buffer.from('buy milk and bread\n') },
+        { name: 'huge.log', mimeType: 'text/plain', buffer: Buffer.from('log line\n'.repeat(20000)) },
+      ]);
+      // Drop and paste, as a person drags a file in or pastes a screenshot.
+      await page.evaluate(() => {
+        const dt = new DataTransfer();
+        dt.items.add(new File(['dropped text'], 'dropped.md', { type: 'text/markdown' }));
+        const form = document.querySelector('form.composer');
+        form.dispatchEvent(new DragEvent('dragover', { dataTransfer: dt, bubbles: true, cancelable: true }));
+        form.dispatchEvent(new DragEvent('drop', { dataTransfer: dt, bubbles: true, cancelable: true }));
+        const pasted = new DataTransfer();
+        pasted.items.add(new File(['pasted text'], 'pasted.txt', { type: 'text/plain' }));
+        document.querySelector('#composer-input').dispatchEvent(new ClipboardEvent('paste', { clipboardData: pasted, bubbles: true, cancelable: true }));
+      });
+      const chips = page.getByRole('list', { name: 'Attached files' });
+      for (const name of ['dot.png', 'notes.txt', 'huge.log', 'dropped.md', 'pasted.txt']) {
+        await chips.getByText(name, { exact: true }).waitFor();
+      }
+      await chips.getByText(/saved in the workspace/).waitFor();
+      await page.locator('.chip .spinner').waitFor({ state: 'detached' });
+      await atSizes(app, 'attachment-chips');
+      await send(page, 'What is in these?');
+      const answer = page.locator('article.assistant').last();
+      await answer.getByText(/\[image image\/png, \d+ bytes\]/).waitFor();
+      const text = (await answer.textContent()) ?? '';
+      for (const want of ['buy milk and bread', 'dropped text', 'pasted text', 'huge.log', 'Read tool']) {
+        assert.ok(text.includes(want), `the model saw ${want}: ${text.slice(0, 400)}`);
+      }
+      assert.ok(fs.existsSync(path.join(workspace, 'attachments', 'huge.log')), 'the large file was saved in the workspace');
+      const sent = page.getByRole('list', { name: 'Attachments' }).last();
+      await sent.locator('img.thumb').waitFor();
+      await sent.getByText(/saved at .*huge\.log/).waitFor();
+      assert.equal(await overflowsX(page), false, 'nothing runs off the side');
+      await page.getByRole('button', { name: 'Send', exact: true }).waitFor();
+      await atSizes(app, 'attachment-message');
+      await sent.getByRole('button', { name: 'Open dot.png' }).click();
+      await page.locator('.lightbox img').waitFor();
+      await page.keyboard.press('Escape');
+      await page.locator('.lightbox').waitFor({ state: 'detached' });
+    },
+  );
+
+  scenario(
+    'recovery: connection refused names its kind and Retry works, Continue after Stop, Regenerate',
+    { script: { turns: [{ echo: true }, { text: 'Starting the long story ', hang: true }, { text: 'and here is the rest.' }, { text: 'A second take on it.' }] } },
+    async (app) => {
+      const { page } = app;
+      await openApp(app);
+      // Point the provider at a port where nothing listens.
+      const closed = await new Promise((resolve) => {
+        const srv = net.createServer().listen(0, '127.0.0.1', () => {
+          const { port } = srv.address();
+          srv.close(() => resolve(`http://127.0.0.1:${port}/v1`));
+        });
+      });
+      await callAPI(page, 'SaveProvider', { provider: { name: 'Fake model', kind: 'openai', preset: 'custom', baseUrl: closed, model: 'test-model' } });
+      await send(page, 'hello there');
+      const card = page.locator('.error-card');
+      await card.getByText('Nothing answers at the model service’s address (connection refused)').waitFor();
+      assert.equal(await card.getByText('The model service returned an error').count(), 0);
+      await card.getByText(/connection refused/).first().waitFor();
+      await atSizes(app, 'error-connection-refused');
+      await callAPI(page, 'SaveProvider', { provider: { name: 'Fake model', kind: 'openai', preset: 'custom', baseUrl: app.llmURL, model: 'test-model' } });
+      await card.getByRole('button', { name: 'Retry' }).click();
+      await page.locator('article.assistant', { hasText: 'hello there' }).waitFor();
+      await page.getByRole('button', { name: 'Send', exact: true }).waitFor();
+
+      await send(page, 'Tell me a long story');
+      await page.locator('article.assistant[aria-busy="true"]', { hasText: 'Starting the long story' }).waitFor();
+      await page.getByRole('button', { name: 'Stop' }).click();
+      const cont = page.getByRole('group', { name: 'Recovery' }).getByRole('button', { name: 'Continue' });
+      await cont.waitFor();
+      await shot(app, 'continue-after-stop');
+      await cont.click();
+      await page.locator('article.assistant', { hasText: 'and here is the rest.' }).waitFor();
+      await page.getByRole('button', { name: 'Send', exact: true }).waitFor();
+
+      const before = await currentSessionId(page);
+      await page.getByRole('group', { name: 'Recovery' }).getByRole('button', { name: 'Regenerate' }).click();
+      await page.locator('article.assistant', { hasText: 'A second take on it.' }).waitFor();
+      await waitUntil(async () => (await currentSessionId(page)) !== before, 'the new answer opens in a branch');
+      await page.getByRole('button', { name: 'Send', exact: true }).waitFor();
+      await shot(app, 'regenerated');
+    },
+  );
+
+  scenario('notification settings: per event, sound, focus rule and a test', {}, async (app) => {
+    const { page } = app;
+    await openApp(app);
+    await page.keyboard.press('Control+,');
+    const dialog = page.getByRole('dialog', { name: 'Settings' });
+    await dialog.getByRole('tab', { name: 'Notifications' }).click();
+    const mcp = dialog.getByRole('checkbox', { name: 'an MCP server fails' });
+    await mcp.waitFor();
+    await mcp.uncheck();
+    await dialog.getByRole('checkbox', { name: 'Play a sound' }).uncheck();
+    await dialog.getByRole('checkbox', { name: /Only when the TinyElf window is not focused/ }).uncheck();
+    await waitUntil(async () => {
+      const n = await callAPI(page, 'GetNotificationSettings');
+      return !n.mcpFailed && !n.sound && !n.onlyUnfocused && n.turnFinished;
+    }, 'the choices are saved');
+    await dialog.getByRole('button', { name: 'Send a test notification' }).click();
+    await dialog.locator('.test .result').waitFor();
+    await atSizes(app, 'notification-settings');
+  });
+
+  scenario('the window title names the session', {}, async (app) => {
+    const { page } = app;
+    await openApp(app);
+    assert.equal(await page.title(), 'TinyElf');
+    await send(page, 'Fix the tests');
+    await page.locator('article.assistant', { hasText: 'Fix the tests' }).waitFor();
+    await waitUntil(async () => (await page.title()) === 'Fix the tests — TinyElf', 'the title names the session');
+  });
+
+  scenario(
+    'closing the page while a task runs asks first; after Stop it does not',
+    { script: { turns: [{ text: 'Working on it ', hang: true }] } },
+    async (app) => {
+      const { page } = app;
+      await openApp(app);
+      await send(page, 'A long job');
+      await page.locator('article.assistant[aria-busy="true"]', { hasText: 'Working on it' }).waitFor();
+      const asked = new Promise((resolve) => page.once('dialog', resolve));
+      await page.close({ runBeforeUnload: true });
+      const dialog = await asked;
+      assert.equal(dialog.type(), 'beforeunload', 'the browser asks before leaving a running task');
+      await dialog.dismiss();
+      assert.equal(page.isClosed(), false, 'staying keeps the page');
+      await page.getByRole('button', { name: 'Stop' }).click();
+      await page.getByRole('button', { name: 'Send', exact: true }).waitFor();
+      let askedAgain = false;
+      page.once('dialog', (d) => {
+        askedAgain = true;
+        void d.accept();
+      });
+      const closed = new Promise((resolve) => page.once('close', resolve));
+      await page.close({ runBeforeUnload: true });
+      await closed;
+      assert.equal(askedAgain, false, 'nothing runs, so closing does not ask');
+    },
+  );
 
   scenario(
     'capabilities: Settings lists and searches them, and a ToolSearch turn shows its chip',
@@ -1191,4 +1528,338 @@ describe('TinyElf in the browser', { concurrency: 1, timeout: 20 * 60_000 }, () 
       await shot(app, 'japanese');
     },
   );
+
+  // ui-polish (issue 15 items 4, 6, 7, 8, 11, 12, 13).
+
+  scenario('markdown: math, task lists, footnotes, a diagram and an image; KaTeX and Mermaid load only then', { script: { turns: [{ text: richMarkdown }] } }, async (app) => {
+    const { page } = app;
+    const requested = [];
+    const warnings = [];
+    page.on('request', (req) => requested.push(req.url()));
+    page.on('console', (msg) => msg.type() === 'warning' && warnings.push(msg.text()));
+    await page.setViewportSize({ width: 800, height: 600 });
+    await openApp(app);
+    assert.deepEqual(requested.filter((u) => /katex|mermaid/i.test(u)), [], 'the first page loads neither KaTeX nor Mermaid');
+
+    await send(page, 'Show me the rich Markdown');
+    const answer = page.locator('article.assistant').last();
+    await answer.locator('.usage').waitFor();
+    await answer.locator('.math[data-rendered="true"] .katex').first().waitFor();
+    assert.equal(await answer.locator('.math:not(.display)[data-rendered="true"]').count(), 2, 'two inline formulas ($…$ and \\(…\\))');
+    await answer.locator('.math.display[data-rendered="true"] .katex-display').waitFor();
+    assert.ok(((await answer.locator('.markdown').first().textContent()) ?? '').includes('$5 and $10 are prices'), 'prices are not math');
+    await answer.getByRole('img', { name: 'Done' }).waitFor();
+    await answer.getByRole('img', { name: 'To do' }).waitFor();
+    await answer.locator('.footnotes li', { hasText: 'The source of the claim.' }).waitFor();
+    const diagram = answer.locator('.mermaid-block');
+    await diagram.scrollIntoViewIfNeeded();
+    await waitUntil(() => diagram.getAttribute('data-rendered').then((v) => v === 'true' || v === 'failed'), 'the diagram is drawn (or failed)');
+    assert.equal(await diagram.getAttribute('data-rendered'), 'true', `the diagram was drawn: ${warnings.join('; ')}`);
+    await diagram.locator('.mermaid-figure svg').waitFor();
+    assert.ok(requested.some((u) => /katex/i.test(u)) && requested.some((u) => /mermaid/i.test(u)), 'KaTeX and Mermaid were loaded for this answer');
+
+    // The wide table scrolls in its own box; the chat does not scroll sideways.
+    const wrap = answer.locator('.table-wrap');
+    await wrap.scrollIntoViewIfNeeded();
+    const sizes = await wrap.evaluate((el) => ({ box: el.clientWidth, table: el.scrollWidth, chat: el.closest('.scroller').scrollWidth - el.closest('.scroller').clientWidth }));
+    assert.ok(sizes.table > sizes.box, `the table is wider than its box: ${JSON.stringify(sizes)}`);
+    assert.equal(sizes.chat, 0, 'the chat column does not overflow');
+    await shot(app, 'markdown-800x600');
+
+    // The image opens large; Esc closes it.
+    const img = answer.locator('img[alt="a red dot"]');
+    await img.scrollIntoViewIfNeeded();
+    await img.click();
+    const viewer = page.getByRole('dialog', { name: 'a red dot' });
+    await viewer.waitFor();
+    await page.keyboard.press('Escape');
+    await viewer.waitFor({ state: 'detached' });
+  });
+
+  scenario(
+    'blocked: a command the shell guard refuses shows as Blocked with its reason, and nothing asks',
+    {
+      script: {
+        turns: [
+          { toolCalls: [{ id: 'call_mkfs', name: 'Bash', arguments: JSON.stringify({ command: 'mkfs.ext4 /dev/sda1' }) }] },
+          { text: 'I will not format the disk.' },
+        ],
+      },
+    },
+    async (app) => {
+      const { page } = app;
+      await page.setViewportSize({ width: 800, height: 600 });
+      await openApp(app);
+      await send(page, 'Format the disk');
+      const tool = page.getByRole('article', { name: 'Bash: Blocked' });
+      await tool.waitFor();
+      await tool.getByText('Blocked by the shell guard:').waitFor();
+      await tool.getByText(/Refused: .mkfs\.ext4 \/dev\/sda1. erases a disk/).waitFor();
+      await page.locator('article.assistant', { hasText: 'I will not format the disk.' }).waitFor();
+      await page.getByRole('button', { name: 'Send', exact: true }).waitFor();
+      assert.equal(await page.getByRole('region', { name: /Allow/ }).count(), 0, 'no approval was asked');
+      assert.equal(await page.getByRole('button', { name: /Allow once/ }).count(), 0, 'no Allow button');
+      await shot(app, 'blocked-800x600');
+    },
+  );
+
+  scenario(
+    'mcp: a tool image shows in its card; a failed server has a badge that opens its card',
+    {
+      script: {
+        turns: [
+          { toolCalls: [{ id: 'call_img', name: 'mcp__fake__image', arguments: '{}' }] },
+          { text: 'There is the image.' },
+        ],
+      },
+      extra: ({ bin: dir, home }) => ({
+        mcpServers: [
+          { name: 'fake', command: path.join(dir, 'fakemcp'), args: ['-name', 'fake'] },
+          { name: 'broken', command: path.join(dir, 'fakemcp'), args: ['-mode', 'exit'], cwd: home },
+        ],
+        permissions: { rules: [{ tool: 'mcp__fake__image', action: 'allow' }] },
+      }),
+    },
+    async (app) => {
+      const { page } = app;
+      await openApp(app);
+      const badge = page.getByRole('button', { name: /^broken failed to start — open it in Settings$/ });
+      await badge.waitFor({ timeout: 60_000 });
+      await shot(app, 'mcp-failed-badge');
+      // The image tool needs the fake server connected before the message.
+      await page.keyboard.press('Control+,');
+      const dialog = page.getByRole('dialog', { name: 'Settings' });
+      await dialog.getByRole('tab', { name: 'MCP servers' }).click();
+      await dialog.getByRole('listitem', { name: 'fake' }).locator('[data-status="connected"]').waitFor({ timeout: 60_000 });
+      await page.keyboard.press('Escape');
+      await dialog.waitFor({ state: 'detached' });
+
+      await badge.click();
+      await dialog.getByRole('tab', { name: 'MCP servers', selected: true }).waitFor();
+      const card = dialog.getByRole('listitem', { name: 'broken' });
+      await card.locator('[data-status="failed"]').waitFor();
+      await waitUntil(() => card.evaluate((el) => {
+        const r = el.getBoundingClientRect();
+        return r.top >= 0 && r.top < window.innerHeight;
+      }), 'the failed server card is in view');
+      await shot(app, 'mcp-failed-card');
+      await page.keyboard.press('Escape');
+      await dialog.waitFor({ state: 'detached' });
+
+      await send(page, 'Show me an image');
+      const tool = page.getByRole('article', { name: /: Done$/ }).filter({ has: page.locator('.media') });
+      await tool.waitFor();
+      const thumb = tool.getByRole('button', { name: 'Image 1 (image/png)' });
+      await thumb.waitFor();
+      await page.locator('article.assistant', { hasText: 'There is the image.' }).waitFor();
+      await thumb.click();
+      await page.getByRole('dialog', { name: 'Image 1 (image/png)' }).waitFor();
+      await page.keyboard.press('Escape');
+      await shot(app, 'mcp-image');
+    },
+  );
+
+  scenario(
+    'branches: edit-and-resend keeps one conversation with a 1/2 switcher',
+    { script: { turns: [{ text: 'First answer.' }, { text: 'Second answer.' }] } },
+    async (app) => {
+      const { page } = app;
+      await openApp(app);
+      await send(page, 'Tell me something');
+      await page.locator('article.assistant', { hasText: 'First answer.' }).waitFor();
+      await page.getByRole('button', { name: 'Send', exact: true }).waitFor();
+      const user = page.locator('article.user', { hasText: 'Tell me something' });
+      await user.hover();
+      await user.getByRole('button', { name: 'Edit and resend' }).click();
+      await page.getByRole('textbox', { name: 'Edited message' }).fill('Tell me something else');
+      await page.getByRole('button', { name: 'Send edited' }).click();
+      await page.locator('article.assistant', { hasText: 'Second answer.' }).waitFor();
+      await page.getByRole('button', { name: 'Send', exact: true }).waitFor();
+      const versions = page.getByRole('group', { name: 'Version 2 of 2' });
+      await versions.waitFor();
+      const nav = page.getByRole('navigation', { name: 'Sessions' });
+      await waitUntil(async () => (await nav.locator('li.row').count()) === 1, 'the sidebar lists the conversation once');
+      await shot(app, 'branch-2of2');
+
+      await versions.getByRole('button', { name: 'Previous version' }).click();
+      await page.getByRole('group', { name: 'Version 1 of 2' }).waitFor();
+      await page.locator('article.assistant', { hasText: 'First answer.' }).waitFor();
+      assert.equal(await page.locator('article.assistant', { hasText: 'Second answer.' }).count(), 0, 'the other version is not shown');
+      await page.getByRole('group', { name: 'Version 1 of 2' }).getByRole('button', { name: 'Next version' }).click();
+      await page.locator('article.assistant', { hasText: 'Second answer.' }).waitFor();
+      assert.equal(await nav.locator('li.row').count(), 1, 'still one entry');
+    },
+  );
+
+  scenario(
+    'windows: Ctrl+B hides the sidebar (remembered), the approval buttons stay in view at 800×600, the chat widens at 1920×1080',
+    { script: { turns: [{ toolCalls: [{ id: 'call_w', name: 'Write', arguments: JSON.stringify({ path: 'long.txt', content: 'line\n'.repeat(400) }) }] }, { text: 'Written.' }] } },
+    async (app) => {
+      const { page } = app;
+      await page.setViewportSize({ width: 800, height: 600 });
+      await openApp(app);
+      const nav = page.getByRole('navigation', { name: 'Sessions' });
+      await page.keyboard.press('Control+b');
+      await nav.waitFor({ state: 'detached' });
+      await page.reload();
+      await page.getByRole('heading', { name: 'What shall we work on?' }).waitFor();
+      await page.getByRole('button', { name: 'Show the sidebar' }).waitFor();
+      assert.equal(await nav.count(), 0, 'the sidebar stays hidden after a reload');
+
+      await send(page, 'Write a long file');
+      const card = page.getByRole('region', { name: 'Allow Write?' });
+      await card.waitFor();
+      const allow = card.getByRole('button', { name: /Allow once/ });
+      const deny = card.getByRole('button', { name: /Deny/ });
+      for (const b of [allow, deny]) {
+        const r = await b.boundingBox();
+        assert.ok(r && r.y >= 0 && r.y + r.height <= 600, `a button of the approval card is in view at 800×600: ${JSON.stringify(r)}`);
+      }
+      await shot(app, 'approval-800x600');
+      await page.keyboard.press('Control+Enter');
+      await page.locator('article.assistant', { hasText: 'Written.' }).waitFor();
+
+      await page.getByRole('button', { name: 'Show the sidebar' }).click();
+      await nav.waitFor();
+      await page.setViewportSize({ width: 1920, height: 1080 });
+      await waitUntil(() => page.locator('.messages').evaluate((el) => el.clientWidth > 900), 'the chat column widens on a large screen');
+      await shot(app, 'wide-1920x1080');
+    },
+  );
+
+  scenario(
+    'slash commands: a prompt by its title with a form for its arguments; a refused command leaves no session',
+    {
+      extra: ({ bin: dir }) => ({ mcpServers: [{ name: 'fake', command: path.join(dir, 'fakemcp'), args: ['-name', 'fake'] }] }),
+    },
+    async (app) => {
+      const { page } = app;
+      await openApp(app);
+      await page.keyboard.press('Control+,');
+      const dialog = page.getByRole('dialog', { name: 'Settings' });
+      await dialog.getByRole('tab', { name: 'MCP servers' }).click();
+      await dialog.getByRole('listitem', { name: 'fake' }).locator('[data-status="connected"]').waitFor({ timeout: 60_000 });
+      await page.keyboard.press('Escape');
+      await dialog.waitFor({ state: 'detached' });
+
+      const box = page.getByRole('textbox', { name: 'Message' });
+      await box.fill('/mcp__fake__nope');
+      await box.press('Enter');
+      await page.locator('.toast.error').waitFor();
+      // The refusal is the call's HTTP 400, which Chromium logs as well.
+      app.errors = app.errors.filter((e) => !/status of 400 \(Bad Request\)/.test(e));
+      const nav = page.getByRole('navigation', { name: 'Sessions' });
+      assert.equal(await nav.locator('li.row').count(), 0, 'a refused command starts no session');
+      await nav.getByText('No sessions yet.').waitFor();
+
+      await box.fill('/gre');
+      const list = page.getByRole('listbox', { name: /commands/i });
+      const option = list.getByRole('option').filter({ hasText: 'Greet' });
+      await option.waitFor({ timeout: 60_000 });
+      await option.getByText('Greets someone.').waitFor();
+      assert.ok(!((await option.textContent()) ?? '').includes('mcp__'), 'the command shows its title, not its wire name');
+      await shot(app, 'slash-list');
+      await box.press('Enter');
+      const form = page.getByRole('form', { name: /Greet/ });
+      await form.waitFor();
+      const name = form.getByLabel(/^name/);
+      await focused(page, name).waitFor();
+      await name.fill('Ada');
+      await shot(app, 'slash-form');
+      await name.press('Enter');
+      await page.locator('article.assistant', { hasText: 'Ada' }).waitFor();
+      await page.getByRole('button', { name: 'Send', exact: true }).waitFor();
+      await waitUntil(async () => (await nav.locator('li.row').count()) === 1, 'the command started one session');
+    },
+  );
+
+  scenario('keyboard: Tab reaches the message box in a few steps, arrows move through results, Esc closes the top dialog', { script: { turns: [{ text: 'Apples and pears.' }] } }, async (app) => {
+    const { page } = app;
+    await openApp(app);
+    await send(page, 'Tell me about apples');
+    await page.locator('article.assistant', { hasText: 'Apples and pears.' }).waitFor();
+    await page.getByRole('button', { name: 'Send', exact: true }).waitFor();
+
+    // From the top of the page, the message box is a few Tabs away: the
+    // buttons inside the messages are not in the Tab order.
+    await page.evaluate(() => document.activeElement instanceof HTMLElement && document.activeElement.blur());
+    const box = page.getByRole('textbox', { name: 'Message' });
+    let steps = 0;
+    for (; steps < 30 && !(await box.evaluate((el) => el === document.activeElement)); steps++) {
+      await page.keyboard.press('Tab');
+    }
+    assert.ok(steps <= 20, `the message box took ${steps} Tabs`);
+    // The conversation is one Tab stop; the arrows move inside it.
+    await page.locator('[data-row][tabindex="0"]').focus();
+    await page.keyboard.press('ArrowUp');
+    await page.locator('[data-row]:focus', { hasText: 'Tell me about apples' }).waitFor();
+    await page.keyboard.press('ArrowRight');
+    await page.locator('[data-row] button:focus').waitFor(); // a message's own buttons, by arrow
+
+    // Search results: Down moves into them and on.
+    await page.keyboard.press('Control+k');
+    const search = page.getByRole('searchbox', { name: 'Search sessions' });
+    await focused(page, search).waitFor();
+    await search.fill('apples');
+    const results = page.getByRole('region', { name: 'Results for “apples”' });
+    await results.locator('mark').first().waitFor();
+    await search.press('ArrowDown');
+    await results.locator('button:focus').waitFor();
+    await search.press('Escape').catch(() => undefined);
+
+    // Esc closes the top dialog even when the focus left it.
+    await page.keyboard.press('Control+,');
+    const dialog = page.getByRole('dialog', { name: 'Settings' });
+    await dialog.waitFor();
+    await page.evaluate(() => document.activeElement instanceof HTMLElement && document.activeElement.blur());
+    await page.keyboard.press('Escape');
+    await dialog.waitFor({ state: 'detached' });
+  });
+
+
+  scenario(
+    'titles and folders: the background model names a session (renamable); the sidebar shows and filters by folder',
+    { script: { routes: [{ system: 'You name chat sessions', turn: { text: '"Greeting the user."' } }] } },
+    async (app) => {
+      const { page, home, workspace } = app;
+      await openApp(app);
+      await send(page, 'Hello there');
+      await page.locator('article.assistant', { hasText: 'Hello there' }).waitFor();
+      const nav = page.getByRole('navigation', { name: 'Sessions' });
+      const named = nav.getByRole('button', { name: /^Greeting the user/ });
+      await named.waitFor();
+      assert.match((await named.getAttribute('title')) ?? '', new RegExp(`Folder: ${workspace.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}`));
+      await page.getByRole('heading', { name: 'Greeting the user' }).waitFor();
+      await page.getByRole('button', { name: 'Send', exact: true }).waitFor();
+
+      await nav.getByRole('button', { name: 'Actions for “Greeting the user”' }).click();
+      await page.getByRole('menuitem', { name: 'Rename' }).click();
+      const title = nav.getByRole('textbox', { name: 'Session title' });
+      await title.fill('My greeting');
+      await title.press('Enter');
+      await nav.getByRole('button', { name: /^My greeting/ }).waitFor();
+
+      // A second session in another folder: the filter appears.
+      await page.getByRole('button', { name: 'New chat' }).click();
+      await page.getByRole('heading', { name: 'What shall we work on?' }).waitFor();
+      await page.locator('.empty').getByRole('button', { name: /^(Change folder|Choose a folder)$/ }).click();
+      const picker = page.getByRole('dialog', { name: 'Choose a folder' });
+      const other = path.join(home, 'projects', 'other');
+      await picker.getByLabel('Folder path').fill(other);
+      await picker.getByRole('button', { name: 'Use this folder' }).click();
+      await picker.waitFor({ state: 'detached' });
+      await send(page, 'Second folder');
+      await page.locator('article.assistant', { hasText: 'Second folder' }).waitFor();
+      await page.getByRole('button', { name: 'Send', exact: true }).waitFor();
+      await waitUntil(async () => (await nav.locator('li.row').count()) === 2, 'two sessions are listed');
+      const filter = nav.getByLabel('Show the sessions of one folder');
+      await filter.selectOption(other);
+      await waitUntil(async () => (await nav.locator('li.row').count()) === 1, 'the filter keeps one session');
+      await nav.getByRole('button', { name: /^My greeting/ }).waitFor({ state: 'detached' });
+      await shot(app, 'folder-filter');
+      await filter.selectOption('');
+      await waitUntil(async () => (await nav.locator('li.row').count()) === 2, 'all folders again');
+    },
+  );
+
 });

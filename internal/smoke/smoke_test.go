@@ -234,3 +234,33 @@ xwininfo: Window id: 0x200007 "TinyElf"
 		t.Fatal("ParseXwininfo accepted an error message")
 	}
 }
+
+func TestWindowProperties(t *testing.T) {
+	t.Parallel()
+	w, err := ParseXwininfo("xwininfo: Window id: 0x200007 \"TinyElf\"\n  Absolute upper-left X:  0\n  Absolute upper-left Y:  0\n  Width: 10\n  Height: 10\n  Map State: IsViewable\n")
+	if err != nil || w.ID != "0x200007" {
+		t.Errorf("ID = %q, %v", w.ID, err)
+	}
+	for _, out := range []string{"_NET_WM_ICON(CARDINAL) = 512, 512, 4278190080", "_NET_WM_ICON(CARDINAL) = \tIcon (512 x 512):\n"} {
+		if wd, ht, ok := IconSize(out); !ok || wd != 512 || ht != 512 {
+			t.Errorf("IconSize(%q) = %d, %d, %v", out, wd, ht, ok)
+		}
+	}
+	if _, _, ok := IconSize("_NET_WM_ICON:  not found."); ok {
+		t.Error("IconSize found an icon in a missing property")
+	}
+	hints := "WM_HINTS(WM_HINTS):\n\t\tClient accepts input or input focus: True\n\t\tbitmap id # to use for icon: 0x200012\n\t\tbitmap id # of mask for icon: 0x20001d\n"
+	if id, ok := IconPixmap(hints); !ok || id != "0x200012" {
+		t.Errorf("IconPixmap = %q, %v", id, ok)
+	}
+	if _, ok := IconPixmap("WM_HINTS(WM_HINTS):\n\t\tInitial state is Normal State.\n\t\twindow id # of group leader: 0x800001\n"); ok {
+		t.Error("IconPixmap found an icon in hints without one")
+	}
+	out := "WM_NAME(STRING) = \"TinyElf\"\n_NET_WM_NAME(UTF8_STRING) = \"Fix the tests — TinyElf\"\n"
+	if v, ok := PropertyText(out, "_NET_WM_NAME"); !ok || v != "Fix the tests — TinyElf" {
+		t.Errorf("PropertyText = %q, %v", v, ok)
+	}
+	if _, ok := PropertyText(out, "WM_CLASS"); ok {
+		t.Error("PropertyText found a missing property")
+	}
+}

@@ -2,15 +2,27 @@
 
 // Command smoke checks that the desktop binary opens a real, rendered window.
 //
-// It runs the binary twice. First with no DISPLAY, where it must print the
-// no-display message and exit non-zero. Then on a private Xvfb screen inside
-// its own D-Bus session (dbus-run-session), where a window named TinyElf must
-// appear and show the app, not a blank or black area; the screenshot is saved
-// as a PNG for people to look at. The data folder is new, so the first screen
+// It runs the binary three times. First with no DISPLAY, where it must print
+// the no-display message and exit non-zero. Then on a private Xvfb screen
+// with a private D-Bus session bus, where a window named TinyElf must appear
+// and show the app, not a blank or black area; the screenshot is saved as a
+// PNG for people to look at. The data folder is new, so the first screen
 // must be the first-run setup (the card that connects a model), as in the
-// browser tests' first screenshot. Last, SIGTERM must close the window.
+// browser tests' first screenshot. The window must carry TinyElf's icon and
+// title (xprop). A second launch on the same bus and data folder must exit
+// at once, leaving one window, which the first instance brings to the
+// front. Last, SIGTERM must close the window. It prints the time from launch
+// to an interactive window and the idle window's memory (the app and its
+// WebKit processes, RSS).
+//
+// With -memory N it checks nothing else: it measures the idle memory of
+// TinyElf's window and of the Wails hello-world window (-hello, built from
+// scripts/smoke/hello) N times each, taking turns, each on a new screen and
+// bus and, for TinyElf, a new data folder, and prints the ranges.
 //
 // Usage: go run ./scripts/smoke -bin build/bin/tinyelf -out artifacts/smoke
+//
+//	go run ./scripts/smoke -memory 3 -bin build/bin/tinyelf -hello build/bin/wails-hello -out artifacts/smoke-memory
 package main
 
 import (
@@ -26,6 +38,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -45,6 +58,9 @@ func main() {
 	flag.IntVar(&cfg.rendered.MinDistinctColors, "min-colours", 32, "a rendered window shows at least this many distinct colours")
 	panels := flag.String("panel", "ffffff,1f2226", "the panel colours (app.css --bg-panel, light and dark) of the first-run setup card")
 	flag.Float64Var(&cfg.setupShare, "setup-share", 0.25, "the first-run setup card covers at least this share of the window in a panel colour (the chat shell shows far less)")
+	flag.IntVar(&cfg.memoryRuns, "memory", 0, "measure the idle windows' memory this many times each instead of running the checks")
+	flag.StringVar(&cfg.hello, "hello", "build/bin/wails-hello", "with -memory: the Wails hello-world binary (scripts/smoke/hello)")
+	flag.DurationVar(&cfg.idle, "idle", 5*time.Second, "with -memory: how long a settled window idles before its memory is read")
 	flag.Parse()
 	cfg.rendered.MaxBlackShare = 0.05
 	for _, s := range strings.Split(*accents, ",") {
@@ -81,6 +97,9 @@ type config struct {
 	rendered        smoke.Rendered
 	panels          []color.RGBA
 	setupShare      float64
+	memoryRuns      int
+	hello           string
+	idle            time.Duration
 }
 
 func run(cfg config) error {
@@ -91,13 +110,23 @@ func run(cfg config) error {
 	if _, err := os.Stat(bin); err != nil {
 		return fmt.Errorf("desktop binary: %w (build it with bash scripts/run.sh or task build)", err)
 	}
-	for _, tool := range []string{"Xvfb", "dbus-run-session", "xwininfo"} {
+	for _, tool := range []string{"Xvfb", "dbus-daemon", "xwininfo", "xprop"} {
 		if _, err := exec.LookPath(tool); err != nil {
 			return fmt.Errorf("%s not found: install xvfb, dbus and x11-utils (bash scripts/test.sh does)", tool)
 		}
 	}
 	if err := os.MkdirAll(cfg.out, 0o755); err != nil {
 		return err
+	}
+	if cfg.memoryRuns > 0 {
+		hello, err := filepath.Abs(cfg.hello)
+		if err != nil {
+			return err
+		}
+		if _, err := os.Stat(hello); err != nil {
+			return fmt.Errorf("hello-world binary: %w (bash scripts/smoke.sh memory builds it)", err)
+		}
+		return measureMemory(cfg, []target{tinyelfTarget(cfg, bin), helloTarget(hello)})
 	}
 	tmp, err := os.MkdirTemp("", "tinyelf-smoke-")
 	if err != nil {
@@ -237,59 +266,136 @@ func startXvfb(tmp string) (*process, string, string, error) {
 	}
 }
 
-func checkWindow(cfg config, bin, tmp string) error {
-	xvfb, display, screenFile, err := startXvfb(tmp)
-	if err != nil {
-		return err
-	}
-	defer xvfb.stop(syscall.SIGTERM, 5*time.Second)
-	logf("Xvfb is up on display %s", display)
+// target is a desktop binary the smoke opens and what its settled window
+// must show.
+type target struct {
+	name     string // for the log lines and file names
+	bin      string
+	title    string // the window title to wait for
+	rendered smoke.Rendered
+	// settled checks the settled frame beyond rendered and returns a note
+	// for the log.
+	settled func(smoke.Stats) (string, error)
+}
 
-	logPath := filepath.Join(cfg.out, "app.log")
-	logFile, err := os.Create(logPath)
-	if err != nil {
-		return err
+// tinyelfTarget is TinyElf's window on a new data folder: the first-run
+// setup.
+func tinyelfTarget(cfg config, bin string) target {
+	return target{
+		name: "tinyelf", bin: bin, title: cfg.title, rendered: cfg.rendered,
+		settled: func(s smoke.Stats) (string, error) {
+			share, err := settledFirstRun(cfg, s)
+			return fmt.Sprintf("the first-run setup (panel colour %.1f%%)", 100*share), err
+		},
 	}
-	defer logFile.Close()
-	cmd := exec.Command("dbus-run-session", "--", bin)
-	cmd.Env = append(baseEnv(tmp), "DISPLAY="+display)
-	cmd.Stdout, cmd.Stderr = logFile, logFile
-	started := time.Now()
-	app, err := start(cmd)
-	if err != nil {
-		return fmt.Errorf("start %s: %w", bin, err)
+}
+
+// helloBackground is the page colour of scripts/smoke/hello/index.html.
+var helloBackground = color.RGBA{R: 0x1b, G: 0x26, B: 0x36, A: 255}
+
+// helloTarget is the Wails hello-world window (scripts/smoke/hello): its
+// page, not WebKit's white or Xvfb's black, must fill the window, with text
+// on it.
+func helloTarget(bin string) target {
+	return target{
+		name: "wails-hello", bin: bin, title: "Wails hello",
+		rendered: smoke.Rendered{MinDistinctColors: 8, MaxBlackShare: 0.05, AnyOf: []color.RGBA{helloBackground}, MinCount: 100_000},
+		settled: func(s smoke.Stats) (string, error) {
+			if !near(s.Dominant, helloBackground, 2) {
+				return "", fmt.Errorf("the window's main colour is %s, not the page's %s", smoke.Hex(s.Dominant), smoke.Hex(helloBackground))
+			}
+			return fmt.Sprintf("the hello page (background %.1f%%)", 100*s.DominantShare), nil
+		},
 	}
-	stopped := false
+}
+
+// session is a started app whose window has rendered and settled, on a
+// private Xvfb screen with a private D-Bus session bus.
+type session struct {
+	xvfb, bus, app *process
+	display        string
+	env            []string
+	win            smoke.Window
+	rendered       time.Duration // from launch to the first rendered frame
+	img            *image.RGBA   // the settled frame
+	stats          smoke.Stats
+	logPath        string
+	logFile        *os.File
+}
+
+// fail returns an error with the app's output so far.
+func (s *session) fail(format string, args ...any) error {
+	s.logFile.Sync()
+	appLog, _ := os.ReadFile(s.logPath)
+	return fmt.Errorf(format+"\n--- app output (%s) ---\n%s--- end of app output ---",
+		append(args, s.logPath, appLog)...)
+}
+
+// close kills the app's process group (if it still runs), the bus and the
+// screen.
+func (s *session) close() {
+	if s.app != nil {
+		s.app.stop(syscall.SIGKILL, 5*time.Second)
+	}
+	if s.bus != nil {
+		s.bus.stop(syscall.SIGTERM, 5*time.Second)
+	}
+	if s.xvfb != nil {
+		s.xvfb.stop(syscall.SIGTERM, 5*time.Second)
+	}
+	if s.logFile != nil {
+		s.logFile.Close()
+	}
+}
+
+// openWindow starts t on a new screen and bus, with its output in logPath,
+// and waits until its window has rendered and settled: the first frame that
+// passes every check and equals the frame one poll before it. Failing, it
+// saves the screen to shot and cleans up after itself; otherwise the
+// caller closes the session.
+func openWindow(t target, tmp, logPath, shot string, timeout time.Duration) (_ *session, err error) {
+	s := &session{logPath: logPath}
 	defer func() {
-		if !stopped {
-			app.stop(syscall.SIGKILL, 5*time.Second)
+		if err != nil {
+			s.close()
 		}
 	}()
-	fail := func(format string, args ...any) error {
-		logFile.Sync()
-		appLog, _ := os.ReadFile(logPath)
-		return fmt.Errorf(format+"\n--- app output (%s) ---\n%s--- end of app output ---",
-			append(args, logPath, appLog)...)
+	var screenFile string
+	if s.xvfb, s.display, screenFile, err = startXvfb(tmp); err != nil {
+		return nil, err
+	}
+	logf("Xvfb is up on display %s", s.display)
+	if s.logFile, err = os.Create(logPath); err != nil {
+		return nil, err
+	}
+	var busAddr string
+	if s.bus, busAddr, err = startBus(tmp); err != nil {
+		return nil, err
+	}
+	s.env = append(baseEnv(tmp), "DISPLAY="+s.display, "DBUS_SESSION_BUS_ADDRESS="+busAddr, "TINYELF_TIMING=1")
+	cmd := exec.Command(t.bin)
+	cmd.Env = s.env
+	cmd.Stdout, cmd.Stderr = s.logFile, s.logFile
+	started := time.Now()
+	if s.app, err = start(cmd); err != nil {
+		return nil, fmt.Errorf("start %s: %w", t.bin, err)
 	}
 
 	// Poll until a window with the title is viewable and its contents look rendered.
-	var (
-		win     smoke.Window
-		lastErr error = errors.New("no window yet")
-	)
-	deadline := started.Add(cfg.timeout)
+	var lastErr error = errors.New("no window yet")
+	deadline := started.Add(timeout)
 	for {
-		if app.exited() {
-			return fail("the app exited before its window rendered (%v)", app.err)
+		if s.app.exited() {
+			return nil, s.fail("the app exited before its window rendered (%v)", s.app.err)
 		}
 		if time.Now().After(deadline) {
 			if img, err := readScreen(screenFile); err == nil {
-				_ = savePNG(filepath.Join(cfg.out, "desktop-smoke-failed.png"), img)
+				_ = savePNG(strings.TrimSuffix(shot, ".png")+"-failed.png", img)
 			}
-			return fail("no rendered window within %s: %v", cfg.timeout, lastErr)
+			return nil, s.fail("no rendered window within %s: %v", timeout, lastErr)
 		}
 		time.Sleep(500 * time.Millisecond)
-		win, lastErr = findWindow(display, cfg.title)
+		s.win, lastErr = findWindow(s.display, t.title)
 		if lastErr != nil {
 			continue
 		}
@@ -298,116 +404,102 @@ func checkWindow(cfg config, bin, tmp string) error {
 			lastErr = err
 			continue
 		}
-		lastErr = cfg.rendered.Check(smoke.Analyze(img, win.Bounds))
+		lastErr = t.rendered.Check(smoke.Analyze(img, s.win.Bounds))
 		if lastErr == nil {
 			break
 		}
 	}
-	logf("window %q at %v rendered after %s", cfg.title, win.Bounds, time.Since(started).Round(100*time.Millisecond))
+	s.rendered = time.Since(started)
+	logf("window %q at %v rendered after %s", t.title, s.win.Bounds, s.rendered.Round(100*time.Millisecond))
 
 	// Wait for the page to settle (fonts, version text, the look for a local
-	// model server): the screenshot that counts is the first frame that
-	// passes every check and equals the frame one poll before it.
+	// model server).
 	var (
-		img, prev *image.RGBA
-		stats     smoke.Stats
-		share     float64
+		prev *image.RGBA
+		note string
 	)
-	shot := filepath.Join(cfg.out, "desktop-smoke.png")
-	settleBy := time.Now().Add(cfg.timeout)
+	settleBy := time.Now().Add(timeout)
 	for {
 		time.Sleep(250 * time.Millisecond)
-		if img, err = readScreen(screenFile); err != nil {
-			return fail("read the screen: %v", err)
+		if s.img, err = readScreen(screenFile); err != nil {
+			return nil, s.fail("read the screen: %v", err)
 		}
-		stats = smoke.Analyze(img, win.Bounds)
-		share, lastErr = settledFirstRun(cfg, stats)
-		if lastErr == nil && prev != nil && sameArea(prev, img, win.Bounds) {
+		s.stats = smoke.Analyze(s.img, s.win.Bounds)
+		if lastErr = t.rendered.Check(s.stats); lastErr != nil {
+			lastErr = fmt.Errorf("after settling: %w", lastErr)
+		} else {
+			note, lastErr = t.settled(s.stats)
+		}
+		if lastErr == nil && prev != nil && sameArea(prev, s.img, s.win.Bounds) {
 			break
 		}
 		if time.Now().After(settleBy) {
-			_ = savePNG(shot, img)
+			_ = savePNG(shot, s.img)
 			if lastErr == nil {
 				lastErr = errors.New("the window kept changing")
 			}
-			return fail("the window did not settle on the first-run setup within %s: %v (screenshot %s)", cfg.timeout, lastErr, shot)
+			return nil, s.fail("the window did not settle within %s: %v (screenshot %s)", timeout, lastErr, shot)
 		}
-		prev = img
+		prev = s.img
 	}
-	if err := savePNG(shot, img); err != nil {
+	if err := savePNG(shot, s.img); err != nil {
+		return nil, err
+	}
+	logf("ok: window shows %s: %s", note, s.stats)
+	logf("screenshot: %s", shot)
+	return s, nil
+}
+
+func checkWindow(cfg config, bin, tmp string) error {
+	s, err := openWindow(tinyelfTarget(cfg, bin), tmp, filepath.Join(cfg.out, "app.log"),
+		filepath.Join(cfg.out, "desktop-smoke.png"), cfg.timeout)
+	if err != nil {
 		return err
 	}
-	logf("ok: window shows the first-run setup (panel colour %.1f%%): %s", 100*share, stats)
-	logf("screenshot: %s", shot)
+	defer s.close()
+	if err := checkProperties(s.display, s.win, cfg.title); err != nil {
+		return s.fail("%v", err)
+	}
+	logf("ok: the window has TinyElf's icon and title")
+	pid := s.app.cmd.Process.Pid
+	if ms, ok := interactiveAfter(s.logPath); ok {
+		logf("figure: launch to interactive window %d ms (the page reported ready; the smoke saw the rendered window after %s)", ms, s.rendered.Round(10*time.Millisecond))
+	}
+	mem, err := smoke.TreeMemory("/proc", pid)
+	if err != nil {
+		return s.fail("idle window memory: %v", err)
+	}
+	logf("figure: idle window memory %s", mem)
+	if err := checkSecondLaunch(bin, s.env, s.display, cfg.title, s.logPath); err != nil {
+		return s.fail("%v", err)
+	}
+	logf("ok: a second launch exited at once and the first instance showed its window")
 
 	// SIGTERM to the app itself (what a session manager sends) must close the
-	// window and exit 0; dbus-run-session then exits with the app's status.
-	pid, err := childPID(app.cmd.Process.Pid, filepath.Base(bin))
-	if err != nil {
-		return fail("find the app under dbus-run-session: %v", err)
-	}
+	// window and exit 0.
 	if err := syscall.Kill(pid, syscall.SIGTERM); err != nil {
-		return fail("signal the app: %v", err)
+		return s.fail("signal the app: %v", err)
 	}
 	select {
-	case <-app.done:
+	case <-s.app.done:
 	case <-time.After(15 * time.Second):
-		return fail("the app did not exit within 15 s of SIGTERM")
+		return s.fail("the app did not exit within 15 s of SIGTERM")
 	}
-	stopped = true
-	app.stop(syscall.SIGKILL, time.Second) // the session's dbus-daemon, if it lingers
-	if app.err != nil {
-		return fail("after SIGTERM the app exited with %v, want exit 0", app.err)
+	s.app.stop(syscall.SIGKILL, time.Second) // WebKit helpers, if they linger
+	if s.app.err != nil {
+		return s.fail("after SIGTERM the app exited with %v, want exit 0", s.app.err)
 	}
 	logf("ok: the app closed its window on SIGTERM and exited 0")
 	return nil
 }
 
-// childPID returns the pid of the direct child of parent whose command name is
-// name (as /proc/PID/stat shows it, cut to 15 characters).
-func childPID(parent int, name string) (int, error) {
-	if len(name) > 15 {
-		name = name[:15]
-	}
-	entries, err := os.ReadDir("/proc")
-	if err != nil {
-		return 0, err
-	}
-	for _, e := range entries {
-		pid, err := strconv.Atoi(e.Name())
-		if err != nil {
-			continue
-		}
-		stat, err := os.ReadFile(filepath.Join("/proc", e.Name(), "stat"))
-		if err != nil {
-			continue
-		}
-		// pid (comm) state ppid ...; comm may hold spaces and parentheses.
-		open, closing := bytes.IndexByte(stat, '('), bytes.LastIndexByte(stat, ')')
-		if open < 0 || closing < open {
-			continue
-		}
-		rest := strings.Fields(string(stat[closing+1:]))
-		if len(rest) < 2 || string(stat[open+1:closing]) != name {
-			continue
-		}
-		if ppid, _ := strconv.Atoi(rest[1]); ppid == parent {
-			return pid, nil
-		}
-	}
-	return 0, fmt.Errorf("no process %q with parent %d", name, parent)
-}
-
 // checkBackground requires the window's dominant colour to be one of the
 // app's backgrounds (app.css --bg-app, light or dark), not Xvfb black or
 // WebKit's default white.
-// settledFirstRun runs the checks the settled window must pass: rendered,
-// on the app's background, showing the first-run setup. It returns the
-// setup panel's share of the window.
+// settledFirstRun runs the checks the settled window must pass besides
+// looking rendered: on the app's background, showing the first-run setup.
+// It returns the setup panel's share of the window.
 func settledFirstRun(cfg config, stats smoke.Stats) (float64, error) {
-	if err := cfg.rendered.Check(stats); err != nil {
-		return 0, fmt.Errorf("after settling: %w", err)
-	}
 	if err := checkBackground(stats); err != nil {
 		return 0, err
 	}
@@ -495,4 +587,219 @@ func savePNG(path string, img image.Image) error {
 		return fmt.Errorf("write %s: %w", path, err)
 	}
 	return f.Close()
+}
+
+// startBus starts a private D-Bus session bus for the app and its second
+// launch, and returns its address.
+func startBus(tmp string) (*process, string, error) {
+	sock := filepath.Join(tmp, "bus")
+	addr := "unix:path=" + sock
+	cmd := exec.Command("dbus-daemon", "--session", "--nofork", "--nopidfile", "--address="+addr)
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	p, err := start(cmd)
+	if err != nil {
+		return nil, "", fmt.Errorf("start dbus-daemon: %w", err)
+	}
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		if _, err := os.Stat(sock); err == nil {
+			return p, addr, nil
+		}
+		if p.exited() || time.Now().After(deadline) {
+			p.stop(syscall.SIGTERM, time.Second)
+			return nil, "", fmt.Errorf("dbus-daemon did not open %s: %s", sock, stderr.String())
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// checkProperties requires the window's icon (build/appicon.png, as
+// _NET_WM_ICON or, with no window manager, the WM_HINTS icon pixmap) and
+// its title (_NET_WM_NAME).
+func checkProperties(display string, win smoke.Window, title string) error {
+	if win.ID == "" {
+		return errors.New("xwininfo gave no window id")
+	}
+	xprop := func(args ...string) (string, error) {
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		out, err := exec.CommandContext(ctx, "xprop", append([]string{"-display", display, "-id", win.ID}, args...)...).CombinedOutput()
+		return string(out), err
+	}
+	out, err := xprop("-len", "8", "_NET_WM_ICON")
+	if err != nil {
+		return fmt.Errorf("xprop _NET_WM_ICON: %v: %s", err, out)
+	}
+	hints, err := xprop("WM_HINTS") // whole: -len would cut its fields
+	if err != nil {
+		return fmt.Errorf("xprop WM_HINTS: %v: %s", err, hints)
+	}
+	out += hints
+	if w, h, ok := smoke.IconSize(out); ok && w >= 16 && h >= 16 {
+		logf("window icon: _NET_WM_ICON %dx%d", w, h)
+	} else if pix, ok := smoke.IconPixmap(out); ok {
+		// No window manager runs on the Xvfb screen, and GTK sets
+		// _NET_WM_ICON only for one that announces it; the ICCCM icon
+		// pixmap is set from the same icon (a window without one has none).
+		logf("window icon: WM_HINTS icon pixmap %s (no window manager, so no _NET_WM_ICON)", pix)
+	} else {
+		return fmt.Errorf("the window has no icon (neither _NET_WM_ICON nor a WM_HINTS icon pixmap): %s", strings.TrimSpace(out))
+	}
+	out, err = xprop("_NET_WM_NAME", "WM_CLASS")
+	if err != nil {
+		return fmt.Errorf("xprop _NET_WM_NAME: %v: %s", err, out)
+	}
+	name, ok := smoke.PropertyText(out, "_NET_WM_NAME")
+	if !ok || name != title {
+		return fmt.Errorf("the window title is %q, want %q (%s)", name, title, strings.TrimSpace(out))
+	}
+	logf("window title: %q; %s", name, strings.TrimSpace(strings.SplitN(out, "\n", 3)[min(1, strings.Count(out, "\n"))]))
+	return nil
+}
+
+// checkSecondLaunch starts the binary again with the same data folder and
+// bus: it must exit 0 within 20 s saying TinyElf already runs, the first
+// instance must log that it showed its window, and there must still be one
+// window.
+func checkSecondLaunch(bin string, env []string, display, title, firstLog string) error {
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, bin)
+	cmd.Env = env
+	began := time.Now()
+	out, err := cmd.CombinedOutput()
+	switch {
+	case ctx.Err() != nil:
+		return fmt.Errorf("a second launch did not exit within 20 s (it opened a second window?): %s", out)
+	case err != nil:
+		return fmt.Errorf("a second launch exited with %v, want 0: %s", err, out)
+	case !strings.Contains(string(out), "already running"):
+		return fmt.Errorf("a second launch did not say TinyElf already runs: %s", out)
+	}
+	logf("second launch: %q after %s", strings.TrimSpace(string(out)), time.Since(began).Round(10*time.Millisecond))
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		b, _ := os.ReadFile(firstLog)
+		if strings.Contains(string(b), "a second launch: showing this window") {
+			break
+		}
+		if time.Now().After(deadline) {
+			return fmt.Errorf("the first instance did not react to the second launch within 10 s")
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	tree, err := exec.Command("xwininfo", "-display", display, "-root", "-tree").CombinedOutput()
+	if err != nil {
+		return fmt.Errorf("xwininfo -tree: %v", err)
+	}
+	if n := strings.Count(string(tree), `"`+title+`"`); n != 1 {
+		return fmt.Errorf("%d windows named %q after the second launch, want 1", n, title)
+	}
+	return nil
+}
+
+// interactiveAfter reads the app's own launch-to-interactive figure
+// (TINYELF_TIMING) from its log.
+func interactiveAfter(logPath string) (int, bool) {
+	b, _ := os.ReadFile(logPath)
+	const marker = "tinyelf: timing: interactive after "
+	i := bytes.Index(b, []byte(marker))
+	if i < 0 {
+		return 0, false
+	}
+	rest := string(b[i+len(marker):])
+	n, err := strconv.Atoi(strings.Fields(rest)[0])
+	return n, err == nil
+}
+
+// measureMemory opens each target's window cfg.memoryRuns times, taking
+// turns so that both see the same load, and prints each run's idle memory
+// and then the ranges.
+func measureMemory(cfg config, targets []target) error {
+	runs := make(map[string][]smoke.Memory)
+	for run := 1; run <= cfg.memoryRuns; run++ {
+		for _, t := range targets {
+			m, err := idleMemory(cfg, t, run)
+			if err != nil {
+				return fmt.Errorf("%s, run %d: %w", t.name, run, err)
+			}
+			logf("figure: %s run %d: idle window memory %s", t.name, run, m)
+			runs[t.name] = append(runs[t.name], m)
+		}
+	}
+	for _, t := range targets {
+		logf("figure: %s idle window memory over %d runs: %s", t.name, cfg.memoryRuns, memoryRange(runs[t.name]))
+	}
+	return nil
+}
+
+// idleMemory opens t's window, lets it idle for cfg.idle and reads the
+// memory of its process tree.
+func idleMemory(cfg config, t target, run int) (smoke.Memory, error) {
+	tmp, err := os.MkdirTemp("", "tinyelf-smoke-")
+	if err != nil {
+		return smoke.Memory{}, err
+	}
+	defer os.RemoveAll(tmp)
+	base := filepath.Join(cfg.out, fmt.Sprintf("%s-%d", t.name, run))
+	s, err := openWindow(t, tmp, base+".log", base+".png", cfg.timeout)
+	if err != nil {
+		return smoke.Memory{}, err
+	}
+	defer s.close()
+	time.Sleep(cfg.idle)
+	if s.app.exited() {
+		return smoke.Memory{}, s.fail("the app exited while idle (%v)", s.app.err)
+	}
+	m, err := smoke.TreeMemory("/proc", s.app.cmd.Process.Pid)
+	if err != nil {
+		return m, s.fail("read its memory: %v", err)
+	}
+	return m, nil
+}
+
+// memoryRange formats the totals' range over the runs, then each process
+// name's, then the PSS totals' range:
+// "462–468 MB RSS (tinyelf 214–218 MB, WebKitWebProcess 188–190 MB); 250–260 MB PSS".
+func memoryRange(runs []smoke.Memory) string {
+	span := func(kBs []int) string {
+		lo, hi := slices.Min(kBs), slices.Max(kBs)
+		if smoke.MB(lo) == smoke.MB(hi) {
+			return smoke.MB(lo)
+		}
+		return strings.TrimSuffix(smoke.MB(lo), " MB") + "–" + smoke.MB(hi)
+	}
+	var totals, pss []int
+	byName := make(map[string][]int)
+	var names []string
+	for _, m := range runs {
+		totals = append(totals, m.TotalkB())
+		pss = append(pss, m.TotalPSSkB())
+		sums := m.ByName()
+		for _, p := range m.Processes { // the root first
+			if kB, ok := sums[p.Name]; ok {
+				if byName[p.Name] == nil {
+					names = append(names, p.Name)
+				}
+				byName[p.Name] = append(byName[p.Name], kB)
+				delete(sums, p.Name)
+			}
+		}
+	}
+	if len(totals) == 0 {
+		return "no runs"
+	}
+	parts := make([]string, len(names))
+	for i, name := range names {
+		parts[i] = name + " " + span(byName[name])
+		if n := len(byName[name]); n < len(runs) {
+			parts[i] += fmt.Sprintf(" (in %d of %d runs)", n, len(runs))
+		}
+	}
+	out := span(totals) + " RSS (" + strings.Join(parts, ", ") + ")"
+	if slices.Min(pss) > 0 {
+		out += "; " + span(pss) + " PSS"
+	}
+	return out
 }

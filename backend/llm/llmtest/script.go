@@ -10,7 +10,8 @@ import (
 // Script is a conversation for a server started outside of `go test` (the
 // fakellm command). Its JSON form is either a bare array of turns or
 //
-//	{"turns": [...], "default": {...}, "models": ["a", "b"]}
+//	{"turns": [...], "default": {...}, "models": ["a", "b"],
+//	 "routes": [{"system": "You name chat sessions", "turn": {...}}]}
 //
 // where each turn is a Turn in its JSON form, plus "chunkDelayMs" for
 // ChunkDelay: {"text": "Hi there", "chunkDelayMs": 50},
@@ -24,6 +25,9 @@ type Script struct {
 	Default *Turn
 	// Models are the IDs GET /models lists (empty: the server's default).
 	Models []string
+	// Routes answer the requests whose system prompt they match, outside
+	// the script's order (see Route).
+	Routes []Route
 }
 
 // scriptTurn is a Turn as a script spells it.
@@ -45,6 +49,10 @@ func ParseScript(data []byte) (Script, error) {
 		Turns   []scriptTurn `json:"turns"`
 		Default *scriptTurn  `json:"default"`
 		Models  []string     `json:"models"`
+		Routes  []struct {
+			System string     `json:"system"`
+			Turn   scriptTurn `json:"turn"`
+		} `json:"routes"`
 	}
 	if len(data) > 0 && data[0] == '[' {
 		if err := json.Unmarshal(data, &doc.Turns); err != nil {
@@ -62,13 +70,19 @@ func ParseScript(data []byte) (Script, error) {
 		s.Default = &t
 	}
 	s.Models = doc.Models
+	for _, r := range doc.Routes {
+		s.Routes = append(s.Routes, Route{System: r.System, Turn: r.Turn.turn()})
+	}
 	return s, nil
 }
 
-// Load applies a script to the server: its turns are appended, and its
-// default and models replace the server's.
+// Load applies a script to the server: its turns and routes are appended,
+// and its default and models replace the server's.
 func (s *Server) Load(sc Script) {
 	s.Push(sc.Turns...)
+	for _, r := range sc.Routes {
+		s.AddRoute(r)
+	}
 	if sc.Default != nil {
 		s.SetDefault(*sc.Default)
 	}

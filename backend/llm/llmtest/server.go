@@ -45,6 +45,7 @@ type Server struct {
 
 	mu       sync.Mutex
 	turns    []Turn
+	routes   []Route
 	fallback *Turn
 	models   []string
 	requests []Request
@@ -105,6 +106,23 @@ func (s *Server) Push(turns ...Turn) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.turns = append(s.turns, turns...)
+}
+
+// Route answers every chat request whose system prompt contains System
+// with Turn, without taking a turn of the script: the background calls a
+// program makes beside its conversation (naming a session, summarizing a
+// page) get their own answers and leave the script's order alone.
+type Route struct {
+	System string `json:"system"`
+	Turn   Turn   `json:"turn"`
+}
+
+// AddRoute adds a route; routes are tried in the order they were added,
+// before the script.
+func (s *Server) AddRoute(r Route) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.routes = append(s.routes, r)
 }
 
 // SetDefault makes the server play t whenever the script has run out,
@@ -192,7 +210,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		s.Resume()
 		w.WriteHeader(http.StatusNoContent)
 	case r.Method == http.MethodPost && format != "":
-		turn, ok := s.next()
+		turn, ok := s.next(req)
 		if !ok {
 			writeError(w, format, http.StatusInternalServerError, NoTurnLeft)
 			return
@@ -203,10 +221,19 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 }
 
-// next takes the next turn of the script, or the default.
-func (s *Server) next() (Turn, bool) {
+// next returns the turn of the first route the request matches, or takes
+// the next turn of the script, or the default.
+func (s *Server) next(req Request) (Turn, bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	if len(s.routes) > 0 {
+		system := req.System()
+		for _, r := range s.routes {
+			if r.System != "" && strings.Contains(system, r.System) {
+				return r.Turn, true
+			}
+		}
+	}
 	if len(s.turns) > 0 {
 		t := s.turns[0]
 		s.turns = s.turns[1:]

@@ -291,6 +291,47 @@ func waitUntil(t *testing.T, what string, cond func() bool) {
 	}
 }
 
+// TestRoutesLeaveTheScriptAlone checks that a request whose system prompt
+// a route names gets the route's answer, in both wire formats, however
+// often it comes, while the script's turns still go to the other requests
+// in order.
+func TestRoutesLeaveTheScriptAlone(t *testing.T) {
+	t.Parallel()
+	srv := llmtest.NewServer(t, llmtest.Turn{Text: "first"}, llmtest.Turn{Text: "second"})
+	srv.AddRoute(llmtest.Route{System: "You name chat sessions", Turn: llmtest.Turn{Text: "Greeting"}})
+	base := strings.TrimSuffix(srv.URL, "/v1")
+	anthropic := map[string]string{"anthropic-version": "2023-06-01"}
+	titleOpenAI := `{"model":"m","stream":true,"messages":[{"role":"system","content":"You name chat sessions."},{"role":"user","content":"hi"}]}`
+	titleAnthropic := `{"model":"m","stream":true,"max_tokens":9,"system":[{"type":"text","text":"You name chat sessions."}],"messages":[{"role":"user","content":"hi"}]}`
+	chat := `{"model":"m","stream":true,"messages":[{"role":"system","content":"You are an agent."},{"role":"user","content":"hi"}]}`
+	for i, step := range []struct {
+		body   string
+		header map[string]string
+		want   string
+	}{
+		{titleOpenAI, nil, "Greeting"},
+		{chat, nil, "first"},
+		{titleAnthropic, anthropic, "Greeting"},
+		{titleOpenAI, nil, "Greeting"},
+		{chat, nil, "second"},
+	} {
+		path := "/v1/chat/completions"
+		if step.header != nil {
+			path = "/v1/messages"
+		}
+		status, _, body := post(t, base+path, step.body, step.header)
+		if status != 200 || !strings.Contains(body, step.want) {
+			t.Fatalf("request %d: status %d, body %q, want %q in it", i, status, body, step.want)
+		}
+	}
+	if srv.Pending() != 0 {
+		t.Errorf("%d scripted turns left, want 0", srv.Pending())
+	}
+	if got := srv.ChatRequests()[2].System(); got != "You name chat sessions." {
+		t.Errorf("System() of the Anthropic request = %q", got)
+	}
+}
+
 func TestParseScript(t *testing.T) {
 	t.Parallel()
 	tests := []struct {
@@ -304,8 +345,9 @@ func TestParseScript(t *testing.T) {
 				t.Errorf("turns = %+v", s.Turns)
 			}
 		}},
-		{"document", `{"turns":[{"toolCalls":[{"name":"read","arguments":"{}"}]}],"default":{"echo":true},"models":["a"]}`, 1, true, func(t *testing.T, s llmtest.Script) {
-			if s.Turns[0].ToolCalls[0].Name != "read" || !s.Default.Echo || s.Models[0] != "a" {
+		{"document", `{"turns":[{"toolCalls":[{"name":"read","arguments":"{}"}]}],"default":{"echo":true},"models":["a"],"routes":[{"system":"name","turn":{"text":"T","chunkDelayMs":5}}]}`, 1, true, func(t *testing.T, s llmtest.Script) {
+			if s.Turns[0].ToolCalls[0].Name != "read" || !s.Default.Echo || s.Models[0] != "a" ||
+				len(s.Routes) != 1 || s.Routes[0].System != "name" || s.Routes[0].Turn.Text != "T" || s.Routes[0].Turn.ChunkDelay != 5*time.Millisecond {
 				t.Errorf("script = %+v", s)
 			}
 		}},

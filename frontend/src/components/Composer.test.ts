@@ -13,6 +13,7 @@ vi.mock('../lib/api', async (importOriginal) => {
       commands: [
         { name: 'mcp__github__review', kind: 'mcp', source: 'mcp', server: 'github', description: 'Review a pull request' },
         { name: 'mcp__files__summary', kind: 'mcp', source: 'mcp', server: 'files' },
+        { name: 'mcp__fake__greet', kind: 'mcp', source: 'mcp', server: 'fake', description: 'Greets someone.', arguments: [{ name: 'name', required: true }, { name: 'style' }] },
         { name: 'release-notes', kind: 'markdown', source: 'project', argumentHint: 'VERSION', description: 'Draft release notes' },
         { name: 'test-fix', kind: 'skill', source: 'builtin', argumentHint: '[test name or path]', description: 'Fix failing tests' },
       ],
@@ -44,7 +45,7 @@ describe('Composer', () => {
     await fireEvent.keyDown(box, { key: 'Enter', shiftKey: true });
     expect(api.sendMessage).not.toHaveBeenCalled();
     await fireEvent.keyDown(box, { key: 'Enter' });
-    await vi.waitFor(() => expect(api.sendMessage).toHaveBeenCalledWith('s1', 'first line'));
+    await vi.waitFor(() => expect(api.sendMessage).toHaveBeenCalledWith('s1', 'first line', []));
   });
 
   it('does not send while an input method is composing', async () => {
@@ -72,7 +73,7 @@ describe('Composer', () => {
     const items = Array.from(list.querySelectorAll('li')).map((li) => li.textContent ?? '');
     expect(items.find((x) => x.includes('/release-notes'))).toMatch(/VERSION.*Draft release notes.*this folder/);
     expect(items.find((x) => x.includes('/test-fix'))).toMatch(/\[test name or path\].*TinyElf/);
-    expect(items.find((x) => x.includes('/mcp__github__review'))).toContain('MCP');
+    expect(items.find((x) => x.includes('Review'))).toContain('MCP');
     expect(api.listCommands).toHaveBeenCalledWith({ sessionId: 's1' });
     await fireEvent.input(box, { target: { value: '/test' } });
     await fireEvent.keyDown(box, { key: 'Enter' });
@@ -84,10 +85,24 @@ describe('Composer', () => {
     const box = screen.getByRole('textbox', { name: 'Message' }) as HTMLTextAreaElement;
     await fireEvent.input(box, { target: { value: '/rev' } });
     const list = await screen.findByRole('listbox', { name: 'Commands' });
-    expect(list.textContent).toContain('/mcp__github__review');
+    expect(list.textContent).toContain('Review');
+    expect(list.textContent).not.toContain('mcp__github__review'); // its title, not its wire name
     expect(list.textContent).not.toContain('summary');
     await fireEvent.keyDown(box, { key: 'Tab' });
     expect(box.value).toBe('/mcp__github__review ');
+  });
+
+  it('opens a form for an MCP prompt with arguments and sends the filled-in command', async () => {
+    render(Composer);
+    const box = screen.getByRole('textbox', { name: 'Message' }) as HTMLTextAreaElement;
+    await fireEvent.input(box, { target: { value: '/greet' } });
+    await screen.findByRole('listbox', { name: 'Commands' });
+    await fireEvent.keyDown(box, { key: 'Enter' });
+    const form = await screen.findByRole('form', { name: 'Greet' });
+    const name = form.querySelector('input') as HTMLInputElement;
+    await fireEvent.input(name, { target: { value: 'Ada Lovelace' } });
+    await fireEvent.submit(form);
+    await vi.waitFor(() => expect(api.sendMessage).toHaveBeenCalledWith('s1', '/mcp__fake__greet name="Ada Lovelace"', []));
   });
 
   it('asks for a folder before a new chat can start', () => {

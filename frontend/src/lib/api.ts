@@ -11,8 +11,13 @@ import type {
   CapabilityList,
   CapabilitySearchArgs,
   CapabilitySearchResult,
+  Attachment,
+  AttachmentData,
   BackendEvent,
   CommandList,
+  ModelList,
+  NotificationSettings,
+  NotifyTestResult,
   Detected,
   ErrorCode,
   Exported,
@@ -53,12 +58,16 @@ export interface WailsApp {
   Call?(method: string, args: string): Promise<string>;
   PickFolder?(title: string, start: string): Promise<string>;
   SaveFile?(filename: string, content: string): Promise<string>;
+  GuardClose?(): Promise<void>;
+  ConfirmClose?(): Promise<void>;
+  Ready?(): Promise<void>;
 }
 
 /** WailsRuntime is the part of the Wails JS runtime TinyElf uses. */
 export interface WailsRuntime {
   EventsOn(name: string, cb: (data: unknown) => void): () => void;
   BrowserOpenURL?(url: string): void;
+  WindowSetTitle?(title: string): void;
 }
 
 declare global {
@@ -304,6 +313,53 @@ export async function saveFile(file: Exported): Promise<string> {
   return file.filename;
 }
 
+/** setWindowTitle names the window (the desktop's title bar) or the browser tab. */
+export function setWindowTitle(title: string): void {
+  if (typeof document !== 'undefined') {
+    document.title = title;
+  }
+  const rt = typeof window === 'undefined' ? undefined : window.runtime;
+  if (wailsApp() && rt?.WindowSetTitle) {
+    rt.WindowSetTitle(title);
+  }
+}
+
+/**
+ * guardClose asks to be told before the window closes while tasks run; the
+ * handler gets their titles and answers with confirmClose. In a browser,
+ * the page's beforeunload asks instead (the browser's own question).
+ */
+export function guardClose(onRequest: (running: string[]) => void, running: () => boolean): () => void {
+  if (typeof window === 'undefined') {
+    return () => {};
+  }
+  const app = wailsApp();
+  if (app) {
+    const rt = window.runtime;
+    const off = rt?.EventsOn?.('tinyelf:close-requested', (data) => onRequest(Array.isArray(data) ? data.map(String) : []));
+    void app.GuardClose?.().catch(() => undefined);
+    return typeof off === 'function' ? off : () => {};
+  }
+  const onUnload = (event: BeforeUnloadEvent) => {
+    if (running()) {
+      event.preventDefault();
+      event.returnValue = '';
+    }
+  };
+  window.addEventListener('beforeunload', onUnload);
+  return () => window.removeEventListener('beforeunload', onUnload);
+}
+
+/** confirmClose closes the window although tasks run (the user said so). */
+export async function confirmClose(): Promise<void> {
+  await wailsApp()?.ConfirmClose?.();
+}
+
+/** windowReady tells the window that the page takes input (launch timing). */
+export function windowReady(): void {
+  void wailsApp()?.Ready?.()?.catch(() => undefined);
+}
+
 /** openExternal opens a link outside the app (the system browser, or a new tab). */
 export function openExternal(url: string): void {
   const rt = typeof window === 'undefined' ? undefined : window.runtime;
@@ -320,9 +376,37 @@ export const getState = () => call<AppState>('State');
 export const dismissSettingsNotice = () => call<object>('DismissSettingsNotice');
 export const listSessions = (limit = 500) => call<Session[]>('ListSessions', { limit });
 export const getSession = (id: string) => call<SessionView>('GetSession', { id });
-export const createSession = (workspace: string, mode?: PermissionMode, agent?: string) =>
-  call<Session>('CreateSession', { workspace, mode, agent: agent || undefined });
-export const sendMessage = (sessionId: string, text: string) => call<object>('SendMessage', { sessionId, text });
+export const createSession = (
+  workspace: string,
+  mode?: PermissionMode,
+  model?: { provider: string; model: string } | null,
+  agent?: string,
+) =>
+  call<Session>('CreateSession', {
+    workspace,
+    mode,
+    provider: model?.provider || undefined,
+    model: model?.model || undefined,
+    agent: agent || undefined,
+  });
+export const sendMessage = (sessionId: string, text: string, attachments?: Attachment[]) =>
+  call<object>('SendMessage', { sessionId, text, attachments: attachments?.length ? attachments : undefined });
+export const addAttachment = (args: { sessionId?: string; workspace?: string; name: string; mime?: string; data: string }) =>
+  call<Attachment>('AddAttachment', args);
+export const getAttachment = (id: string, mime?: string) => call<AttachmentData>('GetAttachment', { id, mime });
+export const retryTurn = (sessionId: string) => call<object>('RetryTurn', { sessionId });
+export const continueTurn = (sessionId: string) => call<object>('ContinueTurn', { sessionId });
+export const regenerate = (sessionId: string) => call<Session>('Regenerate', { sessionId });
+export const listModels = (args: { sessionId?: string; agent?: string; refresh?: boolean }) => call<ModelList>('ListModels', args);
+export const setModel = (sessionId: string, provider: string, model: string) =>
+  call<Session>('SetModel', { sessionId, provider, model });
+export const recentFolders = () => call<string[]>('RecentFolders');
+export const runningTasks = () => call<string[]>('RunningTasks');
+export const getNotificationSettings = () => call<NotificationSettings>('GetNotificationSettings');
+export const saveNotificationSettings = (s: NotificationSettings) => call<NotificationSettings>('SaveNotificationSettings', s);
+export const testNotification = () => call<NotifyTestResult>('TestNotification');
+/** expandCommand checks a slash command (and what it expands to) without sending it. */
+export const expandCommand = (text: string) => call<{ text: string }>('ExpandCommand', { text });
 export const cancel = (sessionId: string) => call<object>('Cancel', { sessionId });
 
 /** Decision is an answer to an approval request. */
@@ -353,7 +437,8 @@ export const listRules = () => call<Rule[]>('ListRules');
 export const addRule = (rule: { tool: string; pattern?: string; action: 'allow' | 'deny' }) => call<Rule>('AddRule', rule);
 export const removeRule = (id: string) => call<object>('RemoveRule', { id });
 export const setFocused = (focused: boolean) => call<object>('SetFocused', { focused });
-export const listFolders = (path: string) => call<FolderListing>('ListFolders', { path });
+export const listFolders = (path: string, showHidden = false, nearest = false) =>
+  call<FolderListing>('ListFolders', { path, showHidden: showHidden || undefined, nearest: nearest || undefined });
 
 export const listMCPServers = () => call<MCPServerView[]>('ListMCPServers');
 export const saveMCPServer = (server: MCPServerConfig, rename?: string) =>

@@ -1,7 +1,7 @@
 // Pure formatting helpers: numbers, costs, dates, session groups and tool
 // call summaries. Nothing here touches the DOM or the backend.
 import type { Language } from './i18n';
-import type { Session } from './types';
+import type { ApprovalView, Session, ToolCallView } from './types';
 
 /** formatInt formats a count with the language's digit grouping. */
 export function formatInt(n: number, lang: Language): string {
@@ -34,6 +34,11 @@ export function formatTime(iso: string, lang: Language): string {
 export function formatDateTime(iso: string, lang: Language): string {
   const d = new Date(iso);
   return Number.isNaN(d.getTime()) ? '' : d.toLocaleString(lang, { dateStyle: 'medium', timeStyle: 'short' });
+}
+
+/** folderName is the last part of a folder's path ("/home/me/demo" → "demo"). */
+export function folderName(path: string): string {
+  return path.split(/[\\/]/).filter(Boolean).pop() || path;
 }
 
 /** dayKey is a date's local calendar day, YYYY-MM-DD. */
@@ -219,4 +224,53 @@ export function suggestedRule(name: string, suggestion?: string): string {
     return `Bash(${suggestion}:*)`;
   }
   return suggestion;
+}
+
+/**
+ * blockedReason says whether a call was refused without the user being
+ * asked (a deny rule, the permission mode, or the shell guard's deny list)
+ * and why: null when it was not, "" when no reason was recorded.
+ */
+export function blockedReason(tool: ToolCallView, approval?: ApprovalView): string | null {
+  if (tool.status === 'denied' && ['guard', 'rule', 'mode'].includes(tool.decidedBy ?? '')) {
+    return tool.reason || approval?.reason || '';
+  }
+  if (tool.meta?.denied === true) {
+    return tool.reason || tool.result || '';
+  }
+  return null;
+}
+
+/** MediaItem is an image or a piece of audio a tool returned, ready for the page. */
+export interface MediaItem {
+  mimeType: string;
+  src: string;
+}
+
+const imageTypes = /^image\/(png|jpeg|jpg|gif|webp|avif|bmp|svg\+xml)$/i;
+const audioTypes = /^audio\/(wav|x-wav|wave|mpeg|mp3|ogg|webm|aac|flac|mp4|x-m4a)$/i;
+const base64 = /^[A-Za-z0-9+/=\s]+$/;
+
+/**
+ * toolMedia returns the images and audio an MCP tool returned (kept in the
+ * result's meta as base64 with a MIME type) as data URLs; anything else,
+ * or data that is not base64, is left out.
+ */
+export function toolMedia(meta: Record<string, unknown> | undefined): { images: MediaItem[]; audio: MediaItem[] } {
+  const pick = (key: string, types: RegExp): MediaItem[] => {
+    const list = meta?.[key];
+    if (!Array.isArray(list)) {
+      return [];
+    }
+    const out: MediaItem[] = [];
+    for (const m of list) {
+      const mimeType = typeof m?.mimeType === 'string' ? m.mimeType.trim() : '';
+      const data = typeof m?.data === 'string' ? m.data : '';
+      if (types.test(mimeType) && data && base64.test(data)) {
+        out.push({ mimeType, src: `data:${mimeType};base64,${data.replace(/\s+/g, '')}` });
+      }
+    }
+    return out;
+  };
+  return { images: pick('images', imageTypes), audio: pick('audio', audioTypes) };
 }

@@ -49,6 +49,27 @@ describe('buildRows', () => {
     expect(buildRows(msgs, true).map((r) => r.kind)).toEqual(['user']);
   });
 
+  it('shows one usage line per answer, under its last text', () => {
+    const rows = buildRows([
+      userMsg(2, 'look and fix'),
+      { ...assistantMsg(3, 'Let me look.', { inputTokens: 100, outputTokens: 5 }), toolCalls: [{ id: 'c1', name: 'Read', arguments: '{}' }] },
+      toolMsg(4, { callId: 'c1', name: 'Read', status: 'done' }),
+      { ...assistantMsg(6, 'Now the fix.', { inputTokens: 120, outputTokens: 6 }), toolCalls: [{ id: 'c2', name: 'Edit', arguments: '{}' }] },
+      toolMsg(7, { callId: 'c2', name: 'Edit', status: 'done' }),
+      assistantMsg(9, '', { inputTokens: 130, outputTokens: 1 }),
+      userMsg(10, 'thanks'),
+      assistantMsg(11, 'You are welcome.', { inputTokens: 10, outputTokens: 3 }),
+    ]);
+    expect(rows.map((r) => r.kind)).toEqual(['user', 'assistant', 'tool', 'assistant', 'tool', 'user', 'assistant']);
+    const usages = rows.map((r) => (r.kind === 'assistant' ? r.usage : null));
+    expect(usages[1]).toBeNull();
+    expect(usages[3]).toMatchObject({ inputTokens: 350, outputTokens: 12 });
+    expect(usages[6]).toMatchObject({ inputTokens: 10, outputTokens: 3 });
+    // While the last turn runs, its figures wait for its end.
+    const live = buildRows([userMsg(2, 'go'), assistantMsg(3, 'Working.', { inputTokens: 9, outputTokens: 1 })], true);
+    expect(live[1].kind === 'assistant' && live[1].usage).toBeNull();
+  });
+
   it('keeps an interrupted answer', () => {
     const rows = buildRows([{ ...assistantMsg(3, ''), partial: true }]);
     expect(rows.map((r) => r.kind)).toEqual(['assistant']);

@@ -1,9 +1,10 @@
 // What the chat shows for a session's history: approval items fold into
 // their tool cards (the approval dock asks the question), each answer
-// carries the tokens and cost of the model calls of its turn (tool-only
-// calls add to the next answer with text), and a change of the tools the
-// model sees is a chip (the session's first set, its baseline, only on
-// demand).
+// (everything the agent did for one user message) shows one usage line:
+// the tokens and cost of all the model calls of that turn, under its last
+// text, or on a line of its own when the turn wrote no text; and a change
+// of the tools the model sees is a chip (the session's first set, its
+// baseline, only on demand).
 import type { ApprovalView, UIMessage, Usage } from './types';
 
 /** Row is one item of the chat. */
@@ -15,7 +16,8 @@ export type Row =
   | { kind: 'error'; key: string; msg: UIMessage }
   | { kind: 'compaction'; key: string; msg: UIMessage }
   | { kind: 'capabilities'; key: string; msg: UIMessage }
-  | { kind: 'loaded'; key: string; msg: UIMessage };
+  | { kind: 'loaded'; key: string; msg: UIMessage }
+  | { kind: 'model'; key: string; msg: UIMessage };
 
 /** addUsage sums two usages (either may be null). */
 export function addUsage(a: Usage | null, b: Usage | undefined | null): Usage | null {
@@ -46,25 +48,33 @@ export function buildRows(messages: UIMessage[], running = false): Row[] {
       approvals.set(m.approval.callId, list);
     }
   }
-  let carried: Usage | null = null;
-  const flush = () => {
-    if (carried) {
-      rows.push({ kind: 'usage', key: `usage-${rows.length}`, usage: carried });
-      carried = null;
+  // The turn being read: its usage so far and its last answer with text.
+  let turnUsage: Usage | null = null;
+  let lastAnswer = -1;
+  const endTurn = () => {
+    if (turnUsage) {
+      const row = rows[lastAnswer];
+      if (row?.kind === 'assistant') {
+        rows[lastAnswer] = { ...row, usage: turnUsage };
+      } else {
+        rows.push({ kind: 'usage', key: `usage-${rows.length}`, usage: turnUsage });
+      }
     }
+    turnUsage = null;
+    lastAnswer = -1;
   };
   for (const m of messages) {
     const key = `${m.kind}-${m.seq}`;
     switch (m.kind) {
       case 'user':
-        flush();
+        endTurn();
         rows.push({ kind: 'user', key, msg: m });
         break;
       case 'assistant':
-        carried = addUsage(carried, m.usage);
+        turnUsage = addUsage(turnUsage, m.usage);
         if ((m.text ?? '').trim() !== '' || m.partial) {
-          rows.push({ kind: 'assistant', key, msg: m, usage: carried });
-          carried = null;
+          rows.push({ kind: 'assistant', key, msg: m, usage: null });
+          lastAnswer = rows.length - 1;
         }
         break;
       case 'tool': {
@@ -91,10 +101,13 @@ export function buildRows(messages: UIMessage[], running = false): Row[] {
           rows.push({ kind: 'loaded', key, msg: m });
         }
         break;
+      case 'model':
+        rows.push({ kind: 'model', key, msg: m });
+        break;
     }
   }
   if (!running) {
-    flush(); // while running, the next answer takes these figures
+    endTurn(); // while running, the turn's figures are not complete yet
   }
   return rows;
 }

@@ -28,6 +28,8 @@ export interface AppState {
   hasProvider: boolean;
   warnings: string[] | null;
   home: string;
+  /** defaultWorkspace is the folder a new chat works in when none was chosen (made on first use). */
+  defaultWorkspace?: string;
   /** settingsNotice is set until the user dismisses it (DismissSettingsNotice). */
   settingsNotice?: SettingsNotice;
 }
@@ -74,13 +76,39 @@ export interface Session {
   parentCallId?: string;
   inherited?: string[];
   background?: boolean;
+  /** branch marks an edit-and-resend branch: another version of its parent's conversation. */
+  branch?: boolean;
   /** running and pending come with ListSessions: what the engine is doing in the session now. */
   running?: boolean;
   pending?: string[];
+  /** versions (root first) and open come with ListSessions for a conversation with branches: open is the version to show. */
+  versions?: string[];
+  open?: string;
+}
+
+/** BranchVersion is one version of an edited message: the session that shows it, and its seq there. */
+export interface BranchVersion {
+  session: string;
+  seq: number;
+}
+
+/** BranchPoint is a user message that exists in several versions; index is the one shown. */
+export interface BranchPoint {
+  seq: number;
+  index: number;
+  versions: BranchVersion[];
+}
+
+/** ConversationView is the conversation a session with branches belongs to. */
+export interface ConversationView {
+  root: string;
+  title: string;
+  sessions: string[];
+  points: BranchPoint[];
 }
 
 /** UIKind says what a history item shows. */
-export type UIKind = 'user' | 'assistant' | 'tool' | 'approval' | 'error' | 'compaction' | 'capabilities' | 'loaded';
+export type UIKind = 'user' | 'assistant' | 'tool' | 'approval' | 'error' | 'compaction' | 'capabilities' | 'loaded' | 'model';
 
 /** ToolStatus is where a tool call stands. */
 export type ToolStatus = 'pending' | 'awaiting_approval' | 'denied' | 'done' | 'error';
@@ -100,6 +128,8 @@ export interface ToolCallView {
   status: ToolStatus;
   decision?: string;
   decidedBy?: string;
+  /** reason is given with the decision: the user's, or why a rule, the mode or the shell guard refused. */
+  reason?: string;
   result?: string;
   isError?: boolean;
   truncated?: boolean;
@@ -144,6 +174,10 @@ export interface UIMessage {
   kind: UIKind;
   time: string;
   text?: string;
+  /** attachments are a user message's files. */
+  attachments?: Attachment[];
+  /** provider and model: an answer's model, or what a model change switched to. */
+  provider?: string;
   model?: string;
   stopReason?: string;
   partial?: boolean;
@@ -310,6 +344,8 @@ export interface SessionView {
   indexTokens?: number;
   toolsSent?: number;
   toolsDeferred?: number;
+  /** conversation is set when the session is one version of a conversation with branches. */
+  conversation?: ConversationView;
 }
 
 /** Exported is a session rendered for saving. */
@@ -549,6 +585,70 @@ export interface FolderListing {
   path: string;
   parent?: string;
   folders: string[];
+  /** hidden counts the hidden folders left out. */
+  hidden?: number;
+}
+
+/** AttachmentKind says how an attached file reaches the model. */
+export type AttachmentKind = 'image' | 'text' | 'file';
+
+/** Attachment is a file sent with a message (backend sessions.Attachment). */
+export interface Attachment {
+  id: string;
+  name: string;
+  mime?: string;
+  size: number;
+  kind: AttachmentKind;
+  textId?: string;
+  /** path is where a file too large to send was saved in the workspace. */
+  path?: string;
+  textPath?: string;
+  pages?: number;
+}
+
+/** AttachmentData is an attachment's content (GetAttachment). */
+export interface AttachmentData {
+  mime: string;
+  /** data is base64. */
+  data: string;
+}
+
+/** ModelRef names a model of a provider. */
+export interface ModelRef {
+  provider: string;
+  model: string;
+}
+
+/** ModelChoice is one model the picker offers. */
+export interface ModelChoice extends ModelRef {
+  contextWindow?: number;
+  images: boolean;
+  recent?: boolean;
+  default?: boolean;
+}
+
+/** ModelList is what the model picker shows (ListModels). */
+export interface ModelList {
+  models: ModelChoice[];
+  current: ModelRef;
+  problems?: Record<string, string>;
+}
+
+/** NotificationSettings are the choices of Settings → Notifications. */
+export interface NotificationSettings {
+  enabled: boolean;
+  turnFinished: boolean;
+  approvalWaiting: boolean;
+  backgroundDone: boolean;
+  mcpFailed: boolean;
+  sound: boolean;
+  onlyUnfocused: boolean;
+}
+
+/** NotifyTestResult says whether the test notification went out. */
+export interface NotifyTestResult {
+  ok: boolean;
+  message: string;
 }
 
 /** BackendEvent is one engine event as the window or SSE delivers it. */

@@ -42,7 +42,7 @@ describe('CapabilitiesSection', () => {
     render(CapabilitiesSection);
     expect(await screen.findByText('Deferral is on')).toBeTruthy();
     expect(screen.getByText('deferral is always on')).toBeTruthy();
-    expect(screen.getByText(/1 tools sent with their definitions \(about 2,100 tokens\)/)).toBeTruthy();
+    expect(screen.getByText(/1 tool sent with their definitions \(about 2,100 tokens\)/)).toBeTruthy();
     expect(screen.getByText(/2 in the index \(about 60 tokens\)/)).toBeTruthy();
     const groups = Array.from(document.querySelectorAll('section.group')).map((g) => g.getAttribute('data-source'));
     expect(groups).toEqual(['builtin', 'mcp:github', 'surface']);

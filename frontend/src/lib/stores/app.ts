@@ -4,7 +4,7 @@ import * as api from '../api';
 import type { AppState, BackendEvent, MCPChange } from '../types';
 import { loadAgents } from './agents';
 import { onSkillsChanged } from './skills';
-import { activeId, draftMode, draftWorkspace, onSessionEvent, openSession, rememberedSession, reloadView } from './chat';
+import { activeId, defaultWorkspace, draftMode, draftWorkspace, onSessionEvent, openSession, rememberedSession, reloadView } from './chat';
 import { applyMCPChange, loadMCP, loadPrompts } from './mcp';
 import { loadSessions, reloadSessionsSoon, sessions, setRunning, trackApprovals } from './sessions';
 import { loadChildApprovals, trackSubagentEvent } from './subagents';
@@ -36,9 +36,11 @@ export async function boot(): Promise<void> {
     const [st, s] = await Promise.all([api.getState(), loadSettings()]);
     appState.set(st);
     appVersion.set(st.version);
-    draftWorkspace.set(s.lastWorkspace ?? '');
+    defaultWorkspace.set(st.defaultWorkspace ?? '');
+    draftWorkspace.set(s.lastWorkspace || st.defaultWorkspace || '');
     draftMode.set(s.mode || 'default');
     phase.set(st.hasProvider ? 'ready' : 'setup');
+    api.windowReady();
     const remembered = rememberedSession();
     if (remembered && st.hasProvider) {
       openSession(remembered);

@@ -104,10 +104,10 @@ describe('send', () => {
     vi.mocked(api.createSession).mockResolvedValue(session({ id: 's2', workspace: '/work/demo', mode: 'plan', lastSeq: 1 }));
     vi.mocked(api.sendMessage).mockResolvedValue({});
     expect(await send('hello')).toBe(true);
-    expect(api.createSession).toHaveBeenCalledWith('/work/demo', 'plan', 'default');
-    expect(api.sendMessage).toHaveBeenCalledWith('s2', 'hello');
+    expect(api.createSession).toHaveBeenCalledWith('/work/demo', 'plan', null, 'default');
+    expect(api.sendMessage).toHaveBeenCalledWith('s2', 'hello', []);
     expect(get(activeId)).toBe('s2');
-    expect(get(live).outgoing).toEqual({ text: 'hello', afterSeq: 1 });
+    expect(get(live).outgoing).toEqual({ text: 'hello', afterSeq: 1, attachments: [] });
     expect(get(view)?.running).toBe(true);
   });
 
@@ -120,7 +120,7 @@ describe('send', () => {
     vi.mocked(api.createSession).mockResolvedValue(session({ id: 's3', agent: 'researcher' }));
     vi.mocked(api.sendMessage).mockResolvedValue({});
     expect(await send('look into it')).toBe(true);
-    expect(api.createSession).toHaveBeenCalledWith('/work/demo', 'default', 'researcher');
+    expect(api.createSession).toHaveBeenCalledWith('/work/demo', 'default', null, 'researcher');
     draftAgent.set('default');
   });
 

@@ -5,10 +5,11 @@
 // the logged version.
 import { derived, get, writable } from 'svelte/store';
 import * as api from '../api';
-import type { BackendEvent, PermissionMode, SessionView, UIMessage } from '../types';
+import type { Attachment, BackendEvent, ModelRef, PermissionMode, SessionView, UIMessage } from '../types';
 import { coalesce } from '../util';
 import { agents, draftAgent } from './agents';
-import { loadSessions, sessions, setRunning } from './sessions';
+import { mcpServers } from './mcp';
+import { loadSessions, reloadSessionsSoon, sessions, setRunning } from './sessions';
 import { childApprovals, dropChildApproval, isAncestor, loadChildApprovals, loadSubagentRuns, subagentLabel } from './subagents';
 import { settings } from './settings';
 import { composerFocus, t, toast, toastError } from './ui';
@@ -37,7 +38,7 @@ export interface Live {
   /** settled is an answer already logged but not yet in view. */
   settled: { seq: number; text: string } | null;
   /** outgoing is the message just sent, until the log shows it. */
-  outgoing: { text: string; afterSeq: number } | null;
+  outgoing: { text: string; afterSeq: number; attachments?: Attachment[] } | null;
   drafts: ToolDraft[];
   /** progress holds tool.progress lines by call ID. */
   progress: Record<string, string[]>;
@@ -63,8 +64,39 @@ export const draftWorkspace = writable<string>('');
 /** draftMode is the permission mode a new chat will start in. */
 export const draftMode = writable<PermissionMode>('default');
 
+/** draftModel is the model chosen for a new chat (null: the agent's default). */
+export const draftModel = writable<ModelRef | null>(null);
+
+/** defaultWorkspace is the folder a chat works in when none was chosen. */
+export const defaultWorkspace = writable<string>('');
+
+/** stoppedId is the session the user last stopped, until it runs again (Continue is offered). */
+export const stoppedId = writable<string | null>(null);
+
 /** focusSeq asks the chat to scroll to (and flash) the message with this seq. */
 export const focusSeq = writable<number | null>(null);
+
+/**
+ * StartingNote names the MCP servers that were still starting when a
+ * message was sent: the chat says so under that message, since their tools
+ * are not there for the agent yet.
+ */
+export interface StartingNote {
+  sessionId: string;
+  /** afterSeq is the session's last seq before the message. */
+  afterSeq: number;
+  servers: string[];
+}
+
+/** startingNote is the open session's note about servers still starting, if any. */
+export const startingNote = writable<StartingNote | null>(null);
+
+/** startingServers are the enabled MCP servers not connected yet (starting or restarting). */
+function startingServers(): string[] {
+  return get(mcpServers)
+    .filter((s) => !s.config.disabled && (s.state.status === 'starting' || s.state.status === 'restarting' || s.state.status === ''))
+    .map((s) => s.config.name);
+}
 
 /** sending is true while a message is on its way. */
 export const sending = writable(false);
@@ -184,10 +216,42 @@ export function openSession(id: string): void {
   activeId.set(id);
   view.set(null);
   live.set(emptyLive());
+  startingNote.set(null);
   viewLoading.set(true);
   void fetchView();
   void loadChildApprovals(id, get(sessions));
   void loadSubagentRuns(id);
+}
+
+/**
+ * openVersion shows another version of the open conversation (a branch of
+ * an edited message) in place: the chat swaps to it once it is loaded, with
+ * no loading screen in between, and scrolls to the message at seq.
+ */
+export async function openVersion(id: string, seq?: number): Promise<boolean> {
+  if (id === get(activeId)) {
+    if (seq !== undefined) {
+      focusSeq.set(seq);
+    }
+    return true;
+  }
+  let v: SessionView;
+  try {
+    v = await api.getSession(id);
+  } catch (err) {
+    toastError(err);
+    return false;
+  }
+  remember(id);
+  activeId.set(id);
+  live.set(emptyLive());
+  view.set(v);
+  viewLoading.set(false);
+  setRunning(id, v.running);
+  if (seq !== undefined) {
+    focusSeq.set(seq);
+  }
+  return true;
 }
 
 /** newChat leaves the open session so the next message starts a new one. */
@@ -201,23 +265,29 @@ export function newChat(): void {
   const s = get(settings);
   if (s) {
     draftMode.set(s.mode || 'default');
-    if (s.lastWorkspace && !get(draftWorkspace)) {
-      draftWorkspace.set(s.lastWorkspace);
+    if (!get(draftWorkspace)) {
+      draftWorkspace.set(s.lastWorkspace || get(defaultWorkspace));
     }
   }
   composerFocus.update((n) => n + 1);
 }
 
-/** send sends a message, starting a session first for a new chat. */
-export async function send(text: string): Promise<boolean> {
-  if (!text.trim() || get(sending)) {
+/** send sends a message (with its attachments), starting a session first for a new chat. */
+export async function send(text: string, attachments: Attachment[] = []): Promise<boolean> {
+  if ((!text.trim() && attachments.length === 0) || get(sending)) {
     return false;
   }
   sending.set(true);
   try {
     let id = get(activeId);
     if (!id) {
-      const s = await api.createSession(get(draftWorkspace), get(draftMode), get(draftAgent));
+      if (text.trim().startsWith('/')) {
+        // A command that is refused (unknown, a missing argument) must not
+        // leave an empty session behind: check it before there is one.
+        await api.expandCommand(text);
+      }
+      const s = await api.createSession(get(draftWorkspace), get(draftMode), get(draftModel), get(draftAgent));
+      draftModel.set(null);
       id = s.id;
       activeId.set(id);
       remember(id);
@@ -226,9 +296,12 @@ export async function send(text: string): Promise<boolean> {
       draftWorkspace.set(s.workspace);
     }
     const afterSeq = get(view)?.session.lastSeq ?? 0;
-    live.set({ ...emptyLive(), outgoing: { text, afterSeq } });
+    live.set({ ...emptyLive(), outgoing: { text, afterSeq, attachments } });
+    const starting = startingServers();
+    startingNote.set(starting.length > 0 ? { sessionId: id, afterSeq, servers: starting } : null);
     view.update((v) => (v ? { ...v, running: true } : v));
-    await api.sendMessage(id, text);
+    stoppedId.set(null);
+    await api.sendMessage(id, text, attachments);
     return true;
   } catch (err) {
     live.update((l) => ({ ...l, outgoing: null }));
@@ -252,8 +325,49 @@ export async function stop(): Promise<void> {
   }
   try {
     await api.cancel(id);
+    stoppedId.set(id);
   } catch (err) {
     toastError(err);
+  }
+}
+
+/**
+ * resume starts a turn without a new message: "retry" after an error,
+ * "continue" after a stop.
+ */
+export async function resume(how: 'retry' | 'continue'): Promise<boolean> {
+  const id = get(activeId);
+  if (!id || get(running)) {
+    return false;
+  }
+  try {
+    stoppedId.set(null);
+    live.set(emptyLive());
+    view.update((v) => (v ? { ...v, running: true } : v));
+    await (how === 'retry' ? api.retryTurn(id) : api.continueTurn(id));
+    return true;
+  } catch (err) {
+    view.update((v) => (v ? { ...v, running: false } : v));
+    toastError(err);
+    reloadView();
+    return false;
+  }
+}
+
+/** regenerate asks for another answer to the last message, in a branch, and opens it. */
+export async function regenerate(): Promise<boolean> {
+  const id = get(activeId);
+  if (!id || get(running)) {
+    return false;
+  }
+  try {
+    const fork = await api.regenerate(id);
+    await loadSessions();
+    openSession(fork.id);
+    return true;
+  } catch (err) {
+    toastError(err);
+    return false;
   }
 }
 
@@ -327,17 +441,26 @@ export async function setMode(mode: PermissionMode): Promise<void> {
   }
 }
 
-/** resendEdited sends an edited user message in a fork and opens the fork. */
+/**
+ * resendEdited sends an edited user message as a new version of the
+ * conversation (a branch the backend makes) and shows that version in
+ * place; the edited message then switches between the versions.
+ */
 export async function resendEdited(seq: number, text: string): Promise<boolean> {
   const id = get(activeId);
   if (!id || !text.trim()) {
     return false;
   }
   try {
-    const fork = await api.resendEdited(id, seq, text);
-    await loadSessions();
-    openSession(fork.id);
-    toast(get(t)('toast.resent'));
+    const branch = await api.resendEdited(id, seq, text);
+    const afterSeq = branch.lastSeq;
+    if (!(await openVersion(branch.id))) {
+      return false;
+    }
+    live.set({ ...emptyLive(), outgoing: { text, afterSeq } });
+    view.update((v) => (v ? { ...v, running: true } : v));
+    reloadView();
+    reloadSessionsSoon();
     return true;
   } catch (err) {
     toastError(err);

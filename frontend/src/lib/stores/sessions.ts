@@ -72,6 +72,9 @@ export function trackApprovals(id: string, type: string, data: { callId?: string
   });
 }
 
+/** folderFilter is the workspace folder the sessions list is limited to ("" for all). */
+export const folderFilter = writable('');
+
 /** searchQuery is the text in the sidebar's search box. */
 export const searchQuery = writable('');
 

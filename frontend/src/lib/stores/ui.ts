@@ -48,12 +48,64 @@ export const settingsOpen = writable<boolean>(false);
 /** settingsSection is the section the settings dialog shows. */
 export const settingsSection = writable<SettingsSection>('providers');
 
+/** settingsFocus names the MCP server whose card the settings dialog brings into view. */
+export const settingsFocus = writable<string | null>(null);
+
 /** openSettings opens the settings dialog at a section. */
 export function openSettings(section?: SettingsSection): void {
   if (section) {
     settingsSection.set(section);
   }
   settingsOpen.set(true);
+}
+
+/** openServerSettings opens Settings → MCP servers at one server's card. */
+export function openServerSettings(name: string): void {
+  settingsFocus.set(name);
+  openSettings('mcp');
+}
+
+/** ImageView is an image shown large: its address and its description. */
+export interface ImageView {
+  src: string;
+  alt: string;
+}
+
+/** imageView is the image shown large over the app, if any. */
+export const imageView = writable<ImageView | null>(null);
+
+/** openImage shows an image large. */
+export function openImage(src: string, alt = ''): void {
+  imageView.set({ src, alt });
+}
+
+/**
+ * sidebarCollapsed hides the sidebar (Ctrl+B); the choice is remembered in
+ * this browser or window.
+ */
+export const sidebarCollapsed = writable<boolean>(readFlag('tinyelf.sidebarCollapsed'));
+sidebarCollapsed.subscribe((v) => writeFlag('tinyelf.sidebarCollapsed', v));
+
+function readFlag(key: string): boolean {
+  try {
+    return typeof localStorage !== 'undefined' && localStorage.getItem(key) === '1';
+  } catch {
+    return false;
+  }
+}
+
+function writeFlag(key: string, on: boolean): void {
+  try {
+    if (typeof localStorage !== 'undefined') {
+      if (on) {
+        localStorage.setItem(key, '1');
+      } else {
+        localStorage.removeItem(key);
+      }
+    }
+  } catch {
+    // storage refused (private mode): the choice lasts until a reload
+  }
 }
 
 /** helpOpen controls the keyboard shortcuts overlay. */
@@ -68,10 +120,16 @@ export const capabilityChangeOpen = writable<UIMessage | null>(null);
 /** contextDetailsOpen controls the context gauge's details dialog. */
 export const contextDetailsOpen = writable<boolean>(false);
 
+/**
+ * dialogs is the stack of open modal dialogs, innermost last: Esc closes
+ * the top one wherever the focus is (Modal registers itself).
+ */
+export const dialogs = writable<{ id: string; close: () => void }[]>([]);
+
 /** anyDialogOpen is true while a modal dialog has the keyboard. */
 export const anyDialogOpen = derived(
-  [settingsOpen, helpOpen, folderPickerOpen, capabilityChangeOpen, contextDetailsOpen],
-  ([s, h, f, c, g]) => s || h || f || c !== null || g,
+  [settingsOpen, helpOpen, folderPickerOpen, capabilityChangeOpen, contextDetailsOpen, imageView, dialogs],
+  ([s, h, f, c, g, i, d]) => s || h || f || c !== null || g || i !== null || d.length > 0,
 );
 
 /** Toast is a short notice, optionally with one action (Undo). */
