@@ -1678,7 +1678,7 @@ describe('TinyElf in the browser', { concurrency: 1, timeout: 20 * 60_000 }, () 
       const versions = page.getByRole('group', { name: 'Version 2 of 2' });
       await versions.waitFor();
       const nav = page.getByRole('navigation', { name: 'Sessions' });
-      await waitUntil(async () => (await nav.locator('li.row').count()) === 1, 'the sidebar lists the conversation once');
+      await waitUntil(async () => (await nav.locator('div.row').count()) === 1, 'the sidebar lists the conversation once');
       await shot(app, 'branch-2of2');
 
       await versions.getByRole('button', { name: 'Previous version' }).click();
@@ -1687,7 +1687,7 @@ describe('TinyElf in the browser', { concurrency: 1, timeout: 20 * 60_000 }, () 
       assert.equal(await page.locator('article.assistant', { hasText: 'Second answer.' }).count(), 0, 'the other version is not shown');
       await page.getByRole('group', { name: 'Version 1 of 2' }).getByRole('button', { name: 'Next version' }).click();
       await page.locator('article.assistant', { hasText: 'Second answer.' }).waitFor();
-      assert.equal(await nav.locator('li.row').count(), 1, 'still one entry');
+      assert.equal(await nav.locator('div.row').count(), 1, 'still one entry');
     },
   );
 
@@ -1749,7 +1749,7 @@ describe('TinyElf in the browser', { concurrency: 1, timeout: 20 * 60_000 }, () 
       // The refusal is the call's HTTP 400, which Chromium logs as well.
       app.errors = app.errors.filter((e) => !/status of 400 \(Bad Request\)/.test(e));
       const nav = page.getByRole('navigation', { name: 'Sessions' });
-      assert.equal(await nav.locator('li.row').count(), 0, 'a refused command starts no session');
+      assert.equal(await nav.locator('div.row').count(), 0, 'a refused command starts no session');
       await nav.getByText('No sessions yet.').waitFor();
 
       await box.fill('/gre');
@@ -1769,7 +1769,7 @@ describe('TinyElf in the browser', { concurrency: 1, timeout: 20 * 60_000 }, () 
       await name.press('Enter');
       await page.locator('article.assistant', { hasText: 'Ada' }).waitFor();
       await page.getByRole('button', { name: 'Send', exact: true }).waitFor();
-      await waitUntil(async () => (await nav.locator('li.row').count()) === 1, 'the command started one session');
+      await waitUntil(async () => (await nav.locator('div.row').count()) === 1, 'the command started one session');
     },
   );
 
@@ -1851,14 +1851,14 @@ describe('TinyElf in the browser', { concurrency: 1, timeout: 20 * 60_000 }, () 
       await send(page, 'Second folder');
       await page.locator('article.assistant', { hasText: 'Second folder' }).waitFor();
       await page.getByRole('button', { name: 'Send', exact: true }).waitFor();
-      await waitUntil(async () => (await nav.locator('li.row').count()) === 2, 'two sessions are listed');
+      await waitUntil(async () => (await nav.locator('div.row').count()) === 2, 'two sessions are listed');
       const filter = nav.getByLabel('Show the sessions of one folder');
       await filter.selectOption(other);
-      await waitUntil(async () => (await nav.locator('li.row').count()) === 1, 'the filter keeps one session');
+      await waitUntil(async () => (await nav.locator('div.row').count()) === 1, 'the filter keeps one session');
       await nav.getByRole('button', { name: /^My greeting/ }).waitFor({ state: 'detached' });
       await shot(app, 'folder-filter');
       await filter.selectOption('');
-      await waitUntil(async () => (await nav.locator('li.row').count()) === 2, 'all folders again');
+      await waitUntil(async () => (await nav.locator('div.row').count()) === 2, 'all folders again');
     },
   );
 
