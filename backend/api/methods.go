@@ -89,6 +89,10 @@ func (s *Service) Methods() map[string]Method {
 		"ListToolTasks":         method(s.ListToolTasks),
 		"RunUserTool":           method(s.RunUserTool),
 		"OpenToolsFolder":       method(s.OpenToolsFolder),
+		"ListAgents":            method(s.ListAgents),
+		"SaveAgent":             method(s.SaveAgent),
+		"DeleteAgent":           method(s.DeleteAgent),
+		"ListSubagents":         method(s.ListSubagents),
 		// Issue 15 (ui-core): attachments, recovery, notifications, folders,
 		// the model picker and the window.
 		"AddAttachment":            method(s.AddAttachment),

@@ -237,7 +237,7 @@ func mapErr(err error) error {
 		return &Error{Code: CodeNotFound, Message: err.Error()}
 	case errors.Is(err, engine.ErrBusy):
 		return &Error{Code: CodeBusy, Message: err.Error()}
-	case errors.Is(err, sessions.ErrInvalidEvent):
+	case errors.Is(err, sessions.ErrInvalidEvent), errors.Is(err, engine.ErrUnknownAgent):
 		return &Error{Code: CodeInvalid, Message: err.Error()}
 	}
 	var e *Error

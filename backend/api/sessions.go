@@ -38,14 +38,31 @@ type SessionItem struct {
 	Open     string   `json:"open,omitempty"`
 }
 
-// ListSessions returns conversations, most recently updated first (the
-// trash lists deleted sessions one by one).
+// ListSessions returns top-level conversations, most recently updated first
+// (paged by Limit and Offset; a conversation's edit-and-resend branches are
+// folded into one item), followed by the subagent sessions below them
+// (parentId says where each belongs). A subagent's session leaves the list
+// with its parent's. The trash lists every deleted session one by one.
 func (s *Service) ListSessions(ctx context.Context, a ListSessionsArgs) ([]SessionItem, error) {
-	o := sessions.ListOptions{Limit: a.Limit, Offset: a.Offset, Workspace: a.Workspace}
+	o := sessions.ListOptions{Limit: a.Limit, Offset: a.Offset, Workspace: a.Workspace, TopLevel: !a.Trash}
 	if a.Trash {
 		o.Deleted = sessions.OnlyDeleted
 	}
 	list, err := s.store.List(ctx, o)
+	if err != nil {
+		return []SessionItem{}, mapErr(err)
+	}
+	if !a.Trash && len(list) > 0 {
+		ids := make([]string, len(list))
+		for i, sess := range list {
+			ids[i] = sess.ID
+		}
+		below, err := s.store.Descendants(ctx, ids)
+		if err != nil {
+			return []SessionItem{}, mapErr(err)
+		}
+		list = append(list, below...)
+	}
 	out := make([]SessionItem, len(list))
 	for i, sess := range list {
 		out[i] = SessionItem{Session: sess, Running: s.engine.Running(sess.ID), Pending: s.engine.Pending(sess.ID)}
@@ -53,7 +70,7 @@ func (s *Service) ListSessions(ctx context.Context, a ListSessionsArgs) ([]Sessi
 	if !a.Trash {
 		out = foldBranches(out)
 	}
-	return out, mapErr(err)
+	return out, nil
 }
 
 // foldBranches makes one item of each conversation in a list sorted by

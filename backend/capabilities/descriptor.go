@@ -165,6 +165,18 @@ type Entry struct {
 	prepared *tools.Prepared
 }
 
+// WithTool returns the entry bound to t, which must describe itself
+// exactly as the entry's tool did (another session's value of the same
+// tool): the descriptor, projection and compiled schema are kept, and the
+// entry's registry executes t.
+func (e Entry) WithTool(t tools.Tool) Entry {
+	e.Tool = t
+	if e.prepared != nil {
+		e.prepared = e.prepared.WithTool(t)
+	}
+	return e
+}
+
 // Prepared returns the tool ready for a registry, preparing it when the
 // entry was not made by ToolEntry; nil for a broken tool or another kind.
 func (e Entry) Prepared() *tools.Prepared {

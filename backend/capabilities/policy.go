@@ -86,6 +86,10 @@ type Inputs struct {
 	Observation string
 	// Allowed is the agent's allowedTools (nil: every tool).
 	Allowed []string
+	// Inherited, when not nil, makes the session a subagent's: it sees
+	// only these tools (in Allowed's forms), the ones its parent passed
+	// on. ToolSearch stays, and finds only within them.
+	Inherited []string
 	// Blocked says why a deny rule blocks a whole tool ("" when none does).
 	Blocked func(name string) string
 	// Settings tune deferral.
@@ -128,6 +132,8 @@ const (
 	CauseProblem Cause = "problem"
 	// CauseProfile: the agent's allowedTools leave it out.
 	CauseProfile Cause = "profile"
+	// CauseInherit: a subagent's parent did not pass it on.
+	CauseInherit Cause = "inherit"
 	// CauseMode: the permission mode (plan) forbids it.
 	CauseMode Cause = "mode"
 	// CauseRule: a deny rule forbids it; the permission gate refuses a call
@@ -280,6 +286,8 @@ func hiddenReason(e *Entry, in Inputs) (string, Cause) {
 	switch {
 	case e.Problem != "":
 		return e.Problem, CauseProblem
+	case in.Inherited != nil && !allowedBy(in.Inherited, e):
+		return InheritReason, CauseInherit
 	case len(in.Allowed) > 0 && !allowedBy(in.Allowed, e):
 		return "this agent's profile does not allow it (allowedTools)", CauseProfile
 	case in.Mode == "plan" && !e.ReadOnly:
@@ -298,6 +306,9 @@ func hiddenReason(e *Entry, in Inputs) (string, Cause) {
 // The engine uses it to narrow a turn's list further (a slash command's
 // allowed-tools).
 func AllowedBy(allowed []string, e Entry) bool { return len(allowed) == 0 || allowedBy(allowed, &e) }
+
+// InheritReason is why a subagent does not see a tool of its own session.
+const InheritReason = "a subagent has only what its parent passed on: list_skills, read_skill, slash_command, the parent's MCP tools, and the tools spawn_agent named"
 
 // allowedBy reports whether an allowedTools list admits a tool: by name, by
 // identity, or by a trailing-* prefix ("mcp__github__*", "mcp__*"), and an

@@ -148,6 +148,47 @@ func TestPolicyAllowedTools(t *testing.T) {
 	}
 }
 
+// A subagent sees only what its parent passed on, with that reason; its
+// ToolSearch stays and finds only within the inherited set; its own
+// profile still narrows the set.
+func TestPolicyInheritedTools(t *testing.T) {
+	v := fixtureCatalog(t).Snapshot().View("")
+	in := Inputs{Mode: "default", Inherited: []string{"Read", "mcp__github"}}
+	vs := Compute(v, in, NewDiscovery())
+	for _, n := range []string{"Bash", "Write", "mcp__everything__echo"} {
+		if d := state(t, vs, n); d.State != StateHidden || d.Cause != CauseInherit || d.Reason != InheritReason {
+			t.Errorf("%s: %+v", n, d)
+		}
+	}
+	for _, n := range []string{"Read", "ToolSearch", "mcp__github__get_issue"} {
+		if d := state(t, vs, n); d.State == StateHidden {
+			t.Errorf("%s is hidden from the subagent: %+v", n, d)
+		}
+	}
+	res, err := Find(v, in, vs, SearchRequest{Query: "echo a message back", Kind: "tool"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, it := range res.Items {
+		if !strings.HasPrefix(it.Name, "mcp__github__") && it.Name != "Read" {
+			t.Errorf("a subagent's search found %s, which its parent did not pass on", it.Name)
+		}
+	}
+	if !vs.Inputs.Subagent || len(vs.Inputs.InheritedTools) != 2 {
+		t.Errorf("the inputs record does not show the inheritance: %+v", vs.Inputs)
+	}
+	// An empty inheritance is still one: nothing but ToolSearch.
+	none := Compute(v, Inputs{Mode: "default", Inherited: []string{}}, NewDiscovery())
+	if names := none.ToolNames(); len(names) != 1 || names[0] != "ToolSearch" {
+		t.Errorf("empty inheritance shows %v", names)
+	}
+	// The subagent's own profile narrows what was inherited.
+	both := Compute(v, Inputs{Mode: "default", Inherited: []string{"Read", "mcp__github"}, Allowed: []string{"Read"}}, NewDiscovery())
+	if d := state(t, both, "mcp__github__get_issue"); d.State != StateHidden || d.Cause != CauseProfile {
+		t.Errorf("profile over inheritance: %+v", d)
+	}
+}
+
 func TestPolicyPromotionDemotionAndMentions(t *testing.T) {
 	v := fixtureCatalog(t).Snapshot().View("")
 	in := Inputs{Mode: "default"}

@@ -53,6 +53,8 @@ type InputsRecord struct {
 	LoadedSkills     []string       `json:"loadedSkills,omitempty"`
 	RecentFailures   map[string]int `json:"recentFailures,omitempty"`
 	AllowedTools     []string       `json:"allowedTools,omitempty"`
+	InheritedTools   []string       `json:"inheritedTools,omitempty"`
+	Subagent         bool           `json:"subagent,omitempty"`
 	Defer            DeferMode      `json:"defer"`
 	Threshold        float64        `json:"threshold"`
 	CatalogVersion   uint64         `json:"catalogVersion"`
@@ -67,6 +69,7 @@ func record(in Inputs, v *View, st discoveryState, set Settings, window int) Inp
 		Task: task, ProjectTypes: Tags(in.Project), TouchedPaths: st.touched, Mode: in.Mode,
 		ContextWindow: window, ContextUsed: in.ContextUsed, ConnectedServers: v.Servers(),
 		LoadedSkills: st.loaded, AllowedTools: in.Allowed, Defer: set.Defer, Threshold: set.Threshold,
+		InheritedTools: in.Inherited, Subagent: in.Inherited != nil,
 	}
 	if v.Snapshot != nil {
 		r.CatalogVersion = v.Snapshot.Version

@@ -9,6 +9,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"sync"
 	"time"
@@ -167,22 +168,42 @@ type Provider struct {
 	Images *bool `json:"images,omitempty"`
 }
 
-// Agent is an agent profile.
+// DefaultAgent names the agent profile that always exists: sessions that
+// name no agent (or one that was deleted) use it, and it cannot be deleted.
+const DefaultAgent = "default"
+
+// Agent is an agent profile: who the agent is (its prompt), what it runs on
+// (provider, model, background model), what it may use (allowedTools,
+// directMcpServers, permissionMode) and how long it may go on
+// (maxIterations, compactAt).
 type Agent struct {
 	Name string `json:"name"`
+	// Description says what the agent is for; the UI and spawn_agent's
+	// list of agents show it.
+	Description string `json:"description,omitempty"`
 	// Prompt is added to the system prompt.
 	Prompt string `json:"prompt,omitempty"`
-	// AllowedTools, when not empty, limits the agent to these tools.
+	// AllowedTools, when not empty, limits the agent to these tools: names,
+	// trailing-* prefixes ("mcp__github__*") or "mcp__server" for all of a
+	// server's tools. The others are hidden with that reason.
 	AllowedTools []string `json:"allowedTools,omitempty"`
+	// PermissionMode is the mode the agent's new sessions start in (plan,
+	// default, acceptEdits, auto); empty takes the settings' mode. A
+	// subagent never gets a looser mode than its parent's.
+	PermissionMode string `json:"permissionMode,omitempty"`
+	// CompactAt is the share of the context window past which the agent's
+	// history is compacted (0: the settings' compactAt).
+	CompactAt float64 `json:"compactAt,omitempty"`
 	// MaxIterations bounds the model calls of one turn (0: 50).
 	MaxIterations int `json:"maxIterations,omitempty"`
 	// Provider and Model override the defaults for this agent.
 	Provider string `json:"provider,omitempty"`
 	Model    string `json:"model,omitempty"`
 	// BackgroundProvider and BackgroundModel run the agent's background
-	// calls (WebFetch summaries); an empty BackgroundModel means the
-	// session's own model, an empty BackgroundProvider the session's
-	// provider.
+	// calls (WebFetch summaries, compaction summaries); an empty
+	// BackgroundModel means the session's own model, an empty
+	// BackgroundProvider the session's provider. Sessions are titled from
+	// their first message, without a model call.
 	BackgroundProvider string `json:"backgroundProvider,omitempty"`
 	BackgroundModel    string `json:"backgroundModel,omitempty"`
 	// DirectMCPServers are stdio MCP servers started for this agent's
@@ -303,17 +324,72 @@ func (s Settings) Provider(name string) (Provider, bool) {
 // agent, which exists even when not configured.
 func (s Settings) Agent(name string) (Agent, bool) {
 	if name == "" {
-		name = "default"
+		name = DefaultAgent
 	}
 	for _, a := range s.Agents {
 		if a.Name == name {
 			return a, true
 		}
 	}
-	if name == "default" {
-		return Agent{Name: "default"}, true
+	if name == DefaultAgent {
+		return Agent{Name: DefaultAgent, Description: "The general agent new chats use."}, true
 	}
 	return Agent{}, false
+}
+
+// AgentList returns every agent profile, the default one first (as
+// configured, or its built-in form when the file has none).
+func (s Settings) AgentList() []Agent {
+	def, _ := s.Agent(DefaultAgent)
+	out := []Agent{def}
+	for _, a := range s.Agents {
+		if a.Name != DefaultAgent {
+			out = append(out, a)
+		}
+	}
+	return out
+}
+
+// CompactThresholdFor returns the share of the context window that
+// triggers compaction for an agent: its own compactAt, else the settings'.
+func (s Settings) CompactThresholdFor(a Agent) float64 {
+	if a.CompactAt > 0 && a.CompactAt < 1 {
+		return a.CompactAt
+	}
+	return s.CompactThreshold()
+}
+
+var agentName = regexp.MustCompile(`^[\p{L}\p{N}][\p{L}\p{N}._-]{0,63}$`)
+
+// ValidateAgent checks what the settings file can check of a profile: a
+// name of letters, digits, dots, dashes and underscores (no spaces, so
+// `run --agent NAME` and spawn_agent can name it), no negative limits, a
+// compactAt below 1, and direct MCP servers that are named stdio servers.
+// The permission mode is the engine's to check.
+func ValidateAgent(a Agent) error {
+	switch {
+	case !agentName.MatchString(a.Name):
+		return fmt.Errorf("an agent needs a name of letters, digits, dots, dashes or underscores (no spaces), up to 64 characters; %q is not one", a.Name)
+	case a.MaxIterations < 0:
+		return fmt.Errorf("maxIterations cannot be negative (0 means the default of 50)")
+	case a.CompactAt < 0 || a.CompactAt >= 1:
+		return fmt.Errorf("compactAt is a share of the context window between 0 and 1 (0 means the settings' value), not %v", a.CompactAt)
+	}
+	seen := map[string]bool{}
+	for _, m := range a.DirectMCPServers {
+		switch {
+		case strings.TrimSpace(m.Name) == "":
+			return fmt.Errorf("every direct MCP server needs a name")
+		case seen[m.Name]:
+			return fmt.Errorf("two direct MCP servers are named %q", m.Name)
+		case m.Type != "" && m.Type != "stdio":
+			return fmt.Errorf("direct MCP server %s: an agent's own servers are stdio servers (add %s servers in Settings → MCP)", m.Name, m.Type)
+		case strings.TrimSpace(m.Command) == "":
+			return fmt.Errorf("direct MCP server %s needs a command", m.Name)
+		}
+		seen[m.Name] = true
+	}
+	return nil
 }
 
 // Store loads and saves the settings file. It is safe for concurrent use,

@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -213,3 +215,65 @@ func reportCPU(b *testing.B, start time.Duration) {
 }
 
 func cpuTime() time.Duration { return cputime.Self() }
+
+// spawnProvider answers a parent that spawns one foreground subagent and a
+// child that answers at once, and times the spawn_agent call: from the
+// parent's answer that makes it to the parent's next request, which carries
+// its result. The model itself answers instantly.
+type spawnProvider struct {
+	mu      sync.Mutex
+	sent    time.Time
+	spent   time.Duration
+	spawned int
+}
+
+func (p *spawnProvider) Name() string { return "spawn" }
+
+func (p *spawnProvider) Models(context.Context) ([]llm.ModelInfo, error) { return nil, nil }
+
+func (p *spawnProvider) Stream(_ context.Context, req llm.Request, on func(llm.StreamEvent)) (*llm.Response, error) {
+	if strings.Contains(req.System, "You are a subagent") {
+		return &llm.Response{Text: "The answer is 42.", StopReason: llm.StopEndTurn, Usage: llm.Usage{InputTokens: 500, OutputTokens: 5}}, nil
+	}
+	last := req.Messages[len(req.Messages)-1]
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if last.Role == llm.RoleTool {
+		p.spent += time.Since(p.sent)
+		p.spawned++
+		return &llm.Response{Text: "The child says 42.", StopReason: llm.StopEndTurn}, nil
+	}
+	p.sent = time.Now()
+	return &llm.Response{StopReason: llm.StopToolUse, ToolCalls: []llm.ToolCall{{ID: fmt.Sprint("sp", p.spawned), Name: "spawn_agent", Arguments: `{"prompt":"What is the answer?"}`}}}, nil
+}
+
+// BenchmarkSpawnForegroundSubagent is a turn in which the model spawns a
+// foreground subagent that answers at once: two parent model calls and the
+// child's session, turn and answer. spawn-ns/op is the spawn_agent call
+// alone (creating the child's session, building its tools, its turn, the
+// result), model time excluded. Goal: under 5 ms.
+func BenchmarkSpawnForegroundSubagent(b *testing.B) {
+	p := &spawnProvider{}
+	e, id := newBenchEngineWith(b, p, nil)
+	info, _ := e.opts.Log.Info(context.Background(), id)
+	ctx := context.Background()
+	b.ReportAllocs()
+	defer reportCPU(b, cpuTime())
+	for i := 0; b.Loop(); i++ {
+		if i%sessionTurns == 0 {
+			b.StopTimer()
+			var err error
+			if id, err = e.NewSession(ctx, info.Workspace, ModeAuto, "", "", ""); err != nil {
+				b.Fatal(err)
+			}
+			b.StartTimer()
+		}
+		res, err := e.Run(ctx, id, "ask a helper")
+		if err != nil || res.Reason != EndDone || res.Text != "The child says 42." {
+			b.Fatalf("%+v %v", res, err)
+		}
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	b.ReportMetric(float64(p.spent.Nanoseconds())/float64(p.spawned), "spawn-ns/op")
+}

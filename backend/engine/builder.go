@@ -48,6 +48,15 @@ type BuildOptions struct {
 	Roots []tools.Root
 	// Skills adds the skills tools (steps 5, 6 and 9); nil leaves them out.
 	Skills *SkillTools
+	// Spawner backs spawn_agent, subagent_list and subagent_status (steps
+	// 7 and 8); without one they are absent.
+	Spawner tools.Spawner
+	// Sessions backs SessionsSpawn, SessionsList, SessionsSend and
+	// SessionsHistory (step 11); without it they are absent.
+	Sessions tools.SessionStore
+	// Schemas, when set, shares compiled parameter schemas between the
+	// sessions' registries.
+	Schemas *tools.SchemaCache
 }
 
 // Session is a built tool registry and the workspace it works in. Close it
@@ -73,7 +82,10 @@ func (s *Session) Close() error { return s.Workspace.Close() }
 //  4. Web Fetch: WebFetch with its summarizer
 //  5. Skills: list_skills, read_skill
 //  6. SkillHub: skillhub_search, skillhub_install
+//  7. Sub-Agent: spawn_agent
+//  8. Sub-Agent Query: subagent_list, subagent_status
 //  9. Slash Command: slash_command
+//  11. Session: SessionsSpawn, SessionsList, SessionsSend, SessionsHistory
 //  12. Control: Notify, SessionsYield
 //     and, from seed 003, ToolSearch (the way to the capabilities the
 //     discovery policy defers).
@@ -88,7 +100,7 @@ func BuildRegistry(opts BuildOptions) (*Session, error) {
 	if opts.Environ == nil {
 		opts.Environ = defaultChildEnviron
 	}
-	reg := tools.NewRegistry(tools.WithMiddleware(opts.Middleware...), tools.WithCallTimeout(opts.CallTimeout))
+	reg := tools.NewRegistry(tools.WithMiddleware(opts.Middleware...), tools.WithCallTimeout(opts.CallTimeout), tools.WithSchemaCache(opts.Schemas))
 	steps := []struct {
 		name  string
 		tools func() []tools.Tool
@@ -116,7 +128,28 @@ func BuildRegistry(opts BuildOptions) (*Session, error) {
 		}},
 		{"skills", func() []tools.Tool { return opts.Skills.step(5) }},
 		{"skillhub", func() []tools.Tool { return opts.Skills.step(6) }},
+		{"sub-agent", func() []tools.Tool {
+			if opts.Spawner == nil {
+				return nil
+			}
+			return []tools.Tool{tools.NewSpawnAgent(opts.Spawner)}
+		}},
+		{"sub-agent query", func() []tools.Tool {
+			if opts.Spawner == nil {
+				return nil
+			}
+			return []tools.Tool{tools.NewSubagentList(opts.Spawner), tools.NewSubagentStatus(opts.Spawner)}
+		}},
 		{"slash command", func() []tools.Tool { return opts.Skills.step(9) }},
+		{"session", func() []tools.Tool {
+			if opts.Sessions == nil {
+				return nil
+			}
+			return []tools.Tool{
+				tools.NewSessionsSpawn(opts.Sessions), tools.NewSessionsList(opts.Sessions),
+				tools.NewSessionsSend(opts.Sessions), tools.NewSessionsHistory(opts.Sessions),
+			}
+		}},
 		{"control", func() []tools.Tool {
 			ts := []tools.Tool{tools.NewSessionsYield()}
 			if opts.Notifier != nil {

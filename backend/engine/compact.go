@@ -106,7 +106,7 @@ const currentMarker = "\n\n---\nThe user's message for the current task, verbati
 // fails with what the user can do.
 func (t *turn) maybeCompact(ctx context.Context, req llm.Request) (llm.Request, error) {
 	window := t.contextWindow()
-	limit := int(float64(window) * t.settings.CompactThreshold())
+	limit := int(float64(window) * t.settings.CompactThresholdFor(t.agent))
 	before := t.promptTokens(req)
 	if before <= limit {
 		return req, nil
@@ -179,14 +179,26 @@ func (t *turn) compact(ctx context.Context, req llm.Request, input []llm.Message
 	}
 	isSkill := t.skillNamed()
 	input, loaded := withoutSkillBodies(input, isSkill)
+	// The agent's background model summarises when it has one; the
+	// session's own model does otherwise, or when that one is not set up.
+	prov, model, background := t.provider, req.Model, false
+	if a := t.agent; a.BackgroundModel != "" || a.BackgroundProvider != "" {
+		if bp, _, bm, err := t.e.backgroundModel(t); err == nil {
+			prov, model, background = bp, bm, true
+		}
+	}
 	sumReq := llm.Request{
-		Model:    req.Model,
+		Model:    model,
 		System:   "You summarise a working session between a user and an AI agent so the agent can continue it.",
 		Messages: append(trimForSummary(input), llm.Message{Role: llm.RoleUser, Content: prompt}),
 	}
-	resp, err := t.provider.Stream(ctx, sumReq, nil)
+	resp, err := prov.Stream(ctx, sumReq, nil)
 	if resp != nil {
-		t.usage = t.usage.Add(resp.Usage)
+		if background {
+			t.e.recordBackgroundUsage(ctx, t, model, resp.Usage)
+		} else {
+			t.usage = t.usage.Add(resp.Usage)
+		}
 	}
 	if err != nil {
 		return req, fmt.Errorf("compact the conversation: %w", err)

@@ -64,7 +64,7 @@ func (t *turn) syncCatalog(ctx context.Context) {
 		var es []capabilities.Entry
 		for _, n := range local.Registry.Names() {
 			if tool, ok := local.Registry.Get(n); ok {
-				es = append(es, capabilities.ToolEntry(tool))
+				es = append(es, t.e.entries.entry(tool))
 			}
 		}
 		cat.Replace(localPartition(s.id), es, capabilities.PartitionOptions{Session: s.id, Priority: capabilities.PriorityLocal,
@@ -87,7 +87,7 @@ func (t *turn) syncCatalog(ctx context.Context) {
 		}
 		es := make([]capabilities.Entry, 0, len(ts))
 		for _, tool := range ts {
-			es = append(es, capabilities.ToolEntry(tool))
+			es = append(es, t.e.entries.entry(tool))
 		}
 		cat.Replace(sourcePartition(s.id, i), es, capabilities.PartitionOptions{Session: s.id, Priority: capabilities.PriorityMCP,
 			Reason: sourceReason(prev, ts)})
@@ -199,6 +199,7 @@ func nameList(names []string) string {
 // inputs gathers the policy's inputs for the next model call.
 func (t *turn) inputs() capabilities.Inputs {
 	in := policyInputs(t.settings, t.agent, t.info.Mode, t.e.rules())
+	in.Inherited = t.info.Inherited // a subagent sees only what its parent passed on
 	in.Task, in.Project, in.Observation = t.task, t.project, t.observation
 	in.Allowed = t.grants.narrow(func() *capabilities.View { return t.e.catalog.Snapshot().View(t.s.id) }, in.Allowed)
 	in.ContextWindow, in.ContextUsed = t.contextWindow(), t.s.contextUsed()
@@ -329,7 +330,7 @@ func (t *turn) execRegistry(view *capabilities.View) *tools.Registry {
 	if d.exec != nil && d.execKey == view.Key() {
 		return d.exec
 	}
-	reg := tools.NewRegistry(tools.WithMiddleware(t.e.permissionMiddleware(s)))
+	reg := tools.NewRegistry(tools.WithMiddleware(t.e.permissionMiddleware(s)), tools.WithSchemaCache(t.e.schemas))
 	for _, e := range view.Entries() {
 		if e.Kind != capabilities.KindTool {
 			continue
@@ -525,6 +526,7 @@ func (e *Engine) preview(ctx context.Context, sessionID, mode string) (*capabili
 		agent, _ = st.Agent("default")
 	}
 	in := policyInputs(st, agent, info.Mode, e.rules())
+	in.Inherited = info.Inherited
 	in.Project = capabilities.DetectProject(info.Workspace)
 	if pc, ok := st.Provider(info.Provider); ok {
 		if info.Model != "" {
@@ -569,7 +571,7 @@ func (e *Engine) ensurePreviewTools() error {
 			// The skills tools as a new session has them (never run here).
 			sk = &SkillTools{Library: e.opts.Skills.Library(""), Hub: e.opts.Skills.Hub, Prompts: e.opts.Skills.Prompts}
 		}
-		built, err := BuildRegistry(BuildOptions{Workspace: dir, Notifier: e.opts.Notifier, Web: e.webTools(e.settings()), Skills: sk})
+		built, err := BuildRegistry(BuildOptions{Workspace: dir, Notifier: e.opts.Notifier, Web: e.webTools(e.settings()), Skills: sk, Spawner: e.subagents, Sessions: sessionTools{e}})
 		if err != nil {
 			e.previewErr = fmt.Errorf("prepare the capability preview: %w", err)
 			return

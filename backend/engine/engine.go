@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"os"
 	"slices"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -36,11 +37,16 @@ const (
 // Event is what the engine tells its listeners: every logged event (Seq >
 // 0) and the live-only ones above (Seq 0).
 type Event struct {
-	SessionID string          `json:"sessionId"`
-	Seq       int64           `json:"seq,omitempty"`
-	Type      string          `json:"type"`
-	Time      time.Time       `json:"time"`
-	Data      json.RawMessage `json:"data"`
+	SessionID string `json:"sessionId"`
+	// ParentID and RootID are set on a subagent's events: the session that
+	// spawned it, and the top-level session above them all (whose window
+	// shows the subagent's approvals).
+	ParentID string          `json:"parentId,omitempty"`
+	RootID   string          `json:"rootId,omitempty"`
+	Seq      int64           `json:"seq,omitempty"`
+	Type     string          `json:"type"`
+	Time     time.Time       `json:"time"`
+	Data     json.RawMessage `json:"data"`
 }
 
 // SessionInfo is what the engine needs to know about a session.
@@ -52,6 +58,13 @@ type SessionInfo struct {
 	Provider  string
 	Model     string
 	Title     string
+	// Parent and ParentCallID link a subagent's session to its parent;
+	// Inherited (never nil for a subagent) are the tools the parent passed
+	// on, Background whether it was started in the background.
+	Parent       string
+	ParentCallID string
+	Inherited    []string
+	Background   bool
 	// Titled is set when the session has a title of the user's or one a
 	// model wrote; Branch on an edit-and-resend branch; Messages counts
 	// its user and assistant messages so far.
@@ -77,6 +90,9 @@ type SessionLog interface {
 	// LastCapabilities returns the visible set the log last recorded, so a
 	// reopened session diffs against what its model saw.
 	LastCapabilities(ctx context.Context, sessionID string) (sessions.CapabilityState, error)
+	// ListSessions returns sessions, most recently updated first (the
+	// SessionsList tool).
+	ListSessions(ctx context.Context, limit, offset int) ([]tools.SessionSummary, error)
 }
 
 // ProviderFactory makes a provider from its settings.
@@ -184,6 +200,8 @@ type Options struct {
 	// means an empty catalog of the engine's own, which then holds only the
 	// sessions' tools.
 	Catalog *capabilities.Catalog
+	// Subagents bounds spawn_agent; zero fields take the defaults.
+	Subagents SubagentLimits
 	// Titles names each session after its first exchange with a short
 	// title from the agent's background model (or the session's own),
 	// logged as session.titled.
@@ -212,6 +230,12 @@ type Engine struct {
 	uses     int64                    // counts turns, for the LRU order
 	// summaries is WebFetch's cache, shared by every session.
 	summaries *tools.SummaryCache
+	// subagents runs spawn_agent's children and knows who spawned whom.
+	subagents *SubagentManager
+	// schemas are the tools' compiled parameter schemas, shared by every
+	// session's registries; entries their catalog entries.
+	schemas *tools.SchemaCache
+	entries *entryCache
 
 	// Background work beside the turns (naming sessions) runs under bgCtx
 	// and is counted in bgWork; Shutdown cancels and waits for it. bgMu
@@ -304,7 +328,8 @@ func New(opts Options) *Engine {
 	if opts.Catalog == nil {
 		opts.Catalog = capabilities.NewCatalog()
 	}
-	e := &Engine{opts: opts, catalog: opts.Catalog, sessions: map[string]*sessionState{}, summaries: tools.NewSummaryCache(opts.Now)}
+	e := &Engine{opts: opts, catalog: opts.Catalog, sessions: map[string]*sessionState{}, summaries: tools.NewSummaryCache(opts.Now), schemas: tools.NewSchemaCache(), entries: newEntryCache()}
+	e.subagents = newSubagentManager(e, opts.Subagents)
 	e.bgCtx, e.bgStop = context.WithCancel(context.Background())
 	return e
 }
@@ -324,10 +349,28 @@ func (e *Engine) peek(id string) *sessionState {
 	return e.sessions[id]
 }
 
+// ErrUnknownAgent is wrapped by NewSession's error for an agent profile
+// the settings do not have.
+var ErrUnknownAgent = errors.New("no such agent profile")
+
 // NewSession starts a session in a workspace and returns its ID. Empty
-// fields take the settings' defaults.
+// fields take the defaults: the agent's profile (its permission mode,
+// provider and model), then the settings'. An agent the settings do not
+// have is refused (ErrUnknownAgent), naming the ones there are.
 func (e *Engine) NewSession(ctx context.Context, workspace string, mode Mode, agent, provider, model string) (string, error) {
 	st := e.settings()
+	if agent == "" {
+		agent = config.DefaultAgent
+	}
+	a, ok := st.Agent(agent)
+	if !ok {
+		return "", fmt.Errorf("%w %q: the agents are %s (Settings → Agents)", ErrUnknownAgent, agent, agentNames(st))
+	}
+	if mode == "" && a.PermissionMode != "" {
+		if m, err := ParseMode(a.PermissionMode); err == nil {
+			mode = m
+		}
+	}
 	if mode == "" {
 		m, err := ParseMode(st.Permissions.Mode)
 		if err != nil {
@@ -335,16 +378,11 @@ func (e *Engine) NewSession(ctx context.Context, workspace string, mode Mode, ag
 		}
 		mode = m
 	}
-	if agent == "" {
-		agent = "default"
+	if provider == "" {
+		provider = a.Provider
 	}
-	if a, ok := st.Agent(agent); ok {
-		if provider == "" {
-			provider = a.Provider
-		}
-		if model == "" {
-			model = a.Model
-		}
+	if model == "" {
+		model = a.Model
 	}
 	if p, ok := st.Provider(provider); ok {
 		provider = p.Name
@@ -360,27 +398,28 @@ func (e *Engine) NewSession(ctx context.Context, workspace string, mode Mode, ag
 	})
 }
 
+// agentNames lists the agent profiles for a message.
+func agentNames(st config.Settings) string {
+	var names []string
+	for _, a := range st.AgentList() {
+		names = append(names, a.Name)
+	}
+	return strings.Join(names, ", ")
+}
+
 // Send starts a turn on the session with the user's text and returns at
 // once; the turn's events reach the Sink. It fails with ErrBusy while a
 // turn runs.
 func (e *Engine) Send(sessionID, text string) error {
-	s, run, ctx, err := e.begin(sessionID)
-	if err != nil {
-		return err
-	}
-	go func() { e.finish(s, run, e.runTurn(ctx, s, text, TurnOptions{})) }()
-	return nil
+	_, err := e.start(sessionID, text, TurnOptions{})
+	return err
 }
 
 // SendWith is Send for a slash command the user typed: text is the
 // rendered command, o what it asks of the turn.
 func (e *Engine) SendWith(sessionID, text string, o TurnOptions) error {
-	s, run, ctx, err := e.begin(sessionID)
-	if err != nil {
-		return err
-	}
-	go func() { e.finish(s, run, e.runTurn(ctx, s, text, o)) }()
-	return nil
+	_, err := e.start(sessionID, text, o)
+	return err
 }
 
 // Run runs a turn and waits for it to end. When ctx ends, the turn is
@@ -392,15 +431,30 @@ func (e *Engine) Run(ctx context.Context, sessionID, text string) (TurnResult, e
 
 // RunWith is Run for a slash command the user typed (see SendWith).
 func (e *Engine) RunWith(ctx context.Context, sessionID, text string, o TurnOptions) (TurnResult, error) {
-	s, run, runCtx, err := e.begin(sessionID)
+	run, err := e.start(sessionID, text, o)
 	if err != nil {
 		return TurnResult{}, err
 	}
+	return e.await(ctx, sessionID, run), nil
+}
+
+// start begins a turn and runs it in a goroutine of its own; the returned
+// handle's done closes when it has ended.
+func (e *Engine) start(sessionID, text string, o TurnOptions) (*turnRun, error) {
+	s, run, ctx, err := e.begin(sessionID)
+	if err != nil {
+		return nil, err
+	}
+	go func() { e.finish(s, run, e.runTurn(ctx, s, text, o)) }()
+	return run, nil
+}
+
+// await waits for a started turn, cancelling it when ctx ends.
+func (e *Engine) await(ctx context.Context, sessionID string, run *turnRun) TurnResult {
 	stop := context.AfterFunc(ctx, func() { e.Cancel(sessionID) })
 	defer stop()
-	go func() { e.finish(s, run, e.runTurn(runCtx, s, text, o)) }()
 	<-run.done
-	return run.result, nil
+	return run.result
 }
 
 // begin marks the session as running a turn, creating its state if the
@@ -589,11 +643,15 @@ func (e *Engine) Shutdown(ctx context.Context) {
 	}
 }
 
-// Cancel stops the session's running turn, if any. Pending approvals are
+// Cancel stops the session's running turn, if any, and its subagents'
+// (foreground or background, at any depth). Pending approvals are
 // answered with a denial. Cancel returns at once; the turn ends promptly
 // (tool calls are abandoned by the pipeline when they do not stop), and if
 // it has still not ended after cancelGrace the session is freed anyway.
 func (e *Engine) Cancel(sessionID string) {
+	for _, child := range e.subagents.activeChildren(sessionID) {
+		e.Cancel(child)
+	}
 	s := e.peek(sessionID)
 	if s == nil {
 		return
@@ -703,7 +761,11 @@ func (e *Engine) expectAnswer(s *sessionState, req ApprovalRequest) func(ctx con
 			s.mu.Unlock()
 		}()
 		if e.opts.Notices != nil {
-			_ = e.opts.Notices.ApprovalWaiting(ctx, "TinyElf needs your approval", req.Tool, e.opts.Background)
+			title, background := "TinyElf needs your approval", e.opts.Background
+			if run := e.subagents.active(s.id); run != nil {
+				title, background = fmt.Sprintf("TinyElf's subagent (%s) needs your approval", run.agent), background || run.background
+			}
+			_ = e.opts.Notices.ApprovalWaiting(ctx, title, req.Tool, background)
 		}
 		select {
 		case ans := <-ch:
@@ -730,8 +792,12 @@ func (e *Engine) recordLogged(ctx context.Context, sessionID string, evs ...sess
 	if err != nil {
 		return nil, fmt.Errorf("log session %s: %w", sessionID, err)
 	}
+	parent, root := e.subagents.lineageOf(sessionID)
 	for _, ev := range logged {
-		e.opts.Sink(Event{SessionID: sessionID, Seq: ev.Seq, Type: string(ev.Type), Time: ev.Time, Data: ev.Data})
+		e.opts.Sink(Event{SessionID: sessionID, ParentID: parent, RootID: root, Seq: ev.Seq, Type: string(ev.Type), Time: ev.Time, Data: ev.Data})
+	}
+	if parent != "" {
+		e.subagents.observe(sessionID, logged)
 	}
 	return logged, nil
 }
@@ -739,7 +805,8 @@ func (e *Engine) recordLogged(ctx context.Context, sessionID string, evs ...sess
 // live publishes an event that is not logged.
 func (e *Engine) live(sessionID, typ string, data any) {
 	b, _ := json.Marshal(data)
-	e.opts.Sink(Event{SessionID: sessionID, Type: typ, Time: e.opts.Now(), Data: b})
+	parent, root := e.subagents.lineageOf(sessionID)
+	e.opts.Sink(Event{SessionID: sessionID, ParentID: parent, RootID: root, Type: typ, Time: e.opts.Now(), Data: b})
 }
 
 // discoveryState returns the session's discovery state, created at first

@@ -393,6 +393,51 @@ func TestCompaction(t *testing.T) {
 	})
 }
 
+// TestCompactionThroughBackgroundModel: an agent with a background model
+// has its history summarised by that model, and the call's usage is logged
+// under it; the session's own calls stay on its model.
+func TestCompactionThroughBackgroundModel(t *testing.T) {
+	forEachFormat(t, func(t *testing.T, kind string) {
+		h := newHarness(t, kind, []llmtest.Turn{
+			{ToolCalls: []llmtest.ToolCall{call("r", "Read", `{"path":"big.txt"}`)}},
+			{Text: "SUMMARY: big.txt was read."},
+			{Text: "Here is the answer."},
+		})
+		h.writeFile("big.txt", strings.Repeat("lorem ipsum dolor sit amet\n", 800))
+		if err := h.settings.Update(func(s *config.Settings) error {
+			s.Providers[0].ContextWindow = 6000
+			s.Agents = []config.Agent{{Name: "default", BackgroundModel: "bg-model"}}
+			return nil
+		}); err != nil {
+			t.Fatal(err)
+		}
+		id := h.session(ModeDefault)
+		if res := h.run(id, "summarise big.txt"); res.Reason != EndDone || res.Text != "Here is the answer." {
+			t.Fatalf("result %+v", res)
+		}
+		if comps := logged[sessions.Compaction](h, id, sessions.EventCompaction); len(comps) != 1 {
+			t.Fatalf("compactions %+v", comps)
+		}
+		reqs := h.srv.ChatRequests()
+		if len(reqs) != 3 {
+			t.Fatalf("%d requests", len(reqs))
+		}
+		if reqs[1].Body["model"] != "bg-model" {
+			t.Errorf("the summary ran on %v, want the background model", reqs[1].Body["model"])
+		}
+		if reqs[0].Body["model"] != "test-model" || reqs[2].Body["model"] != "test-model" {
+			t.Errorf("the session's calls must stay on its model: %v, %v", reqs[0].Body["model"], reqs[2].Body["model"])
+		}
+		found := false
+		for _, u := range logged[sessions.Usage](h, id, sessions.EventUsage) {
+			found = found || u.Model == "bg-model"
+		}
+		if !found {
+			t.Error("the summary's usage was not logged under the background model")
+		}
+	})
+}
+
 func TestInteractiveApproval(t *testing.T) {
 	h := newHarness(t, "openai", []llmtest.Turn{
 		{ToolCalls: []llmtest.ToolCall{call("e", "Bash", `{"command":"sudo ls"}`)}},

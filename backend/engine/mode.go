@@ -5,6 +5,7 @@ package engine
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 )
 
@@ -38,4 +39,10 @@ func ParseMode(s string) (Mode, error) {
 		return ModeDefault, nil
 	}
 	return "", fmt.Errorf("unknown permission mode %q (want plan, default, acceptEdits or auto)", s)
+}
+
+// Looser reports whether m lets the agent do more without asking than
+// other does (plan < default < acceptEdits < auto).
+func (m Mode) Looser(other Mode) bool {
+	return slices.Index(Modes, m) > slices.Index(Modes, other)
 }

@@ -15,10 +15,12 @@ import (
 )
 
 // runCalls runs the model's tool calls and returns their results in the
-// model's order. Consecutive read-only calls run in parallel; any other call
-// runs alone, in order, so writes never race each other or the reads around
-// them. The log records intents and results in the model's order too, so
-// the history the model sees next is the order it asked in.
+// model's order. Consecutive read-only calls run in parallel, and so do
+// consecutive spawn_agent calls (each child a session of its own, at most
+// SubagentLimits.Parallel at once); any other call runs alone, in order, so
+// writes never race each other or the reads around them. The log records
+// intents and results in the model's order too, so the history the model
+// sees next is the order it asked in.
 //
 // A log write that fails stops the calls (see turn.record): no call runs
 // whose intent is not logged, waiting approvals are withdrawn, and results
@@ -33,10 +35,17 @@ func (t *turn) runCalls(ctx context.Context, calls []llm.ToolCall) []tools.CallR
 	results := make([]tools.CallResult, len(calls))
 	for i := 0; i < len(calls); {
 		j := i + 1
-		if t.readOnly(calls[i].Name) {
+		bound := 0 // how many of the batch run at once (0: all)
+		switch {
+		case t.readOnly(calls[i].Name):
 			for j < len(calls) && t.readOnly(calls[j].Name) {
 				j++
 			}
+		case calls[i].Name == spawnAgentName:
+			for j < len(calls) && calls[j].Name == spawnAgentName {
+				j++
+			}
+			bound = t.e.subagents.limits.Parallel
 		}
 		for k := i; k < j; k++ {
 			if t.logIntent(ctx, calls[k]) != nil {
@@ -44,10 +53,21 @@ func (t *turn) runCalls(ctx context.Context, calls []llm.ToolCall) []tools.CallR
 			}
 		}
 		var wg sync.WaitGroup
+		var slots chan struct{}
+		if bound > 0 {
+			slots = make(chan struct{}, bound)
+		}
 		for k := i; k < j; k++ {
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
+				if slots != nil {
+					select {
+					case slots <- struct{}{}:
+						defer func() { <-slots }()
+					case <-callCtx.Done():
+					}
+				}
 				results[k] = t.execute(callCtx, calls[k])
 			}()
 		}

@@ -54,8 +54,18 @@ func systemPrompt(info SessionInfo, agent config.Agent, ws *tools.Workspace, pro
 	fmt.Fprintf(&sb, "- Operating system: %s/%s\n", runtime.GOOS, runtime.GOARCH)
 	fmt.Fprintf(&sb, "- Today's date: %s\n", now.Format("2006-01-02 (Monday)"))
 	fmt.Fprintf(&sb, "- Permission mode: %s (%s)\n", info.Mode, modeHelp(info.Mode))
+	if info.Parent != "" {
+		sb.WriteString(subagentPrompt)
+	}
 	return sb.String()
 }
+
+// subagentPrompt tells a subagent what it is: its answer goes to the agent
+// that spawned it, and its tools are the ones passed on.
+const subagentPrompt = `
+# You are a subagent
+Another agent started you for the task in the first message; your final answer is returned to it, not shown to the user as a reply. Work only on that task, and end with a complete, self-contained answer: what you found or did, with the paths, names and facts the other agent needs. You have only the tools it passed on to you; ToolSearch finds only among them. If the task cannot be done with them, say so in your answer instead of working around it.
+`
 
 func modeHelp(m Mode) string {
 	switch m {

@@ -5,6 +5,7 @@ import (
 
 	"tinyelf/backend/llm"
 	"tinyelf/backend/sessions"
+	"tinyelf/backend/tools"
 )
 
 // StoreLog adapts the session store to the engine's SessionLog.
@@ -34,11 +35,27 @@ func (l StoreLog) Info(ctx context.Context, sessionID string) (SessionInfo, erro
 	if err != nil {
 		mode = ModeDefault
 	}
-	return SessionInfo{
+	info := SessionInfo{
 		ID: s.ID, Workspace: s.Workspace, Agent: s.Agent, Mode: mode,
 		Provider: s.Provider, Model: s.Model, Title: s.Title,
 		Titled: s.Titled(), Branch: s.Branch, Messages: s.MessageCount,
-	}, nil
+		Parent: s.Parent, ParentCallID: s.ParentCallID, Inherited: s.Inherited, Background: s.Background,
+	}
+	if info.Parent != "" && info.Inherited == nil {
+		info.Inherited = []string{} // a subagent that inherited nothing still sees nothing more
+	}
+	return info, nil
+}
+
+// ListSessions implements SessionLog.
+func (l StoreLog) ListSessions(ctx context.Context, limit, offset int) ([]tools.SessionSummary, error) {
+	list, err := l.Store.List(ctx, sessions.ListOptions{Limit: limit, Offset: offset})
+	out := make([]tools.SessionSummary, len(list))
+	for i, s := range list {
+		out[i] = tools.SessionSummary{ID: s.ID, Title: s.Title, Agent: s.Agent, Workspace: s.Workspace, Parent: s.Parent,
+			Messages: s.MessageCount, UpdatedAt: s.UpdatedAt}
+	}
+	return out, err
 }
 
 // LastSeq implements SessionLog.

@@ -49,6 +49,11 @@ type turn struct {
 	reg      *tools.Registry
 	ws       *tools.Workspace
 	usage    llm.Usage
+	// depth is how deep the session nests below a top-level one (0: it is
+	// one; 1: a top-level session's subagent).
+	depth int
+	// sub is the run this turn does for a parent session, nil otherwise.
+	sub *subRun
 
 	// Capability discovery: this call's visible set, and the policy
 	// inputs the turn gathers (the task, the project, the latest results).
@@ -163,6 +168,9 @@ func (e *Engine) runInput(ctx context.Context, s *sessionState, in Input, opts T
 		return t.fail(ctx, "internal", "", 0, logFailed(err))
 	}
 	maxIter := t.agent.MaxIterations
+	if t.sub != nil && t.sub.maxIterations > 0 {
+		maxIter = t.sub.maxIterations // spawn_agent's maxIterations, for the turn it started
+	}
 	if maxIter <= 0 {
 		maxIter = DefaultMaxIterations
 	}
@@ -246,9 +254,18 @@ func (e *Engine) prepare(ctx context.Context, s *sessionState) (*turn, error) {
 		return t, err
 	}
 	t.info = info
+	if info.Parent != "" {
+		depth, root, err := e.subagents.ancestry(ctx, info)
+		if err != nil {
+			return t, err
+		}
+		t.depth = depth
+		e.subagents.setLineage(s.id, info.Parent, root)
+		t.sub = e.subagents.active(s.id)
+	}
 	agent, ok := t.settings.Agent(info.Agent)
 	if !ok {
-		agent, _ = t.settings.Agent("default")
+		agent, _ = t.settings.Agent(config.DefaultAgent)
 	}
 	t.agent = agent
 	pc, ok := t.settings.Provider(info.Provider)
@@ -338,6 +355,9 @@ func (t *turn) registry() (*Session, error) {
 		Reads:        s.reads,
 		Roots:        roots,
 		Skills:       sk,
+		Spawner:      t.e.subagents,
+		Sessions:     sessionTools{t.e},
+		Schemas:      t.e.schemas,
 	})
 	if err != nil {
 		return nil, err
@@ -484,15 +504,21 @@ func (t *turn) end(ctx context.Context, reason, text string, iterations int, err
 			res.Reason, res.Err, reason, msg = EndError, lerr.Error(), EndError, lerr.Error()
 		}
 	}
-	if n := t.e.opts.Notices; n != nil {
+	if n := t.e.opts.Notices; n != nil && (t.sub == nil || t.sub.background) {
+		// A foreground subagent's end is its parent's business: the parent
+		// goes on, and its own end is what the user hears of.
 		nctx := context.WithoutCancel(ctx)
+		stopped, finished, background := "TinyElf stopped", "TinyElf finished", t.e.opts.Background
+		if t.sub != nil {
+			stopped, finished, background = "TinyElf's subagent stopped", "TinyElf's subagent finished", true
+		}
 		switch reason {
 		case EndError, EndMaxIterations:
-			_ = n.TurnFailed(nctx, withTitle("TinyElf stopped", t.info.Title), tools.CutUTF8(msg, 200), t.e.opts.Background)
+			_ = n.TurnFailed(nctx, withTitle(stopped, t.info.Title), tools.CutUTF8(msg, 200), background)
 		case EndCancelled:
 			// The user stopped it; they know.
 		default:
-			_ = n.TurnEnded(nctx, withTitle("TinyElf finished", t.info.Title), tools.CutUTF8(text, 200), t.e.opts.Background)
+			_ = n.TurnEnded(nctx, withTitle(finished, t.info.Title), tools.CutUTF8(text, 200), background)
 		}
 	}
 	return res

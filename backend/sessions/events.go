@@ -75,6 +75,16 @@ type SessionCreated struct {
 	// seq were copied from the parent.
 	ForkedFrom  string `json:"forkedFrom,omitempty"`
 	ForkedAtSeq int64  `json:"forkedAtSeq,omitempty"`
+	// Parent and ParentCallID are set on a subagent's session: the session
+	// whose spawn_agent call (ParentCallID) started it.
+	Parent       string `json:"parent,omitempty"`
+	ParentCallID string `json:"parentCallId,omitempty"`
+	// Inherited are the tools a subagent's parent passed on to it (names,
+	// or "mcp__server" for every tool of a server); a subagent's session
+	// sees no other tool, whatever this list holds (empty included).
+	Inherited []string `json:"inherited,omitempty"`
+	// Background marks a subagent started in the background.
+	Background bool `json:"background,omitempty"`
 	// Branch marks a fork made by editing the user message that followed
 	// ForkedAtSeq and sending it again: another version of the parent's
 	// conversation, shown in its place, not a conversation of its own.

@@ -7,7 +7,8 @@ import (
 
 // Fork starts a new session from a parent's history up to atSeq (a message
 // the user picked): the new log opens with a session.created carrying the
-// parent's settings plus ForkedFrom and ForkedAtSeq, then copies the
+// parent's settings plus ForkedFrom and ForkedAtSeq (a subagent's link to
+// its parent session is not kept), then copies the
 // parent's events 2..atSeq with their times. The parent's soft deletes and
 // restores are not copied (a fork of a trashed session is not in the
 // trash); the copies are renumbered without gaps, and compaction
@@ -41,6 +42,10 @@ func (s *Store) fork(ctx context.Context, parentID string, atSeq int64, branch b
 			return err
 		}
 		created.ForkedFrom, created.ForkedAtSeq, created.Branch = parentID, atSeq, branch
+		// A fork is the user's own session: a subagent's fork no longer
+		// belongs under the parent, nor is it limited to what the parent
+		// passed on.
+		created.Parent, created.ParentCallID, created.Inherited, created.Background = "", "", nil, false
 		out := []Event{NewEvent(EventSessionCreated, created)}
 		dropped := []int64{} // parent seqs left out, ascending
 		for _, ev := range evs[1:] {

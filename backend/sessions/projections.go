@@ -37,9 +37,20 @@ type Session struct {
 	ForkedFrom   string      `json:"forkedFrom,omitempty"`
 	ForkedAtSeq  int64       `json:"forkedAtSeq,omitempty"`
 	// Branch is set on an edit-and-resend branch (SessionCreated.Branch).
-	Branch bool         `json:"branch,omitempty"`
-	titles sessionTitle // the parts Title is chosen from
+	Branch bool `json:"branch,omitempty"`
+	// Parent and ParentCallID link a subagent's session to the session
+	// and the spawn_agent call that started it; empty for the others.
+	Parent       string `json:"parentId,omitempty"`
+	ParentCallID string `json:"parentCallId,omitempty"`
+	// Inherited are the tools a subagent's parent passed on (see
+	// SessionCreated.Inherited).
+	Inherited  []string     `json:"inherited,omitempty"`
+	Background bool         `json:"background,omitempty"`
+	titles     sessionTitle // the parts Title is chosen from
 }
+
+// Subagent reports whether the session is a subagent's (it has a parent).
+func (s Session) Subagent() bool { return s.Parent != "" }
 
 // sessionTitle keeps every title so a rename to "" falls back to the
 // generated or the auto title.
@@ -273,6 +284,7 @@ func project(s *Session, ev Event, out sink) error {
 		}
 		s.ID, s.Workspace, s.Agent, s.Mode = ev.SessionID, p.Workspace, p.Agent, p.Mode
 		s.Provider, s.Model, s.ForkedFrom, s.ForkedAtSeq = p.Provider, p.Model, p.ForkedFrom, p.ForkedAtSeq
+		s.Parent, s.ParentCallID, s.Inherited, s.Background = p.Parent, p.ParentCallID, p.Inherited, p.Background
 		s.Branch = p.Branch && p.ForkedFrom != ""
 		s.CreatedAt, s.UpdatedAt = ev.Time, ev.Time
 		s.titles.custom = strings.TrimSpace(p.Title)

@@ -14,15 +14,16 @@ import (
 // projected by other code, Open rebuilds its projections from the log.
 // 2: assistant items carry their usage; 3: capability changes and loaded
 // capabilities are UI items; 4: attachments, model changes; 5: generated
-// titles, branches, decision reasons.
-const projectionVersion = "5"
+// titles, branches, decision reasons; 6: subagent sessions' links to their
+// parent.
+const projectionVersion = "6"
 
 // The statements of the write path, prepared once on the write connection.
 const (
 	qMaxSeq      = `SELECT COALESCE(MAX(seq), 0) FROM events WHERE session_id = ?`
 	qInsertEvent = `INSERT INTO events (session_id, seq, type, ts, data) VALUES (?, ?, ?, ?, ?)`
 	qLoadSession = `SELECT ` + sessionCols + ` FROM sessions WHERE id = ?`
-	qSaveSession = `INSERT INTO sessions (` + sessionCols + `) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+	qSaveSession = `INSERT INTO sessions (` + sessionCols + `) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
 		ON CONFLICT (id) DO UPDATE SET custom_title = excluded.custom_title, auto_title = excluded.auto_title,
 		workspace = excluded.workspace, agent = excluded.agent, mode = excluded.mode, provider = excluded.provider,
 		model = excluded.model, created_at = excluded.created_at, updated_at = excluded.updated_at,
@@ -30,7 +31,9 @@ const (
 		input_tokens = excluded.input_tokens, output_tokens = excluded.output_tokens,
 		cache_read_tokens = excluded.cache_read_tokens, cache_write_tokens = excluded.cache_write_tokens,
 		cost_usd = excluded.cost_usd, forked_from = excluded.forked_from, forked_at_seq = excluded.forked_at_seq,
-		generated_title = excluded.generated_title, branch = excluded.branch`
+		generated_title = excluded.generated_title, branch = excluded.branch,
+		parent_id = excluded.parent_id, parent_call_id = excluded.parent_call_id, inherited = excluded.inherited,
+		background = excluded.background`
 	qInsertUI = `INSERT INTO ui_messages (session_id, seq, kind, call_id, data) VALUES (?, ?, ?, ?, ?)`
 	// call_id <> '' lets SQLite use the partial index ui_messages_by_call.
 	qFindUI = `SELECT seq, data FROM ui_messages WHERE session_id = ? AND call_id = ? AND call_id <> '' AND kind = ?
@@ -48,17 +51,23 @@ const (
 // qSaveSession use.
 const sessionCols = `id, custom_title, auto_title, workspace, agent, mode, provider, model, created_at, updated_at,
 	deleted_at, last_seq, message_count, input_tokens, output_tokens, cache_read_tokens, cache_write_tokens, cost_usd,
-	forked_from, forked_at_seq, generated_title, branch`
+	forked_from, forked_at_seq, generated_title, branch, parent_id, parent_call_id, inherited, background`
 
 func scanSession(r scanner) (Session, error) {
 	var s Session
 	var created, updated, deleted int64
+	var inherited string
 	err := r.Scan(&s.ID, &s.titles.custom, &s.titles.auto, &s.Workspace, &s.Agent, &s.Mode, &s.Provider, &s.Model,
 		&created, &updated, &deleted, &s.LastSeq, &s.MessageCount, &s.Usage.InputTokens, &s.Usage.OutputTokens,
 		&s.Usage.CacheReadTokens, &s.Usage.CacheWriteTokens, &s.Usage.CostUSD, &s.ForkedFrom, &s.ForkedAtSeq,
-		&s.titles.generated, &s.Branch)
+		&s.titles.generated, &s.Branch, &s.Parent, &s.ParentCallID, &inherited, &s.Background)
 	if err != nil {
 		return Session{}, err
+	}
+	if inherited != "" {
+		if err := json.Unmarshal([]byte(inherited), &s.Inherited); err != nil {
+			return Session{}, fmt.Errorf("session %s: inherited tools: %w", s.ID, err)
+		}
 	}
 	s.CreatedAt, s.UpdatedAt, s.DeletedAt = fromMillis(created), fromMillis(updated), fromMillis(deleted)
 	s.setTitle()
@@ -69,7 +78,16 @@ func sessionArgs(s *Session) []any {
 	return []any{s.ID, s.titles.custom, s.titles.auto, s.Workspace, s.Agent, s.Mode, s.Provider, s.Model,
 		millis(s.CreatedAt), millis(s.UpdatedAt), millis(s.DeletedAt), s.LastSeq, s.MessageCount,
 		s.Usage.InputTokens, s.Usage.OutputTokens, s.Usage.CacheReadTokens, s.Usage.CacheWriteTokens, s.Usage.CostUSD,
-		s.ForkedFrom, s.ForkedAtSeq, s.titles.generated, s.Branch}
+		s.ForkedFrom, s.ForkedAtSeq, s.titles.generated, s.Branch, s.Parent, s.ParentCallID, inheritedText(s.Inherited), s.Background}
+}
+
+// inheritedText stores a subagent's inherited tools as JSON ("" for none).
+func inheritedText(names []string) string {
+	if len(names) == 0 {
+		return ""
+	}
+	b, _ := json.Marshal(names)
+	return string(b)
 }
 
 // millis stores a time as Unix milliseconds, the zero time as 0.

@@ -300,6 +300,11 @@ type ListOptions struct {
 	Offset    int
 	Deleted   DeletedFilter
 	Workspace string // when set, only sessions of this workspace
+	// TopLevel leaves out subagents' sessions (Descendants finds them).
+	TopLevel bool
+	// Parent, when set, lists only the subagent sessions that session
+	// started (its direct children).
+	Parent string
 }
 
 // List returns sessions, most recently updated first (ties by ID). Pages
@@ -318,6 +323,13 @@ func (s *Store) List(ctx context.Context, o ListOptions) (_ []Session, err error
 	if o.Workspace != "" {
 		q += ` AND workspace = ?`
 		args = append(args, o.Workspace)
+	}
+	if o.TopLevel {
+		q += ` AND parent_id = ''`
+	}
+	if o.Parent != "" {
+		q += ` AND parent_id = ?`
+		args = append(args, o.Parent)
 	}
 	if o.Limit <= 0 {
 		o.Limit = 50
@@ -339,6 +351,49 @@ func (s *Store) List(ctx context.Context, o ListOptions) (_ []Session, err error
 	}
 	if err := rows.Err(); err != nil {
 		return nil, fmt.Errorf("list sessions: %w", classify(err))
+	}
+	return out, nil
+}
+
+// maxDescendants bounds what Descendants returns, so a runaway tree of
+// subagents cannot make the session list unbounded.
+const maxDescendants = 500
+
+// Descendants returns the subagent sessions below the given sessions (their
+// children, their children's children…), not deleted, most recently
+// updated first, at most 500 of them.
+func (s *Store) Descendants(ctx context.Context, ids []string) ([]Session, error) {
+	if len(ids) == 0 {
+		return nil, nil
+	}
+	roots := strings.Repeat("?, ", len(ids)-1) + "?"
+	q := `WITH RECURSIVE tree(id, depth) AS (
+			SELECT id, 1 FROM sessions WHERE parent_id IN (` + roots + `)
+			UNION
+			SELECT s.id, tree.depth + 1 FROM sessions s JOIN tree ON s.parent_id = tree.id WHERE tree.depth < 16
+		)
+		SELECT ` + sessionCols + ` FROM sessions WHERE id IN (SELECT id FROM tree) AND deleted_at = 0
+		ORDER BY updated_at DESC, id LIMIT ?`
+	args := make([]any, 0, len(ids)+1)
+	for _, id := range ids {
+		args = append(args, id)
+	}
+	args = append(args, maxDescendants)
+	rows, err := s.r.QueryContext(ctx, q, args...)
+	if err != nil {
+		return nil, fmt.Errorf("list subagent sessions: %w", classify(err))
+	}
+	defer rows.Close()
+	var out []Session
+	for rows.Next() {
+		sess, err := scanSession(rows)
+		if err != nil {
+			return nil, fmt.Errorf("list subagent sessions: %w", classify(err))
+		}
+		out = append(out, sess)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("list subagent sessions: %w", classify(err))
 	}
 	return out, nil
 }
@@ -392,14 +447,19 @@ func (s *Store) setDeleted(ctx context.Context, id string, deleted bool) error {
 	})
 }
 
-// Purge removes for good the sessions soft-deleted before the given time:
-// their events, projections and search entries. It returns how many
-// sessions went. Forks of a purged session keep their own copy of the log.
+// Purge removes for good the sessions soft-deleted before the given time,
+// and the subagent sessions below them: their events, projections and
+// search entries. It returns how many sessions went. Forks of a purged
+// session keep their own copy of the log.
 func (s *Store) Purge(ctx context.Context, deletedBefore time.Time) (_ int, err error) {
 	defer s.explain(&err)
 	n := 0
 	err = s.write(ctx, func(w *writeTx) error {
-		ids, err := queryStrings(ctx, w.tx, `SELECT id FROM sessions WHERE deleted_at <> 0 AND deleted_at < ?`, deletedBefore.UnixMilli())
+		ids, err := queryStrings(ctx, w.tx, `WITH RECURSIVE gone(id, depth) AS (
+				SELECT id, 0 FROM sessions WHERE deleted_at <> 0 AND deleted_at < ?
+				UNION
+				SELECT s.id, gone.depth + 1 FROM sessions s JOIN gone ON s.parent_id = gone.id WHERE gone.depth < 16
+			) SELECT DISTINCT id FROM gone`, deletedBefore.UnixMilli())
 		if err != nil {
 			return err
 		}

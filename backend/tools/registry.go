@@ -113,6 +113,7 @@ type Registry struct {
 	maxOutput  int
 	middleware []Middleware
 	timeout    time.Duration
+	schemas    *SchemaCache // nil: compile every schema
 }
 
 // RegistryOption configures a Registry.
@@ -162,7 +163,7 @@ var ErrDuplicateTool = errors.New("a tool of that name is already registered")
 // Register adds a tool. It fails when the name is taken (ErrDuplicateTool),
 // is not a valid function name, or the parameter schema does not parse.
 func (r *Registry) Register(t Tool) error {
-	p, err := Prepare(t)
+	p, err := prepare(t, r.schemas)
 	if err != nil {
 		return fmt.Errorf("register tool %q: %w", t.Info().Name, err)
 	}
@@ -181,7 +182,10 @@ type Prepared struct {
 
 // Prepare checks a tool's name and compiles its parameter schema. The
 // error says what is wrong with the tool.
-func Prepare(t Tool) (*Prepared, error) {
+func Prepare(t Tool) (*Prepared, error) { return prepare(t, nil) }
+
+// prepare is Prepare compiling through c (nil: no cache).
+func prepare(t Tool, c *SchemaCache) (*Prepared, error) {
 	info := t.Info()
 	if !toolNamePattern.MatchString(info.Name) {
 		return nil, fmt.Errorf("its name %q must match %s", info.Name, toolNamePattern)
@@ -192,7 +196,7 @@ func Prepare(t Tool) (*Prepared, error) {
 	if len(info.Parameters) == 0 {
 		info.Parameters = json.RawMessage(`{"type":"object","properties":{}}`)
 	}
-	schema, err := compileSchema(info.Parameters)
+	schema, err := c.compile(info.Parameters)
 	if err != nil {
 		return nil, fmt.Errorf("its %w", err)
 	}
@@ -201,6 +205,15 @@ func Prepare(t Tool) (*Prepared, error) {
 
 // Tool returns the prepared tool.
 func (p *Prepared) Tool() Tool { return p.tool }
+
+// WithTool returns p bound to t instead, keeping its checked Info and
+// compiled schema: for another value of the same tool (another session's),
+// which must describe itself exactly as p's tool did.
+func (p *Prepared) WithTool(t Tool) *Prepared {
+	q := *p
+	q.tool = t
+	return &q
+}
 
 // RegisterPrepared adds a prepared tool; it fails on a duplicate name.
 func (r *Registry) RegisterPrepared(p *Prepared) error {
@@ -327,7 +340,7 @@ func (r *Registry) Filtered(allowed []string) *Registry {
 func (r *Registry) FilteredFunc(keep func(Info) bool) *Registry {
 	r.mu.RLock()
 	defer r.mu.RUnlock()
-	f := &Registry{entries: map[string]*entry{}, maxOutput: r.maxOutput, middleware: slices.Clone(r.middleware), timeout: r.timeout}
+	f := &Registry{entries: map[string]*entry{}, maxOutput: r.maxOutput, middleware: slices.Clone(r.middleware), timeout: r.timeout, schemas: r.schemas}
 	for _, n := range r.order {
 		e := r.entries[n]
 		if keep(e.info) {

@@ -760,6 +760,103 @@ describe('TinyElf in the browser', { concurrency: 1, timeout: 20 * 60_000 }, () 
     },
   );
 
+  scenario(
+    "a subagent's approval is answered in the parent's window, and its session nests under the parent",
+    {
+      script: {
+        turns: [
+          {
+            toolCalls: [
+              {
+                id: 'call_spawn',
+                name: 'spawn_agent',
+                arguments: JSON.stringify({ prompt: 'Write notes.txt with the meeting notes', tools: ['Write'] }),
+              },
+            ],
+          },
+          { toolCalls: [{ id: 'call_child_write', name: 'Write', arguments: JSON.stringify({ path: 'notes.txt', content: 'Notes from the subagent.\n' }) }] },
+          { text: 'I wrote notes.txt.' },
+          { text: 'My helper wrote **notes.txt** for you.' },
+        ],
+      },
+    },
+    async (app) => {
+      const { page, workspace } = app;
+      await openApp(app);
+      await send(page, 'Ask a helper to write the notes');
+
+      // First the parent asks to start the subagent.
+      const spawn = page.getByRole('region', { name: 'Allow spawn_agent?' });
+      await spawn.waitFor();
+      await spawn.getByRole('button', { name: /Allow once/ }).click();
+      await spawn.waitFor({ state: 'detached' });
+
+      // Then the subagent's own Write asks, here, labelled with the child.
+      const card = page.getByRole('region', { name: 'Allow Write?' });
+      await card.waitFor();
+      await card.getByTestId('approval-from').getByText('Asked by subagent default: Write notes.txt with the meeting notes').waitFor();
+      await card.getByText('notes.txt', { exact: true }).waitFor();
+      const spawnCard = page.getByRole('article', { name: /^spawn_agent/ });
+      await spawnCard.getByTestId('subagent-card').getByText('waiting for your approval', { exact: true }).waitFor();
+      await shot(app, 'subagent-approval');
+      await card.getByRole('button', { name: /Allow once/ }).click();
+      await card.waitFor({ state: 'detached' });
+
+      await page.locator('article.assistant', { hasText: 'My helper wrote notes.txt for you.' }).waitFor();
+      await spawnCard.getByTestId('subagent-card').getByText('done', { exact: true }).waitFor();
+      assert.equal(fs.readFileSync(path.join(workspace, 'notes.txt'), 'utf8'), 'Notes from the subagent.\n');
+
+      // The child's session nests under its parent in the sidebar; its card opens it.
+      const nav = page.getByRole('navigation', { name: 'Sessions' });
+      await nav.getByRole('button', { name: /Show 1 subagents/ }).click();
+      await nav.getByRole('button', { name: /^Write notes\.txt with the meeting notes/ }).waitFor();
+      await shot(app, 'subagent-done');
+      await spawnCard.getByRole('button', { name: /Open its session/ }).click();
+      await page.getByRole('heading', { name: 'Write notes.txt with the meeting notes' }).waitFor();
+      await page.getByRole('button', { name: /Subagent of Ask a helper to write the notes/ }).waitFor();
+      await page.getByRole('article', { name: 'Write: Done' }).waitFor();
+      await page.locator('article.assistant', { hasText: 'I wrote notes.txt.' }).waitFor();
+      await shot(app, 'subagent-session');
+      await page.getByRole('button', { name: /Subagent of Ask a helper to write the notes/ }).click();
+      await page.getByRole('heading', { name: 'Ask a helper to write the notes' }).waitFor();
+    },
+  );
+
+  scenario(
+    'settings: adds an agent profile, and a new chat picks it in its header',
+    { script: { turns: [{ text: 'Reviewing as asked.' }] } },
+    async (app) => {
+      const { page } = app;
+      await openApp(app);
+      await page.keyboard.press('Control+,');
+      const dialog = page.getByRole('dialog', { name: 'Settings' });
+      await dialog.getByRole('tab', { name: 'Agents' }).click();
+      await dialog.getByTestId('agent-default').waitFor();
+      assert.equal(await dialog.getByTestId('agent-default').getByRole('button', { name: 'Delete' }).count(), 0, 'the default agent cannot be deleted');
+      await dialog.getByRole('button', { name: 'Add an agent' }).click();
+      await dialog.getByLabel(/^Name/).fill('reviewer');
+      await dialog.getByLabel(/^Description/).fill('Reviews changes and reports');
+      await dialog.getByLabel(/^Instructions/).fill('Review like a careful senior engineer.');
+      await dialog.getByLabel(/^Permission mode/).selectOption('plan');
+      await dialog.getByLabel(/^Allowed tools/).fill('Read\nGrep\nGlob');
+      await shot(app, 'agent-form');
+      await dialog.getByRole('button', { name: 'Save', exact: true }).click();
+      const saved = dialog.getByTestId('agent-reviewer');
+      await saved.getByText('Reviews changes and reports').waitFor();
+      await saved.getByText(/3 tools allowed/).waitFor();
+      assert.deepEqual(await unlabelled(page), [], 'every control of Settings → Agents has a label');
+      await dialog.getByRole('button', { name: 'Close' }).first().click();
+      await dialog.waitFor({ state: 'detached' });
+
+      await page.getByTestId('agent-picker').selectOption('reviewer');
+      await send(page, 'Review the README');
+      await page.locator('article.assistant', { hasText: 'Reviewing as asked.' }).waitFor();
+      await page.getByTestId('header-agent').getByText('reviewer').waitFor();
+      await page.getByRole('radio', { name: 'Plan', checked: true }).waitFor(); // the profile's mode
+      await shot(app, 'agent-chat');
+    },
+  );
+
   scenario('stops a running turn', { script: { turns: [{ text: 'Starting a long task that takes a while ', hang: true }] } }, async (app) => {
     const { page } = app;
     await openApp(app);
@@ -1176,7 +1273,8 @@ describe('TinyElf in the browser', { concurrency: 1, timeout: 20 * 60_000 }, () 
       await page.setViewportSize({ width: 1280, height: 800 });
       await send(page, 'Tell me when the task is done');
       await page.locator('article.assistant', { hasText: 'Notify is loaded' }).waitFor();
-      const chip = page.getByRole('button', { name: /^\+1 tool: found by ToolSearch "send a desktop notification"/ });
+      // Notify among what it found (SessionsSend matches "send" too).
+      const chip = page.getByRole('button', { name: /^\+\d+ tools?: found by ToolSearch "send a desktop notification"/ });
       await chip.waitFor();
       assert.equal(await page.locator('.cap-chip').count(), 1, 'the first tool set has no chip');
       await chip.click();
@@ -1581,7 +1679,7 @@ describe('TinyElf in the browser', { concurrency: 1, timeout: 20 * 60_000 }, () 
       const versions = page.getByRole('group', { name: 'Version 2 of 2' });
       await versions.waitFor();
       const nav = page.getByRole('navigation', { name: 'Sessions' });
-      await waitUntil(async () => (await nav.locator('li.row').count()) === 1, 'the sidebar lists the conversation once');
+      await waitUntil(async () => (await nav.locator('div.row').count()) === 1, 'the sidebar lists the conversation once');
       await shot(app, 'branch-2of2');
 
       await versions.getByRole('button', { name: 'Previous version' }).click();
@@ -1590,7 +1688,7 @@ describe('TinyElf in the browser', { concurrency: 1, timeout: 20 * 60_000 }, () 
       assert.equal(await page.locator('article.assistant', { hasText: 'Second answer.' }).count(), 0, 'the other version is not shown');
       await page.getByRole('group', { name: 'Version 1 of 2' }).getByRole('button', { name: 'Next version' }).click();
       await page.locator('article.assistant', { hasText: 'Second answer.' }).waitFor();
-      assert.equal(await nav.locator('li.row').count(), 1, 'still one entry');
+      assert.equal(await nav.locator('div.row').count(), 1, 'still one entry');
     },
   );
 
@@ -1652,7 +1750,7 @@ describe('TinyElf in the browser', { concurrency: 1, timeout: 20 * 60_000 }, () 
       // The refusal is the call's HTTP 400, which Chromium logs as well.
       app.errors = app.errors.filter((e) => !/status of 400 \(Bad Request\)/.test(e));
       const nav = page.getByRole('navigation', { name: 'Sessions' });
-      assert.equal(await nav.locator('li.row').count(), 0, 'a refused command starts no session');
+      assert.equal(await nav.locator('div.row').count(), 0, 'a refused command starts no session');
       await nav.getByText('No sessions yet.').waitFor();
 
       await box.fill('/gre');
@@ -1672,7 +1770,7 @@ describe('TinyElf in the browser', { concurrency: 1, timeout: 20 * 60_000 }, () 
       await name.press('Enter');
       await page.locator('article.assistant', { hasText: 'Ada' }).waitFor();
       await page.getByRole('button', { name: 'Send', exact: true }).waitFor();
-      await waitUntil(async () => (await nav.locator('li.row').count()) === 1, 'the command started one session');
+      await waitUntil(async () => (await nav.locator('div.row').count()) === 1, 'the command started one session');
     },
   );
 
@@ -1754,14 +1852,14 @@ describe('TinyElf in the browser', { concurrency: 1, timeout: 20 * 60_000 }, () 
       await send(page, 'Second folder');
       await page.locator('article.assistant', { hasText: 'Second folder' }).waitFor();
       await page.getByRole('button', { name: 'Send', exact: true }).waitFor();
-      await waitUntil(async () => (await nav.locator('li.row').count()) === 2, 'two sessions are listed');
+      await waitUntil(async () => (await nav.locator('div.row').count()) === 2, 'two sessions are listed');
       const filter = nav.getByLabel('Show the sessions of one folder');
       await filter.selectOption(other);
-      await waitUntil(async () => (await nav.locator('li.row').count()) === 1, 'the filter keeps one session');
+      await waitUntil(async () => (await nav.locator('div.row').count()) === 1, 'the filter keeps one session');
       await nav.getByRole('button', { name: /^My greeting/ }).waitFor({ state: 'detached' });
       await shot(app, 'folder-filter');
       await filter.selectOption('');
-      await waitUntil(async () => (await nav.locator('li.row').count()) === 2, 'all folders again');
+      await waitUntil(async () => (await nav.locator('div.row').count()) === 2, 'all folders again');
     },
   );
 

@@ -19,6 +19,8 @@ vi.mock('./lib/api', async (importOriginal) => {
     saveProvider: vi.fn(),
     setFocused: vi.fn(async () => ({})),
     updatePreferences: vi.fn(),
+    listAgents: vi.fn(async () => []),
+    listSubagents: vi.fn(async () => []),
     subscribe: vi.fn(() => () => {}),
   };
 });

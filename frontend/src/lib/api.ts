@@ -4,6 +4,8 @@
 // (POST /api/call/NAME) and events over server-sent events (GET /api/events).
 // Stores call these functions; components never touch the transport.
 import type {
+  Agent,
+  AgentView,
   AppState,
   CapabilitiesArgs,
   CapabilityList,
@@ -38,6 +40,7 @@ import type {
   SettingsView,
   SkillDetail,
   SkillList,
+  SubagentRun,
   TestResult,
   SaveWebArgs,
   WebSearchTestResult,
@@ -373,8 +376,19 @@ export const getState = () => call<AppState>('State');
 export const dismissSettingsNotice = () => call<object>('DismissSettingsNotice');
 export const listSessions = (limit = 500) => call<Session[]>('ListSessions', { limit });
 export const getSession = (id: string) => call<SessionView>('GetSession', { id });
-export const createSession = (workspace: string, mode?: PermissionMode, model?: { provider: string; model: string } | null) =>
-  call<Session>('CreateSession', { workspace, mode, provider: model?.provider || undefined, model: model?.model || undefined });
+export const createSession = (
+  workspace: string,
+  mode?: PermissionMode,
+  model?: { provider: string; model: string } | null,
+  agent?: string,
+) =>
+  call<Session>('CreateSession', {
+    workspace,
+    mode,
+    provider: model?.provider || undefined,
+    model: model?.model || undefined,
+    agent: agent || undefined,
+  });
 export const sendMessage = (sessionId: string, text: string, attachments?: Attachment[]) =>
   call<object>('SendMessage', { sessionId, text, attachments: attachments?.length ? attachments : undefined });
 export const addAttachment = (args: { sessionId?: string; workspace?: string; name: string; mime?: string; data: string }) =>
@@ -481,3 +495,8 @@ export const searchCapabilities = (args: CapabilitySearchArgs) =>
 function compact<T extends object>(args: T): Partial<T> {
   return Object.fromEntries(Object.entries(args).filter(([, v]) => v !== undefined && v !== '' && v !== false)) as Partial<T>;
 }
+
+export const listAgents = () => call<AgentView[]>('ListAgents');
+export const saveAgent = (agent: Agent, rename?: string) => call<AgentView[]>('SaveAgent', { agent, rename: rename || undefined });
+export const deleteAgent = (name: string) => call<AgentView[]>('DeleteAgent', { name });
+export const listSubagents = (sessionId: string) => call<SubagentRun[]>('ListSubagents', { sessionId });

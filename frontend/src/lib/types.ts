@@ -71,6 +71,11 @@ export interface Session {
   usage: UsageTotals;
   forkedFrom?: string;
   forkedAtSeq?: number;
+  /** parentId and parentCallId link a subagent's session to the session (and its spawn_agent call) that started it. */
+  parentId?: string;
+  parentCallId?: string;
+  inherited?: string[];
+  background?: boolean;
   /** branch marks an edit-and-resend branch: another version of its parent's conversation. */
   branch?: boolean;
   /** running and pending come with ListSessions: what the engine is doing in the session now. */
@@ -482,6 +487,52 @@ export interface SettingsView {
   discovery?: Discovery;
 }
 
+/** Agent is an agent profile (Settings → Agents). */
+export interface Agent {
+  name: string;
+  description?: string;
+  prompt?: string;
+  allowedTools?: string[];
+  permissionMode?: PermissionMode | '';
+  compactAt?: number;
+  maxIterations?: number;
+  provider?: string;
+  model?: string;
+  backgroundProvider?: string;
+  backgroundModel?: string;
+  directMcpServers?: MCPServerConfig[];
+}
+
+/** AgentView is a profile as listed; the default one cannot be deleted or renamed. */
+export interface AgentView extends Agent {
+  default: boolean;
+}
+
+/** SubagentState is where a subagent run stands. */
+export type SubagentState = 'running' | 'waiting_approval' | 'done' | 'max_iterations' | 'error' | 'cancelled';
+
+/** SubagentRun is one subagent: its session, where it stands and, once ended, its answer. */
+export interface SubagentRun {
+  runId: string;
+  sessionId: string;
+  parentId?: string;
+  callId?: string;
+  agent: string;
+  model?: string;
+  mode?: PermissionMode;
+  background: boolean;
+  state: SubagentState;
+  iterations: number;
+  progress?: string;
+  text?: string;
+  error?: string;
+  inherited?: string[];
+  notGiven?: string[];
+  visible?: string[];
+  capabilityDiffs?: number;
+  usage?: { inputTokens: number; outputTokens: number; costUsd?: number };
+}
+
 /** Theme is the colour scheme preference. */
 export type Theme = 'system' | 'light' | 'dark';
 
@@ -603,6 +654,9 @@ export interface NotifyTestResult {
 /** BackendEvent is one engine event as the window or SSE delivers it. */
 export interface BackendEvent {
   sessionId: string;
+  /** parentId and rootId are set on a subagent's events: who spawned it, and the top-level session above. */
+  parentId?: string;
+  rootId?: string;
   seq?: number;
   type: string;
   time: string;

@@ -2,10 +2,12 @@
 import { get, writable } from 'svelte/store';
 import * as api from '../api';
 import type { AppState, BackendEvent, MCPChange } from '../types';
+import { loadAgents } from './agents';
 import { onSkillsChanged } from './skills';
-import { defaultWorkspace, draftMode, draftWorkspace, onSessionEvent, openSession, rememberedSession, reloadView } from './chat';
+import { activeId, defaultWorkspace, draftMode, draftWorkspace, onSessionEvent, openSession, rememberedSession, reloadView } from './chat';
 import { applyMCPChange, loadMCP, loadPrompts } from './mcp';
-import { loadSessions, reloadSessionsSoon, setRunning, trackApprovals } from './sessions';
+import { loadSessions, reloadSessionsSoon, sessions, setRunning, trackApprovals } from './sessions';
+import { loadChildApprovals, trackSubagentEvent } from './subagents';
 import { onUserToolsEvent } from './usertools';
 import { loadPresets, loadSettings } from './settings';
 
@@ -49,8 +51,17 @@ export async function boot(): Promise<void> {
     return;
   }
   void loadPresets().catch(() => undefined);
-  void loadSessions().catch(() => undefined);
+  void loadSessions()
+    .then(() => {
+      // A subagent of the open session may wait for an approval no event told of.
+      const id = get(activeId);
+      if (id) {
+        void loadChildApprovals(id, get(sessions));
+      }
+    })
+    .catch(() => undefined);
   void loadMCP().catch(() => undefined);
+  void loadAgents();
   void loadPrompts();
 }
 
@@ -118,7 +129,8 @@ export function dispatch(ev: BackendEvent): void {
   if (ev.type === 'approval.asked' || ev.type === 'approval.answered' || ev.type === 'turn.state') {
     trackApprovals(ev.sessionId, ev.type, (ev.data ?? {}) as { callId?: string; running?: boolean });
   }
-  if (listEvents.has(ev.type)) {
+  trackSubagentEvent(ev);
+  if (listEvents.has(ev.type) || ev.type === 'subagent.update') {
     reloadSessionsSoon();
   }
   onSessionEvent(ev);

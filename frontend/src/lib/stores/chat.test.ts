@@ -26,10 +26,14 @@ import {
   live,
   onSessionEvent,
   pendingApprovals,
+  pickAgent,
   send,
   setMode,
   view,
 } from './chat';
+import { agents, draftAgent } from './agents';
+import { sessions } from './sessions';
+import { childApprovals, subagentUpdates, trackSubagentEvent } from './subagents';
 import { toasts } from './ui';
 
 const ev = (type: string, data: unknown, seq = 0) => ({ sessionId: 's1', seq, type, time: '', data });
@@ -100,11 +104,39 @@ describe('send', () => {
     vi.mocked(api.createSession).mockResolvedValue(session({ id: 's2', workspace: '/work/demo', mode: 'plan', lastSeq: 1 }));
     vi.mocked(api.sendMessage).mockResolvedValue({});
     expect(await send('hello')).toBe(true);
-    expect(api.createSession).toHaveBeenCalledWith('/work/demo', 'plan', null);
+    expect(api.createSession).toHaveBeenCalledWith('/work/demo', 'plan', null, 'default');
     expect(api.sendMessage).toHaveBeenCalledWith('s2', 'hello', []);
     expect(get(activeId)).toBe('s2');
     expect(get(live).outgoing).toEqual({ text: 'hello', afterSeq: 1, attachments: [] });
     expect(get(view)?.running).toBe(true);
+  });
+
+  it('starts it with the agent picked in the header', async () => {
+    activeId.set(null);
+    view.set(null);
+    draftWorkspace.set('/work/demo');
+    draftMode.set('default');
+    draftAgent.set('researcher');
+    vi.mocked(api.createSession).mockResolvedValue(session({ id: 's3', agent: 'researcher' }));
+    vi.mocked(api.sendMessage).mockResolvedValue({});
+    expect(await send('look into it')).toBe(true);
+    expect(api.createSession).toHaveBeenCalledWith('/work/demo', 'default', null, 'researcher');
+    draftAgent.set('default');
+  });
+
+  it("takes the picked agent's own permission mode, and the settings' one for a profile without", () => {
+    agents.set([
+      { name: 'default', default: true },
+      { name: 'reviewer', permissionMode: 'plan', default: false },
+    ]);
+    draftMode.set('default');
+    pickAgent('reviewer');
+    expect(get(draftAgent)).toBe('reviewer');
+    expect(get(draftMode)).toBe('plan');
+    pickAgent('default');
+    expect(get(draftAgent)).toBe('default');
+    expect(get(draftMode)).toBe('default');
+    agents.set([]);
   });
 
   it('says so when the session is still busy', async () => {
@@ -142,6 +174,57 @@ describe('approvals', () => {
     expect(await answerApproval('call_1', 'deny', 'not now')).toBe(true);
     expect(api.approve).toHaveBeenCalledWith('s1', 'call_1', 'deny', 'not now');
     expect(get(pendingApprovals).map((m) => m.approval?.callId)).toEqual(['call_2']);
+  });
+});
+
+describe("subagents' approvals", () => {
+  const child = (id: string, parentId: string) => session({ id, parentId, agent: 'researcher', title: `Child ${id}` });
+  beforeEach(() => {
+    childApprovals.set([]);
+    sessions.set([session(), child('c1', 's1'), child('g1', 'c1'), child('x1', 'other')]);
+    view.set(sessionView({ running: true, pending: ['call_1'], messages: [toolMsg(5, { status: 'awaiting_approval' }), approvalMsg(6)] }));
+  });
+  const asked = (sessionId: string, rootId: string, callId: string) => ({
+    sessionId, parentId: 'p', rootId, seq: 4, type: 'approval.asked', time: '', data: { callId, name: 'Write', arguments: '{}' },
+  });
+
+  it("queues those of the open session's subagents at any depth, labelled, after its own", () => {
+    trackSubagentEvent(asked('c1', 's1', 'w1'));
+    trackSubagentEvent(asked('g1', 's1', 'w2'));
+    trackSubagentEvent(asked('x1', 'other', 'w3'));
+    const queue = get(pendingApprovals);
+    expect(queue.map((m) => [m.sessionId ?? 's1', m.approval?.callId])).toEqual([
+      ['s1', 'call_1'],
+      ['c1', 'w1'],
+      ['g1', 'w2'],
+    ]);
+    expect(queue[1].from).toEqual({ agent: 'researcher', title: 'Child c1' });
+    // The subagent in between shows its own subagent's question too.
+    activeId.set('c1');
+    view.set(sessionView({ session: session({ id: 'c1' }) }));
+    expect(get(pendingApprovals).map((m) => m.approval?.callId)).toEqual(['w2']);
+    activeId.set('s1');
+  });
+
+  it("answers in the subagent's session and drops the question", async () => {
+    trackSubagentEvent(asked('c1', 's1', 'w1'));
+    vi.mocked(api.approve).mockResolvedValue({});
+    expect(await answerApproval('w1', 'allow_once', undefined, 'c1')).toBe(true);
+    expect(api.approve).toHaveBeenCalledWith('c1', 'w1', 'allow_once', undefined);
+    expect(get(pendingApprovals).map((m) => m.approval?.callId)).toEqual(['call_1']);
+  });
+
+  it('forgets a question answered elsewhere or whose turn ended', () => {
+    trackSubagentEvent(asked('c1', 's1', 'w1'));
+    trackSubagentEvent(asked('g1', 's1', 'w2'));
+    trackSubagentEvent({ sessionId: 'c1', rootId: 's1', seq: 5, type: 'approval.answered', time: '', data: { callId: 'w1' } });
+    trackSubagentEvent({ sessionId: 'g1', rootId: 's1', type: 'turn.state', time: '', data: { running: false } });
+    expect(get(childApprovals)).toEqual([]);
+  });
+
+  it("follows a spawn_agent card's run", () => {
+    trackSubagentEvent({ sessionId: 's1', type: 'subagent.update', time: '', data: { callId: 'sp1', run: { runId: 'c1', sessionId: 'c1', state: 'running', iterations: 2 } } });
+    expect(get(subagentUpdates)['s1:sp1']).toMatchObject({ sessionId: 'c1', iterations: 2 });
   });
 });
 

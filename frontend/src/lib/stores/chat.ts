@@ -7,8 +7,10 @@ import { derived, get, writable } from 'svelte/store';
 import * as api from '../api';
 import type { Attachment, BackendEvent, ModelRef, PermissionMode, SessionView, UIMessage } from '../types';
 import { coalesce } from '../util';
+import { agents, draftAgent } from './agents';
 import { mcpServers } from './mcp';
 import { loadSessions, reloadSessionsSoon, sessions, setRunning } from './sessions';
+import { childApprovals, dropChildApproval, isAncestor, loadChildApprovals, loadSubagentRuns, subagentLabel } from './subagents';
 import { settings } from './settings';
 import { composerFocus, t, toast, toastError } from './ui';
 
@@ -112,13 +114,25 @@ export const currentWorkspace = derived([view, draftWorkspace, activeId], ([v, d
   id && v ? v.session.workspace : d,
 );
 
-/** pendingApprovals are the open session's questions waiting for an answer, oldest first. */
-export const pendingApprovals = derived(view, (v): UIMessage[] => {
-  if (!v) {
+/**
+ * PendingApproval is a question waiting in the open session's dock: its
+ * own, or (with sessionId and from) one of its subagents'.
+ */
+export type PendingApproval = UIMessage & { sessionId?: string; from?: { agent: string; title: string } };
+
+/** pendingApprovals are the open session's questions waiting for an answer, its own first, then its subagents'. */
+export const pendingApprovals = derived([view, childApprovals, activeId, sessions], ([v, children, id, list]): PendingApproval[] => {
+  if (!v || !id) {
     return [];
   }
   const waiting = new Set(v.pending ?? []);
-  return v.messages.filter((m) => m.kind === 'approval' && m.approval && !m.approval.decision && waiting.has(m.approval.callId));
+  const own: PendingApproval[] = v.messages.filter(
+    (m) => m.kind === 'approval' && m.approval && !m.approval.decision && waiting.has(m.approval.callId),
+  );
+  const theirs: PendingApproval[] = children
+    .filter((c) => c.sessionId !== id && (c.rootId === id || isAncestor(id, c.sessionId, list)))
+    .map((c) => ({ seq: c.seq, kind: 'approval', time: '', approval: c.approval, sessionId: c.sessionId, from: subagentLabel(c.sessionId, list) }));
+  return [...own, ...theirs];
 });
 
 async function fetchView(): Promise<void> {
@@ -205,6 +219,8 @@ export function openSession(id: string): void {
   startingNote.set(null);
   viewLoading.set(true);
   void fetchView();
+  void loadChildApprovals(id, get(sessions));
+  void loadSubagentRuns(id);
 }
 
 /**
@@ -245,6 +261,7 @@ export function newChat(): void {
   view.set(null);
   viewLoading.set(false);
   live.set(emptyLive());
+  draftAgent.set('default');
   const s = get(settings);
   if (s) {
     draftMode.set(s.mode || 'default');
@@ -269,7 +286,7 @@ export async function send(text: string, attachments: Attachment[] = []): Promis
         // leave an empty session behind: check it before there is one.
         await api.expandCommand(text);
       }
-      const s = await api.createSession(get(draftWorkspace), get(draftMode), get(draftModel));
+      const s = await api.createSession(get(draftWorkspace), get(draftMode), get(draftModel), get(draftAgent));
       draftModel.set(null);
       id = s.id;
       activeId.set(id);
@@ -354,11 +371,25 @@ export async function regenerate(): Promise<boolean> {
   }
 }
 
-/** answerApproval answers a waiting approval. */
-export async function answerApproval(callId: string, decision: api.Decision, reason?: string): Promise<boolean> {
+/**
+ * answerApproval answers a waiting approval: the open session's, or with
+ * sessionId one of its subagents'.
+ */
+export async function answerApproval(callId: string, decision: api.Decision, reason?: string, sessionId?: string): Promise<boolean> {
   const id = get(activeId);
   if (!id) {
     return false;
+  }
+  if (sessionId && sessionId !== id) {
+    try {
+      await api.approve(sessionId, callId, decision, reason);
+    } catch (err) {
+      toastError(err);
+      return false;
+    } finally {
+      dropChildApproval(sessionId, callId);
+    }
+    return true;
   }
   try {
     await api.approve(id, callId, decision, reason);
@@ -382,6 +413,16 @@ export async function answerApproval(callId: string, decision: api.Decision, rea
   );
   reloadView();
   return true;
+}
+
+/**
+ * pickAgent chooses the agent a new chat will run, and the mode it starts
+ * in: the profile's own mode when it has one, the settings' otherwise.
+ */
+export function pickAgent(name: string): void {
+  draftAgent.set(name);
+  const profile = get(agents).find((a) => a.name === name);
+  draftMode.set(profile?.permissionMode || get(settings)?.mode || 'default');
 }
 
 /** setMode changes the open session's mode, or the new chat's. */
