@@ -19,7 +19,7 @@ type subagentListTool struct{ s Spawner }
 func NewSubagentList(s Spawner) Tool { return &subagentListTool{s: s} }
 
 func (t *subagentListTool) Info() Info {
-	return Info{Name: "subagent_list", Description: subagentListDescription, Parameters: noParams, ReadOnly: true, Safe: true, Source: SourceLocal}
+	return Info{Name: "subagent_list", Description: subagentListDescription, Parameters: noParams, ReadOnly: true, Source: SourceLocal}
 }
 
 func (t *subagentListTool) Execute(ctx context.Context, _ map[string]any) (Result, error) {

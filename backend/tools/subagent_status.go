@@ -25,7 +25,7 @@ type subagentStatusTool struct{ s Spawner }
 func NewSubagentStatus(s Spawner) Tool { return &subagentStatusTool{s: s} }
 
 func (t *subagentStatusTool) Info() Info {
-	return Info{Name: "subagent_status", Description: subagentStatusDescription, Parameters: subagentStatusParams, ReadOnly: true, Safe: true, Source: SourceLocal}
+	return Info{Name: "subagent_status", Description: subagentStatusDescription, Parameters: subagentStatusParams, ReadOnly: true, Source: SourceLocal}
 }
 
 func (t *subagentStatusTool) Execute(ctx context.Context, params map[string]any) (Result, error) {
