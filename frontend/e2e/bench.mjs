@@ -22,16 +22,24 @@
 // (default 2), BENCH_MESSAGES (default 2000), BENCH_SCROLL_STEP (pixels per
 // frame, default 100). Results go to artifacts/bench-ui/results.json, the
 // traces and the servers' logs beside them.
-import { execFileSync, spawn } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { chromium } from 'playwright-core';
+import { cleanEnv, goBuild, Proc as HarnessProc } from './harness.mjs';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const root = path.resolve(here, '..', '..');
 const artifacts = path.join(root, 'artifacts', 'bench-ui');
+
+/** Proc is a child process logging into artifacts/bench-ui/, polled often (the timings read its output). */
+class Proc extends HarnessProc {
+  constructor(name, cmd, args, env) {
+    super(name, cmd, args, env, { logDir: artifacts, pollMs: 5 });
+  }
+}
 const chromiumPath = process.env.TINYELF_E2E_CHROMIUM || '/usr/bin/chromium';
 
 const firstPageRuns = Number(process.env.BENCH_RUNS || 7);
@@ -58,74 +66,6 @@ const sessionTitle = 'Bench: a long session';
 const endMarker = 'END-OF-BENCH-SESSION';
 
 /** A started child process with its output collected in a log file. */
-class Proc {
-  constructor(name, cmd, args, env) {
-    this.name = name;
-    this.log = fs.createWriteStream(path.join(artifacts, `${name}.log`));
-    this.child = spawn(cmd, args, { env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
-    this.stdout = '';
-    this.exited = new Promise((resolve) => this.child.on('exit', (code, signal) => resolve({ code, signal })));
-    this.child.stdout.on('data', (b) => {
-      this.stdout += b.toString();
-      this.log.write(b);
-    });
-    this.child.stderr.on('data', (b) => this.log.write(b));
-  }
-
-  /** waitFor resolves to the first match of re (up to a line end) in stdout. */
-  async waitFor(re, ms = 60_000) {
-    const deadline = Date.now() + ms;
-    while (Date.now() < deadline) {
-      const m = re.exec(this.stdout);
-      if (m) {
-        return m;
-      }
-      if (this.child.exitCode !== null) {
-        throw new Error(`${this.name} exited (${this.child.exitCode}) before printing ${re}; see artifacts/bench-ui/${this.name}.log`);
-      }
-      await new Promise((r) => setTimeout(r, 5));
-    }
-    throw new Error(`${this.name} did not print ${re} within ${ms} ms`);
-  }
-
-  /** stop ends the process group: SIGTERM, then SIGKILL after grace. */
-  async stop(grace = 5000) {
-    if (this.child.exitCode === null && this.child.signalCode === null) {
-      try {
-        process.kill(-this.child.pid, 'SIGTERM');
-      } catch {
-        // already gone
-      }
-      const timer = setTimeout(() => {
-        try {
-          process.kill(-this.child.pid, 'SIGKILL');
-        } catch {
-          // already gone
-        }
-      }, grace);
-      await this.exited;
-      clearTimeout(timer);
-    }
-    await new Promise((resolve) => this.log.end(resolve));
-  }
-}
-
-function goBuild(out, pkg, tags) {
-  const args = ['build', ...(tags ? ['-tags', tags] : []), '-o', out, pkg];
-  execFileSync('go', args, { cwd: root, stdio: 'inherit', timeout: 15 * 60_000 });
-}
-
-/** cleanEnv drops the variables that would configure a provider behind the UI's back. */
-function cleanEnv(extra) {
-  const env = { ...process.env };
-  for (const k of Object.keys(env)) {
-    if (/^(OPENAI_|ANTHROPIC_|TINYELF_|OPENROUTER_|DEEPSEEK_|XAI_|GEMINI_)/.test(k)) {
-      delete env[k];
-    }
-  }
-  return { ...env, ...extra };
-}
-
 /**
  * answerText is the i-th assistant answer: a few paragraphs of Markdown,
  * with a code block every 4th answer, a list every 3rd and a table every

@@ -15,7 +15,6 @@
 // scripts/e2e.sh does both. Needs Go, /usr/bin/chromium (or
 // TINYELF_E2E_CHROMIUM) and the repo's Go sources.
 import assert from 'node:assert/strict';
-import { execFileSync, spawn } from 'node:child_process';
 import fs from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
@@ -23,10 +22,18 @@ import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { chromium } from 'playwright-core';
+import { cleanEnv, goBuild, Proc as HarnessProc } from './harness.mjs';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const root = path.resolve(here, '..', '..');
 const artifacts = path.join(root, 'artifacts', 'e2e');
+
+/** Proc is a child process logging into artifacts/e2e/. */
+class Proc extends HarnessProc {
+  constructor(name, cmd, args, env) {
+    super(name, cmd, args, env, { logDir: artifacts });
+  }
+}
 const chromiumPath = process.env.TINYELF_E2E_CHROMIUM || '/usr/bin/chromium';
 
 // The flags this machine's Chromium needs: no sandbox as root, no GPU, and
@@ -112,78 +119,6 @@ const richMarkdown = [
 const writeHello = { toolCalls: [{ id: 'call_write', name: 'Write', arguments: JSON.stringify({ path: 'hello.txt', content: helloContent }) }] };
 
 /** A started child process with its output collected in a log file. */
-class Proc {
-  constructor(name, cmd, args, env) {
-    this.name = name;
-    this.log = fs.createWriteStream(path.join(artifacts, `${name}.log`));
-    this.child = spawn(cmd, args, { env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
-    this.stdout = '';
-    this.exited = new Promise((resolve) => this.child.on('exit', (code, signal) => resolve({ code, signal })));
-    this.child.stdout.on('data', (b) => {
-      this.stdout += b.toString();
-      this.log.write(b);
-    });
-    this.child.stderr.on('data', (b) => this.log.write(b));
-  }
-
-  /**
-   * waitFor resolves to the first match of re in stdout. re must match up to
-   * a line end, so that a line that has arrived in pieces is never matched
-   * half-way (a URL with half of its token).
-   */
-  async waitFor(re, ms = 60_000) {
-    const deadline = Date.now() + ms;
-    while (Date.now() < deadline) {
-      const m = re.exec(this.stdout);
-      if (m) {
-        return m;
-      }
-      if (this.child.exitCode !== null) {
-        throw new Error(`${this.name} exited (${this.child.exitCode}) before printing ${re}; see artifacts/e2e/${this.name}.log`);
-      }
-      await new Promise((r) => setTimeout(r, 50));
-    }
-    throw new Error(`${this.name} did not print ${re} within ${ms} ms`);
-  }
-
-  /** stop ends the process group: SIGTERM, then SIGKILL after grace. */
-  async stop(grace = 5000) {
-    if (this.child.exitCode === null && this.child.signalCode === null) {
-      try {
-        process.kill(-this.child.pid, 'SIGTERM');
-      } catch {
-        // already gone
-      }
-      const timer = setTimeout(() => {
-        try {
-          process.kill(-this.child.pid, 'SIGKILL');
-        } catch {
-          // already gone
-        }
-      }, grace);
-      await this.exited;
-      clearTimeout(timer);
-    }
-    await new Promise((resolve) => this.log.end(resolve));
-  }
-}
-
-function goBuild(out, pkg, tags) {
-  const args = ['build', ...(tags ? ['-tags', tags] : []), '-o', out, pkg];
-  execFileSync('go', args, { cwd: root, stdio: 'inherit', timeout: 15 * 60_000 });
-}
-
-/** cleanEnv drops the variables that would configure a provider behind the UI's back. */
-function cleanEnv(extra) {
-  const env = { ...process.env };
-  for (const k of Object.keys(env)) {
-    if (/^(OPENAI_|ANTHROPIC_|TINYELF_|OPENROUTER_|DEEPSEEK_|XAI_|GEMINI_)/.test(k)) {
-      delete env[k];
-    }
-  }
-  return { ...env, ...extra };
-}
-
 // e2eSecret is the credential the user-tools scenario stores; it must never
 // appear on a page.
 const e2eSecret = 'wk-e2e-0123456789abcdef';
