@@ -75,15 +75,31 @@ func (h *svcHarness) addProvider() {
 	}
 }
 
-// waitFor reads events until one of type typ arrives for the session.
+// waitFor reads events until one of type typ arrives for the session. For
+// turn.end it goes on until the session is idle again (the live turn.state
+// that follows the logged end), as the UI does, so the next SendMessage
+// never meets a turn still winding up.
 func (h *svcHarness) waitFor(sessionID, typ string) engine.Event {
 	h.t.Helper()
 	timeout := time.After(15 * time.Second)
+	var ended *engine.Event
 	for {
 		select {
 		case ev := <-h.events:
-			if ev.SessionID == sessionID && ev.Type == typ {
-				return ev
+			if ev.SessionID != sessionID {
+				continue
+			}
+			if ended != nil && ev.Type == engine.LiveTurnState {
+				var st struct{ Running bool }
+				if json.Unmarshal(ev.Data, &st) == nil && !st.Running {
+					return *ended
+				}
+			}
+			if ev.Type == typ && ended == nil {
+				if typ != string(sessions.EventTurnEnd) {
+					return ev
+				}
+				ended = &ev
 			}
 		case <-timeout:
 			h.t.Fatalf("no %s event", typ)
