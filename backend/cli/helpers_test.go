@@ -7,6 +7,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"strings"
 	"sync"
 	"testing"
 
@@ -92,4 +93,25 @@ func TestMain(m *testing.M) {
 		return true
 	})
 	os.Exit(code)
+}
+
+// checkRun runs the CLI with args and checks its exit code and that stdout
+// and stderr contain each of the wanted strings; it returns both outputs.
+func checkRun(t *testing.T, args []string, code int, stdout, stderr []string) (string, string) {
+	t.Helper()
+	got, out, errOut := runCLI(t, args...)
+	if got != code {
+		t.Fatalf("exit %d, want %d\nstdout: %s\nstderr: %s", got, code, out, errOut)
+	}
+	for _, w := range stdout {
+		if !strings.Contains(out, w) {
+			t.Errorf("stdout lacks %q:\n%s", w, out)
+		}
+	}
+	for _, w := range stderr {
+		if !strings.Contains(errOut, w) {
+			t.Errorf("stderr lacks %q:\n%s", w, errOut)
+		}
+	}
+	return out, errOut
 }

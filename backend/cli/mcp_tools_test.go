@@ -76,20 +76,7 @@ func TestToolReachesMCPServers(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			code, stdout, stderr := runCLI(t, tc.args...)
-			if code != tc.code {
-				t.Fatalf("exit %d, want %d\nstdout: %s\nstderr: %s", code, tc.code, stdout, stderr)
-			}
-			for _, s := range tc.stdout {
-				if !strings.Contains(stdout, s) {
-					t.Errorf("stdout lacks %q:\n%s", s, stdout)
-				}
-			}
-			for _, s := range tc.stderr {
-				if !strings.Contains(stderr, s) {
-					t.Errorf("stderr lacks %q:\n%s", s, stderr)
-				}
-			}
+			_, stderr := checkRun(t, tc.args, tc.code, tc.stdout, tc.stderr)
 			if tc.name == "built-in tools do not start the servers" && strings.Contains(stderr, "MCP server") {
 				t.Errorf("a built-in tool started the MCP servers: %s", stderr)
 			}

@@ -140,21 +140,7 @@ func runTool(ctx context.Context, args []string, stdout, stderr io.Writer, o Opt
 		fmt.Fprintf(stderr, "warning: %s\n", text(w))
 	}
 
-	res := box.Run(ctx, name, raw)
-	if *output == "json" {
-		if err := writeJSON(stdout, res); err != nil {
-			return fail(stderr, "tool", err)
-		}
-	} else {
-		fmt.Fprint(stdout, text(res.Content))
-		if !strings.HasSuffix(res.Content, "\n") {
-			fmt.Fprintln(stdout)
-		}
-	}
-	if res.IsError {
-		return exitError
-	}
-	return exitOK
+	return printResult(box.Run(ctx, name, raw), *output, stdout, stderr)
 }
 
 // reportMCP names, on stderr, each enabled MCP server that did not connect,

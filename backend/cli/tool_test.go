@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
-	"strings"
 	"testing"
 
 	"tinyelf/backend/config"
@@ -62,20 +61,7 @@ func TestToolCommand(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			code, stdout, stderr := runCLI(t, tc.args...)
-			if code != tc.code {
-				t.Fatalf("exit %d, want %d\nstdout: %s\nstderr: %s", code, tc.code, stdout, stderr)
-			}
-			for _, s := range tc.stdout {
-				if !strings.Contains(stdout, s) {
-					t.Errorf("stdout lacks %q:\n%s", s, stdout)
-				}
-			}
-			for _, s := range tc.stderr {
-				if !strings.Contains(stderr, s) {
-					t.Errorf("stderr lacks %q:\n%s", s, stderr)
-				}
-			}
+			checkRun(t, tc.args, tc.code, tc.stdout, tc.stderr)
 			if tc.fileWant != "" {
 				if b, _ := os.ReadFile(filepath.Join(ws, "made.txt")); string(b) != tc.fileWant {
 					t.Errorf("made.txt = %q", b)

@@ -230,7 +230,8 @@ func argsObject(s string, stdin io.Reader) (map[string]any, error) {
 	return m, nil
 }
 
-// printResult prints a call result as runTool does.
+// printResult prints a call result (its text, or JSON with --output json)
+// and returns the exit code: 1 for an error result.
 func printResult(res api.ToolCallResult, output string, stdout, stderr io.Writer) int {
 	if output == "json" {
 		if err := writeJSON(stdout, res); err != nil {

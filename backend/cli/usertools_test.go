@@ -66,20 +66,7 @@ func TestUserToolCommands(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			code, out, errOut := runCLI(t, tc.args...)
-			if code != tc.code {
-				t.Fatalf("exit %d, want %d\nstdout: %s\nstderr: %s", code, tc.code, out, errOut)
-			}
-			for _, w := range tc.stdout {
-				if !strings.Contains(out, w) {
-					t.Errorf("stdout lacks %q:\n%s", w, out)
-				}
-			}
-			for _, w := range tc.stderr {
-				if !strings.Contains(errOut, w) {
-					t.Errorf("stderr lacks %q:\n%s", w, errOut)
-				}
-			}
+			checkRun(t, tc.args, tc.code, tc.stdout, tc.stderr)
 		})
 	}
 }
