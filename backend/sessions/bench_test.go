@@ -141,3 +141,38 @@ func BenchmarkSearch(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkTurnReads is what the engine reads back around one model call
+// of a 40-event session: its row (Get) and its model history.
+func BenchmarkTurnReads(b *testing.B) {
+	ctx := context.Background()
+	s := openTestStore(b)
+	sess := mustCreate(b, s, SessionCreated{Workspace: "/w", Mode: "default"})
+	if _, err := s.Append(ctx, sess.ID, benchEvents(40, "r")...); err != nil {
+		b.Fatal(err)
+	}
+	b.Run("Get", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			if _, err := s.Get(ctx, sess.ID); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("ModelHistory", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			if _, err := s.ModelHistory(ctx, sess.ID); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("AppendTurnEnd", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			if _, err := s.Append(ctx, sess.ID, NewEvent(EventTurnEnd, TurnEnd{Reason: "done", Iterations: 1})); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+}

@@ -45,6 +45,20 @@ const (
 	qInsertSearch = `INSERT INTO search_docs (session_id, seq, role, text) VALUES (?, ?, ?, ?)`
 	qPrevDiff     = `SELECT seq, data FROM events WHERE session_id = ? AND seq < ? AND type = 'capability.diff'
 		ORDER BY seq DESC LIMIT 1`
+	// The search index's watermark (migration 0005) and its catching up.
+	qSearchIndexed = `SELECT CAST(value AS INTEGER) FROM meta WHERE key = 'search_indexed'`
+	qIndexAbove    = `INSERT INTO search_fts (rowid, text) SELECT id, text FROM search_docs WHERE id > ?`
+	qSetIndexed    = `INSERT INTO meta (key, value) SELECT 'search_indexed', CAST(COALESCE(MAX(id), 0) AS TEXT) FROM search_docs
+		WHERE 1 ON CONFLICT (key) DO UPDATE SET value = excluded.value`
+)
+
+// The statements of the engine's hot reads, prepared once on the reader
+// pool (database/sql prepares them on each connection at its first use).
+const (
+	qGetSession    = `SELECT ` + sessionCols + ` FROM sessions WHERE id = ?`
+	qLastSeq       = `SELECT last_seq FROM sessions WHERE id = ?`
+	qModelMessages = `SELECT seq, role, content, tool_calls, tool_call_id, tool_name, is_error, summary, attachments
+		FROM model_messages WHERE session_id = ? ORDER BY pos`
 )
 
 // sessionCols are the sessions columns in the order scanSession and
@@ -105,10 +119,41 @@ func fromMillis(ms int64) time.Time {
 	return time.UnixMilli(ms).UTC()
 }
 
+// readStmts are the hot reads' prepared statements, on the reader pool.
+type readStmts struct{ getSession, lastSeq, modelMessages *sql.Stmt }
+
+func prepareReadStmts(ctx context.Context, db *sql.DB) (*readStmts, error) {
+	st := &readStmts{}
+	var err error
+	for _, p := range []struct {
+		dst **sql.Stmt
+		q   string
+	}{{&st.getSession, qGetSession}, {&st.lastSeq, qLastSeq}, {&st.modelMessages, qModelMessages}} {
+		if *p.dst, err = db.PrepareContext(ctx, p.q); err != nil {
+			break
+		}
+	}
+	if err != nil {
+		st.close()
+		return nil, fmt.Errorf("prepare reads: %w", classify(err))
+	}
+	return st, nil
+}
+
+func (st *readStmts) close() error {
+	var errs []error
+	for _, s := range []*sql.Stmt{st.getSession, st.lastSeq, st.modelMessages} {
+		if s != nil {
+			errs = append(errs, s.Close())
+		}
+	}
+	return errors.Join(errs...)
+}
+
 // writeStmts are the write path's prepared statements.
 type writeStmts struct {
 	maxSeq, insertEvent, loadSession, saveSession, insertUI, findUI, updateUI,
-	insertModel, compactModel, insertSearch, prevDiff *sql.Stmt
+	insertModel, compactModel, insertSearch, prevDiff, searchIndexed, indexAbove, setIndexed *sql.Stmt
 }
 
 func prepareWriteStmts(ctx context.Context, db *sql.DB) (*writeStmts, error) {
@@ -121,6 +166,7 @@ func prepareWriteStmts(ctx context.Context, db *sql.DB) (*writeStmts, error) {
 		{&st.saveSession, qSaveSession}, {&st.insertUI, qInsertUI}, {&st.findUI, qFindUI},
 		{&st.updateUI, qUpdateUI}, {&st.insertModel, qInsertModel}, {&st.compactModel, qCompactModel},
 		{&st.insertSearch, qInsertSearch}, {&st.prevDiff, qPrevDiff},
+		{&st.searchIndexed, qSearchIndexed}, {&st.indexAbove, qIndexAbove}, {&st.setIndexed, qSetIndexed},
 	} {
 		s, err := db.PrepareContext(ctx, p.q)
 		if err != nil {
@@ -135,7 +181,8 @@ func prepareWriteStmts(ctx context.Context, db *sql.DB) (*writeStmts, error) {
 func (st *writeStmts) close() error {
 	var errs []error
 	for _, s := range []*sql.Stmt{st.maxSeq, st.insertEvent, st.loadSession, st.saveSession, st.insertUI,
-		st.findUI, st.updateUI, st.insertModel, st.compactModel, st.insertSearch, st.prevDiff} {
+		st.findUI, st.updateUI, st.insertModel, st.compactModel, st.insertSearch, st.prevDiff,
+		st.searchIndexed, st.indexAbove, st.setIndexed} {
 		if s != nil {
 			errs = append(errs, s.Close())
 		}
@@ -152,14 +199,31 @@ type writeTx struct {
 	now   func() time.Time
 	bound map[*sql.Stmt]*sql.Stmt // st's statements bound to tx
 	sid   string                  // the session the sink writes to
-	// searchFrom is the first search_docs id written by this transaction
-	// and not yet in search_fts (0: none).
-	searchFrom int64
+	// searched says the transaction added text the search index does not
+	// hold yet.
+	searched bool
 	// UI items of the batch being appended, written by flushUI: a result
 	// or an answer that follows its call in the same batch then costs no
 	// read and no rewrite.
 	pendingUI     []UIMessage
 	pendingByCall map[string]int // callKey -> index in pendingUI
+	// What the transaction did to model histories, for the history cache
+	// when it commits: per session, or everything (a rebuild, a purge).
+	history      map[string]*historyDelta
+	clearHistory bool
+}
+
+// historyDelta returns the session's entry in w.history, made at first use.
+func (w *writeTx) historyDelta(id string) *historyDelta {
+	if w.history == nil {
+		w.history = map[string]*historyDelta{}
+	}
+	d, ok := w.history[id]
+	if !ok {
+		d = &historyDelta{}
+		w.history[id] = d
+	}
+	return d
 }
 
 // stmt binds a prepared statement to the transaction (once); the bound
@@ -208,6 +272,9 @@ func (w *writeTx) append(id string, events []Event, create bool) (Session, []Eve
 		}
 	}
 	w.sid = id
+	if d := w.historyDelta(id); d.lastSeq == 0 {
+		d.prevSeq = last // the first append of the transaction to this session
+	}
 	out := make([]Event, len(events))
 	for i, ev := range events {
 		if ev.SessionID != "" && ev.SessionID != id {
@@ -250,6 +317,7 @@ func (w *writeTx) append(id string, events []Event, create bool) (Session, []Eve
 }
 
 func (w *writeTx) saveSession(s *Session) error {
+	w.historyDelta(s.ID).lastSeq = s.LastSeq
 	if _, err := w.stmt(w.st.saveSession).ExecContext(w.ctx, sessionArgs(s)...); err != nil {
 		return fmt.Errorf("save session row %s: %w", s.ID, classify(err))
 	}
@@ -341,10 +409,13 @@ func (w *writeTx) addModel(pos int64, m Message) error {
 		m.ToolCallID, m.ToolName, m.IsError, m.Summary, attached); err != nil {
 		return fmt.Errorf("insert model message %d: %w", m.Seq, classify(err))
 	}
+	d := w.historyDelta(w.sid)
+	d.added = append(d.added, m)
 	return nil
 }
 
 func (w *writeTx) compactModel(upTo int64, summary Message) error {
+	w.historyDelta(w.sid).rewritten = true
 	if _, err := w.stmt(w.st.compactModel).ExecContext(w.ctx, w.sid, upTo); err != nil {
 		return fmt.Errorf("compact model history up to %d: %w", upTo, classify(err))
 	}
@@ -352,15 +423,10 @@ func (w *writeTx) compactModel(upTo int64, summary Message) error {
 }
 
 func (w *writeTx) addSearch(seq int64, role Role, text string) error {
-	res, err := w.stmt(w.st.insertSearch).ExecContext(w.ctx, w.sid, seq, string(role), text)
-	if err != nil {
+	if _, err := w.stmt(w.st.insertSearch).ExecContext(w.ctx, w.sid, seq, string(role), text); err != nil {
 		return fmt.Errorf("index message %d: %w", seq, classify(err))
 	}
-	if w.searchFrom == 0 {
-		if w.searchFrom, err = res.LastInsertId(); err != nil {
-			return fmt.Errorf("index message %d: %w", seq, err)
-		}
-	}
+	w.searched = true
 	return nil
 }
 
@@ -387,16 +453,34 @@ func (w *writeTx) previousDiff(before int64) (*CapabilityDiff, error) {
 
 func (w *writeTx) noteDiff(CapabilityDiff) {}
 
-// flushSearch adds the search_docs rows this transaction wrote to the
-// full-text index, in one statement.
-func (w *writeTx) flushSearch() error {
-	if w.searchFrom == 0 {
-		return nil
+// indexPending adds the search_docs rows above the watermark to the
+// full-text index, in one statement, and moves the watermark to the
+// highest row. It returns how many rows it indexed.
+func (w *writeTx) indexPending() (int64, error) {
+	var upto int64
+	if err := w.stmt(w.st.searchIndexed).QueryRowContext(w.ctx).Scan(&upto); err != nil {
+		return 0, fmt.Errorf("update search index: read its watermark: %w", classify(err))
 	}
-	if _, err := w.tx.ExecContext(w.ctx, `INSERT INTO search_fts (rowid, text) SELECT id, text FROM search_docs WHERE id >= ?`, w.searchFrom); err != nil {
-		return fmt.Errorf("update search index: %w", classify(err))
+	res, err := w.stmt(w.st.indexAbove).ExecContext(w.ctx, upto)
+	if err != nil {
+		return 0, fmt.Errorf("update search index: %w", classify(err))
 	}
-	w.searchFrom = 0
+	n, _ := res.RowsAffected()
+	if n > 0 {
+		if err := w.markIndexed(); err != nil {
+			return 0, err
+		}
+	}
+	return n, nil
+}
+
+// markIndexed moves the watermark to the highest search_docs row: every
+// row there is must be indexed. A purge runs it after deleting, so that
+// the ids it freed, which SQLite hands out again, count as not indexed.
+func (w *writeTx) markIndexed() error {
+	if _, err := w.stmt(w.st.setIndexed).ExecContext(w.ctx); err != nil {
+		return fmt.Errorf("update search index: move its watermark: %w", classify(err))
+	}
 	return nil
 }
 
@@ -436,7 +520,7 @@ func uiMessages(ctx context.Context, q querier, id string) ([]UIMessage, error) 
 // Resume also closes tool calls that never got a result.
 func (s *Store) ModelMessages(ctx context.Context, id string) (_ []Message, err error) {
 	defer s.explain(&err)
-	return modelMessages(ctx, s.r, id)
+	return s.modelMessages(ctx, id)
 }
 
 // ModelHistory is ModelMessages ready to send: like Resume's Messages, a
@@ -444,7 +528,7 @@ func (s *Store) ModelMessages(ctx context.Context, id string) (_ []Message, err 
 // It is what the engine reads before every model call.
 func (s *Store) ModelHistory(ctx context.Context, id string) (_ []Message, err error) {
 	defer s.explain(&err)
-	msgs, err := modelMessages(ctx, s.r, id)
+	msgs, err := s.modelMessages(ctx, id)
 	if err != nil {
 		return nil, err
 	}
@@ -452,8 +536,12 @@ func (s *Store) ModelHistory(ctx context.Context, id string) (_ []Message, err e
 }
 
 func modelMessages(ctx context.Context, q querier, id string) ([]Message, error) {
-	rows, err := q.QueryContext(ctx, `SELECT seq, role, content, tool_calls, tool_call_id, tool_name, is_error, summary, attachments
-		FROM model_messages WHERE session_id = ? ORDER BY pos`, id)
+	rows, err := q.QueryContext(ctx, qModelMessages, id)
+	return scanModelMessages(rows, err, id)
+}
+
+// scanModelMessages reads the rows of qModelMessages (err: the query's).
+func scanModelMessages(rows *sql.Rows, err error, id string) ([]Message, error) {
 	if err != nil {
 		return nil, fmt.Errorf("read model history of session %s: %w", id, classify(err))
 	}
@@ -494,6 +582,7 @@ func (s *Store) Rebuild(ctx context.Context) (err error) {
 		for _, q := range []string{
 			`DELETE FROM sessions`, // cascades to the other projection tables
 			`INSERT INTO search_fts (search_fts) VALUES ('delete-all')`,
+			`UPDATE meta SET value = '0' WHERE key = 'search_indexed'`,
 		} {
 			if _, err := w.tx.ExecContext(ctx, q); err != nil {
 				return fmt.Errorf("clear projections: %w", classify(err))
@@ -508,6 +597,10 @@ func (s *Store) Rebuild(ctx context.Context) (err error) {
 				return fmt.Errorf("session %s: %w", id, err)
 			}
 		}
+		if _, err := w.indexPending(); err != nil {
+			return err
+		}
+		w.searched = false
 		_, err = w.tx.ExecContext(ctx, `INSERT INTO meta (key, value) VALUES ('projection_version', ?)
 			ON CONFLICT (key) DO UPDATE SET value = excluded.value`, projectionVersion)
 		return classify(err)
@@ -520,6 +613,7 @@ func (s *Store) Rebuild(ctx context.Context) (err error) {
 
 // reproject projects one session's whole log into empty projections.
 func (w *writeTx) reproject(id string) error {
+	w.clearHistory = true
 	evs, err := readEvents(w.ctx, w.tx, id, 0)
 	if err != nil {
 		return err

@@ -78,6 +78,16 @@ func (s *Store) Search(ctx context.Context, query string, o SearchOptions) (_ []
 	if o.Limit <= 0 {
 		o.Limit = 20
 	}
+	if len(match) > 0 {
+		// Messages still waiting for the index are indexed first.
+		waiting, err := s.searchWaiting(ctx)
+		if err == nil && waiting {
+			err = s.IndexSearch(ctx)
+		}
+		if err != nil {
+			return nil, fmt.Errorf("search sessions for %q: %w", query, err)
+		}
+	}
 	cols := `d.session_id, s.custom_title, s.auto_title, d.seq, d.role, d.text, e.ts`
 	joins := ` JOIN sessions s ON s.id = d.session_id JOIN events e ON e.session_id = d.session_id AND e.seq = d.seq`
 	var q string

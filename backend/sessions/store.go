@@ -35,7 +35,13 @@ type Store struct {
 	r    *sql.DB       // readers
 	wsem chan struct{} // held while a write transaction runs
 	st   *writeStmts
-	now  func() time.Time
+	rst  *readStmts // on the reader pool
+	wrst *readStmts // the same, on the write connection (hotRead)
+	// history caches the model histories of the sessions used last.
+	history historyCache
+	// indexer brings the search index up to date after writes.
+	indexer searchIndexer
+	now     func() time.Time
 	// blobs holds attachments' content, beside the database file.
 	blobs *Blobs
 
@@ -95,6 +101,12 @@ func Open(ctx context.Context, path string, opts ...Option) (*Store, error) {
 	if s.st, err = prepareWriteStmts(ctx, s.w); err != nil {
 		return fail(err)
 	}
+	if s.rst, err = prepareReadStmts(ctx, s.r); err != nil {
+		return fail(err)
+	}
+	if s.wrst, err = prepareReadStmts(ctx, s.w); err != nil {
+		return fail(err)
+	}
 	var v string
 	err = s.w.QueryRowContext(ctx, `SELECT value FROM meta WHERE key = 'projection_version'`).Scan(&v)
 	if err != nil && !errors.Is(err, sql.ErrNoRows) {
@@ -104,6 +116,10 @@ func Open(ctx context.Context, path string, opts ...Option) (*Store, error) {
 		if err := s.Rebuild(ctx); err != nil {
 			return fail(err)
 		}
+	}
+	// What a crash (here or in another process) left out of the index.
+	if err := s.IndexSearch(ctx); err != nil {
+		return fail(err)
 	}
 	return s, nil
 }
@@ -135,6 +151,9 @@ func (s *Store) IntegrityCheck(ctx context.Context) (err error) {
 	}
 	// rank 1 compares the index with search_docs, not just with itself.
 	err = s.write(ctx, func(w *writeTx) error {
+		if _, err := w.indexPending(); err != nil {
+			return err
+		}
 		_, err := w.tx.ExecContext(ctx, `INSERT INTO search_fts (search_fts, rank) VALUES ('integrity-check', 1)`)
 		return err
 	})
@@ -151,9 +170,21 @@ func (s *Store) Path() string { return s.path }
 // later writes fail with ErrClosed. Closing twice is harmless.
 func (s *Store) Close() error {
 	s.closeOnce.Do(func() {
+		s.stopIndexer()
+		if s.w != nil && s.st != nil {
+			// What is left waiting is indexed at the next Open otherwise.
+			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+			_ = s.IndexSearch(ctx)
+			cancel()
+		}
 		s.wsem <- struct{}{} // never released
 		close(s.closed)
 		var errs []error
+		for _, st := range []*readStmts{s.rst, s.wrst} {
+			if st != nil {
+				errs = append(errs, st.close())
+			}
+		}
 		if s.st != nil {
 			errs = append(errs, s.st.close())
 		}
@@ -190,14 +221,39 @@ func (s *Store) write(ctx context.Context, fn func(w *writeTx) error) error {
 	}
 	w := &writeTx{tx: tx, st: s.st, ctx: ctx, now: s.now}
 	err = fn(w)
-	if err == nil {
-		err = w.flushSearch()
-	}
 	if err != nil {
 		tx.Rollback()
 		return err
 	}
-	return classify(tx.Commit())
+	if err := tx.Commit(); err != nil {
+		return classify(err)
+	}
+	if w.clearHistory {
+		s.history.clear()
+	}
+	if w.searched {
+		s.searchAdded()
+	}
+	for id, d := range w.history {
+		s.history.extend(id, d.prevSeq, d.lastSeq, d.added, d.rewritten)
+	}
+	return nil
+}
+
+// hotRead runs fn with the read statements of the write connection when no
+// write is under way, and with the reader pool's otherwise. A reader drops
+// its page cache whenever anything was written since its last read, so the
+// small reads the engine makes between its writes (a session row, its log's
+// last seq) cost several times more there than on the connection that
+// wrote. fn must be a single statement or a few: a write waits for it.
+func (s *Store) hotRead(fn func(st *readStmts) error) error {
+	select {
+	case s.wsem <- struct{}{}:
+		defer func() { <-s.wsem }()
+		return fn(s.wrst)
+	default:
+		return fn(s.rst)
+	}
 }
 
 // newID makes a session ID: 26 random base32 characters.
@@ -252,15 +308,22 @@ func (s *Store) Append(ctx context.Context, sessionID string, events ...Event) (
 // Get returns a session's list entry, deleted or not.
 func (s *Store) Get(ctx context.Context, id string) (_ Session, err error) {
 	defer s.explain(&err)
-	sess, err := getSession(ctx, s.r, id)
-	if err != nil {
+	var sess Session
+	err = s.hotRead(func(st *readStmts) error {
+		sess, err = scanSession(st.getSession.QueryRowContext(ctx, id))
+		return err
+	})
+	if errors.Is(err, sql.ErrNoRows) {
+		err = ErrNotFound
+	}
+	if err = classify(err); err != nil {
 		return Session{}, fmt.Errorf("get session %s: %w", id, err)
 	}
 	return sess, nil
 }
 
 func getSession(ctx context.Context, q querier, id string) (Session, error) {
-	sess, err := scanSession(q.QueryRowContext(ctx, `SELECT `+sessionCols+` FROM sessions WHERE id = ?`, id))
+	sess, err := scanSession(q.QueryRowContext(ctx, qGetSession, id))
 	if errors.Is(err, sql.ErrNoRows) {
 		return Session{}, ErrNotFound
 	}
@@ -463,6 +526,10 @@ func (s *Store) Purge(ctx context.Context, deletedBefore time.Time) (_ int, err 
 		if err != nil {
 			return err
 		}
+		// The index must hold every row of what it forgets.
+		if _, err := w.indexPending(); err != nil {
+			return err
+		}
 		for _, id := range ids {
 			for _, q := range []string{
 				`DELETE FROM events WHERE session_id = ?`,
@@ -475,7 +542,8 @@ func (s *Store) Purge(ctx context.Context, deletedBefore time.Time) (_ int, err 
 			}
 		}
 		n = len(ids)
-		return nil
+		w.clearHistory = n > 0
+		return w.markIndexed()
 	})
 	if err != nil {
 		return 0, fmt.Errorf("purge sessions deleted before %s: %w", deletedBefore.Format(time.RFC3339), classify(err))

@@ -1,0 +1,154 @@
+package sessions
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+	"reflect"
+	"testing"
+	"time"
+)
+
+// checkHistory compares the (cached) ModelHistory with the history read
+// from the database directly.
+func checkHistory(t *testing.T, s *Store, id, label string) {
+	t.Helper()
+	ctx := context.Background()
+	got, err := s.ModelHistory(ctx, id)
+	if err != nil {
+		t.Fatalf("%s: ModelHistory: %v", label, err)
+	}
+	direct, err := modelMessages(ctx, s.r, id)
+	if err != nil {
+		t.Fatalf("%s: read directly: %v", label, err)
+	}
+	if want := closeToolCalls(direct); !reflect.DeepEqual(got, want) {
+		t.Fatalf("%s: ModelHistory (%d messages) differs from the database (%d):\n got %+v\nwant %+v", label, len(got), len(want), got, want)
+	}
+}
+
+func TestModelHistoryCacheFollowsWrites(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "sessions.db")
+	s := openStoreAt(t, path)
+	other := openStoreAt(t, path) // another process on the same file
+	sess := mustCreate(t, s, SessionCreated{Workspace: "/w", Mode: "default"})
+	id := sess.ID
+	checkHistory(t, s, id, "empty")
+
+	steps := []struct {
+		name string
+		do   func(t *testing.T)
+	}{
+		{"a turn appended", func(t *testing.T) { mustAppend(t, s, id, benchEvents(8, "a")...) }},
+		{"one more message", func(t *testing.T) {
+			mustAppend(t, s, id, NewEvent(EventUserMessage, UserMessage{Text: "and now?"}))
+		}},
+		{"a refused batch changes nothing", func(t *testing.T) {
+			_, err := s.Append(ctx, id, NewEvent(EventUserMessage, UserMessage{Text: "kept out"}), Event{Type: EventAssistantMessage, Data: []byte(`{"text":`)})
+			if err == nil {
+				t.Fatal("a batch with bad JSON was accepted")
+			}
+		}},
+		{"another process appends", func(t *testing.T) {
+			mustAppend(t, other, id, NewEvent(EventUserMessage, UserMessage{Text: "from the CLI"}),
+				NewEvent(EventAssistantMessage, AssistantMessage{Text: "seen"}))
+		}},
+		{"and this one appends after it", func(t *testing.T) {
+			mustAppend(t, s, id, NewEvent(EventUserMessage, UserMessage{Text: "back here"}))
+		}},
+		{"a compaction rewrites the history", func(t *testing.T) {
+			last, err := s.Get(ctx, id)
+			if err != nil {
+				t.Fatal(err)
+			}
+			mustAppend(t, s, id, NewEvent(EventCompaction, Compaction{Summary: "all of it, briefly", UpToSeq: last.LastSeq - 1}))
+		}},
+		{"another process compacts", func(t *testing.T) {
+			last, err := other.Get(ctx, id)
+			if err != nil {
+				t.Fatal(err)
+			}
+			mustAppend(t, other, id, NewEvent(EventUserMessage, UserMessage{Text: "more"}),
+				NewEvent(EventCompaction, Compaction{Summary: "shorter still", UpToSeq: last.LastSeq}))
+		}},
+		{"a tool call left open", func(t *testing.T) {
+			mustAppend(t, s, id, NewEvent(EventAssistantMessage, AssistantMessage{ToolCalls: []ToolCallRecord{{ID: "open", Name: "Read", Arguments: `{}`}}}))
+		}},
+		{"the projections rebuilt", func(t *testing.T) {
+			if err := s.Rebuild(ctx); err != nil {
+				t.Fatal(err)
+			}
+		}},
+	}
+	for _, st := range steps {
+		st.do(t)
+		checkHistory(t, s, id, st.name)
+		checkHistory(t, other, id, st.name+" (the other store)")
+	}
+
+	// A purged session has no history left, cached or not.
+	if err := s.Delete(ctx, id); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Purge(ctx, time.Now().Add(time.Hour)); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := s.ModelHistory(ctx, id); err != nil || len(got) != 0 {
+		t.Fatalf("after purge: %d messages, %v", len(got), err)
+	}
+}
+
+func TestModelHistoryCacheCallersCannotChangeIt(t *testing.T) {
+	s := openTestStore(t)
+	sess := mustCreate(t, s, SessionCreated{Workspace: "/w", Mode: "default"})
+	mustAppend(t, s, sess.ID, benchEvents(8, "c")...)
+	first, err := s.ModelHistory(context.Background(), sess.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	first[0].Content = "changed by the caller"
+	first = append(first[:1], Message{Content: "appended by the caller"})
+	_ = first
+	checkHistory(t, s, sess.ID, "after the caller changed its copy")
+}
+
+func TestHistoryCacheBounds(t *testing.T) {
+	var c historyCache
+	msg := func(n int) []Message { return []Message{{Content: string(make([]byte, n))}} }
+	for i := range historyCacheSessions + 5 {
+		c.put(fmt.Sprint("s", i), 1, msg(10))
+	}
+	if len(c.entries) != historyCacheSessions {
+		t.Fatalf("%d sessions cached, want at most %d", len(c.entries), historyCacheSessions)
+	}
+	if _, _, ok := c.get("s0"); ok {
+		t.Error("the least recently used session was kept")
+	}
+	if _, _, ok := c.get(fmt.Sprint("s", historyCacheSessions+4)); !ok {
+		t.Error("the newest session was evicted")
+	}
+	c.put("huge", 1, msg(historyCacheLargest+1))
+	if _, _, ok := c.get("huge"); ok {
+		t.Error("a history over the largest size was cached")
+	}
+	c.clear()
+	for i := range 8 {
+		c.put(fmt.Sprint("big", i), 1, msg(historyCacheLargest-200))
+	}
+	if c.bytes > historyCacheBytes {
+		t.Errorf("the cache holds %d bytes, over its %d", c.bytes, historyCacheBytes)
+	}
+	// Extending from another state than the cached one drops the entry.
+	c.clear()
+	c.put("x", 3, msg(1))
+	c.extend("x", 2, 4, msg(1), false)
+	if _, _, ok := c.get("x"); ok {
+		t.Error("an entry extended from a state it was not in survived")
+	}
+	c.put("x", 3, msg(1))
+	c.extend("x", 3, 4, msg(1), false)
+	if got, at, ok := c.get("x"); !ok || at != 4 || len(got) != 2 {
+		t.Errorf("extended entry: %d messages as of %d (%v), want 2 as of 4", len(got), at, ok)
+	}
+}
