@@ -3,6 +3,7 @@ package capabilities
 import (
 	"context"
 	"fmt"
+	"slices"
 	"testing"
 
 	"tinyelf/backend/capabilities/captest"
@@ -71,14 +72,27 @@ func BenchmarkVisibleSet(b *testing.B) {
 }
 
 // BenchmarkCatalogRefresh replaces a 154-tool server's partition (an MCP
-// list_changed), indexing included.
+// list_changed), indexing included. "changed": each listing changes one description, so the partition is
+// indexed again; "same": the same tools again (a reconnect, another
+// session's copy), whose index is shared.
 func BenchmarkCatalogRefresh(b *testing.B) {
 	c := fixtureCatalog(b)
 	ts, _ := captest.Tools("github")
 	es := entriesOf(ts)
-	for b.Loop() {
-		c.Replace("mcp:github", es, PartitionOptions{Priority: PriorityMCP})
-	}
+	b.Run("changed", func(b *testing.B) {
+		for i := 0; b.Loop(); i++ {
+			b.StopTimer()
+			next := slices.Clone(es)
+			next[i%len(next)].Description += fmt.Sprint(" (listing ", i, ")")
+			b.StartTimer()
+			c.Replace("mcp:github", next, PartitionOptions{Priority: PriorityMCP})
+		}
+	})
+	b.Run("same", func(b *testing.B) {
+		for b.Loop() {
+			c.Replace("mcp:github", es, PartitionOptions{Priority: PriorityMCP})
+		}
+	})
 }
 
 // BenchmarkToolSearchRecall reports recall@1 and recall@5 of the labelled

@@ -30,6 +30,8 @@ type Catalog struct {
 	smu  sync.Mutex
 	subs map[int]func(Change)
 	next int
+
+	indexes indexCache
 }
 
 // Change tells subscribers that a partition was replaced or removed.
@@ -108,8 +110,10 @@ func (c *Catalog) Replace(key string, entries []Entry, opts PartitionOptions) ui
 	entries = dedupe(entries)
 	for i := range entries {
 		entries[i].part = key
+		entries[i].lowerName = strings.ToLower(entries[i].Name)
+		entries[i].lowerBare = strings.ToLower(bareName(entries[i].Descriptor))
 	}
-	idx := buildIndex(entries)
+	idx := c.indexes.get(entries)
 	c.wmu.Lock()
 	old := c.cur.Load()
 	v := c.version.Add(1)

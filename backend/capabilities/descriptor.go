@@ -163,6 +163,9 @@ type Entry struct {
 	// prepared is the tool checked and compiled once, for every session's
 	// registry.
 	prepared *tools.Prepared
+	// lowerName and lowerBare are Name and the tool's own part of it in
+	// lower case, set by the catalog (the policy looks for them in text).
+	lowerName, lowerBare string
 }
 
 // WithTool returns the entry bound to t, which must describe itself

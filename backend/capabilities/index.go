@@ -4,12 +4,14 @@ import (
 	"cmp"
 	"errors"
 	"fmt"
+	"hash/maphash"
 	"math"
 	"math/bits"
 	"regexp"
 	"slices"
 	"sort"
 	"strings"
+	"sync"
 	"unicode/utf8"
 )
 
@@ -399,4 +401,77 @@ func (v *View) searchRegex(expr string, admit func(Entry) bool) ([]Hit, error) {
 		}
 	}
 	return hits, nil
+}
+
+// indexCache shares search indexes between partitions of the same
+// descriptors in the same order: every session's local tools are much
+// alike, and a subagent's are its parent's, so a new session need not
+// tokenize them again. An index is never changed once built.
+type indexCache struct {
+	mu      sync.Mutex
+	byPrint map[uint64]cachedIndex
+	seed    maphash.Seed
+}
+
+type cachedIndex struct {
+	names []string // the entries' names, checked on a hit
+	index *partIndex
+}
+
+// indexCacheSize bounds the indexes kept; past it the cache starts over.
+const indexCacheSize = 64
+
+// get returns the index of entries, built or shared.
+func (c *indexCache) get(entries []Entry) *partIndex {
+	c.mu.Lock()
+	if c.byPrint == nil {
+		c.byPrint, c.seed = map[uint64]cachedIndex{}, maphash.MakeSeed()
+	}
+	seed := c.seed
+	c.mu.Unlock()
+	fp := fingerprint(seed, entries)
+	c.mu.Lock()
+	hit, ok := c.byPrint[fp]
+	c.mu.Unlock()
+	if ok && sameNames(hit.names, entries) {
+		return hit.index
+	}
+	idx := buildIndex(entries)
+	names := make([]string, len(entries))
+	for i, e := range entries {
+		names[i] = e.Name
+	}
+	c.mu.Lock()
+	if len(c.byPrint) >= indexCacheSize {
+		clear(c.byPrint)
+	}
+	c.byPrint[fp] = cachedIndex{names: names, index: idx}
+	c.mu.Unlock()
+	return idx
+}
+
+// fingerprint hashes the text buildIndex reads, entry by entry.
+func fingerprint(seed maphash.Seed, entries []Entry) uint64 {
+	var h maphash.Hash
+	h.SetSeed(seed)
+	for _, e := range entries {
+		for _, text := range docFields(e.Descriptor) {
+			h.WriteString(text)
+			h.WriteByte(0)
+		}
+		h.WriteByte(1)
+	}
+	return h.Sum64()
+}
+
+func sameNames(names []string, entries []Entry) bool {
+	if len(names) != len(entries) {
+		return false
+	}
+	for i, e := range entries {
+		if names[i] != e.Name {
+			return false
+		}
+	}
+	return true
 }

@@ -231,6 +231,7 @@ func Compute(v *View, in Inputs, d *Discovery) *VisibleSet {
 	vs.Deferring = deferring
 
 	mentions := mentionText(in.Task, in.Observation)
+	deferredWhy := "deferred to the index: " + vs.DeferReason
 	visible := make([]*Entry, 0, 32)
 	for _, e := range eligible {
 		if n := st.failures[e.Name]; n >= DemoteAfter && e.Tier != TierCore {
@@ -249,7 +250,7 @@ func Compute(v *View, in Inputs, d *Discovery) *VisibleSet {
 		case e.Tier == TierCommon && !tight:
 			decide(e, StateVisible, "a common local tool")
 		default:
-			decide(e, StateDeferred, "deferred to the index: "+vs.DeferReason)
+			decide(e, StateDeferred, deferredWhy)
 			vs.Deferred = append(vs.Deferred, e)
 			continue
 		}
@@ -349,10 +350,14 @@ func wantedReason(e *Entry, st discoveryState, mentions string) (string, bool) {
 	if mentions == "" {
 		return "", false
 	}
-	if bare := strings.ToLower(bareName(e.Descriptor)); len(bare) >= 6 && strings.Contains(bare, "_") && containsWord(mentions, bare) {
+	lower, bare := e.lowerName, e.lowerBare
+	if lower == "" {
+		lower, bare = strings.ToLower(e.Name), strings.ToLower(bareName(e.Descriptor))
+	}
+	if len(bare) >= 6 && strings.Contains(bare, "_") && containsWord(mentions, bare) {
 		return fmt.Sprintf("the task or a tool result names %s", bare), true
 	}
-	if strings.Contains(mentions, strings.ToLower(e.Name)) && strings.Contains(e.Name, "__") {
+	if strings.Contains(e.Name, "__") && strings.Contains(mentions, lower) {
 		return fmt.Sprintf("the task or a tool result names %s", e.Name), true
 	}
 	return "", false
