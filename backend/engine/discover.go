@@ -258,9 +258,8 @@ func (t *turn) discover(ctx context.Context) error {
 	}
 	diff := capabilities.DiffSets(prev, vs)
 	if prev == nil || !diff.Empty() {
-		if err := t.record(ctx, sessions.NewEvent(sessions.EventCapabilityDiff, diffEvent(diff, vs))); err != nil {
-			return err
-		}
+		// Logged with the model call's answer, before its request.
+		t.hold(sessions.NewEvent(sessions.EventCapabilityDiff, diffEvent(diff, vs)))
 	}
 	d.SetLast(vs)
 	t.vs = vs
@@ -378,19 +377,24 @@ func (t *turn) logRequest(iter int, req llm.Request) {
 		Iteration: iter, Tools: sent, Index: index, Digest: capabilities.Digest(hashes, index),
 		ToolTokens: t.vs.ToolTokens, IndexTokens: t.vs.IndexTokens,
 	})
+	t.hold(ev)
+}
+
+// hold keeps records of the model call being made (how the visible set
+// changed, the request) for the next write, which logs them first.
+func (t *turn) hold(evs ...sessions.Event) {
 	t.logMu.Lock()
-	t.pendingRequest = &ev
+	t.held = append(t.held, evs...)
 	t.logMu.Unlock()
 }
 
-// takeRequest returns the pending model.request record, if any, and
-// forgets it.
-func (t *turn) takeRequest() *sessions.Event {
+// takeHeld returns the records hold kept, and forgets them.
+func (t *turn) takeHeld() []sessions.Event {
 	t.logMu.Lock()
 	defer t.logMu.Unlock()
-	r := t.pendingRequest
-	t.pendingRequest = nil
-	return r
+	evs := t.held
+	t.held = nil
+	return evs
 }
 
 // visibility is the pipeline's visibility step: a call to a tool the model

@@ -67,9 +67,9 @@ type turn struct {
 	stopCalls context.CancelFunc // cancels the running tool calls
 	unlogged  []sessions.Event   // tool results a failed write left out
 
-	// pendingRequest is the model.request record of the call under way, written
-	// with the next event.
-	pendingRequest *sessions.Event
+	// held are the records of the model call under way (its capability
+	// diff, its model.request), written with the next event.
+	held []sessions.Event
 
 	userText string // the message that started the turn
 	userSeq  int64  // its seq in the log (0 until logged; a resumed turn's: the last one's)
@@ -90,12 +90,12 @@ func (t *turn) record(ctx context.Context, evs ...sessions.Event) error {
 
 // recordLogged is record returning the events as logged (with their seqs).
 func (t *turn) recordLogged(ctx context.Context, evs ...sessions.Event) ([]sessions.Event, error) {
-	if req := t.takeRequest(); req != nil {
-		// The model.request record goes out with the next write (the answer
-		// or the error), saving a transaction per model call.
-		logged, err := t.recordLogged(ctx, append([]sessions.Event{*req}, evs...)...)
-		if len(logged) > 0 {
-			logged = logged[1:]
+	if held := t.takeHeld(); len(held) > 0 {
+		// The model call's records go out with the next write (the answer
+		// or the error), saving transactions per model call.
+		logged, err := t.recordLogged(ctx, append(held, evs...)...)
+		if len(logged) >= len(held) {
+			logged = logged[len(held):]
 		}
 		return logged, err
 	}
@@ -223,16 +223,18 @@ func (e *Engine) runInput(ctx context.Context, s *sessionState, in Input, opts T
 			// key, a cut stream...), so the error card can say it plainly.
 			return t.fail(ctx, llm.ErrorKind(err), lastText, iter, err)
 		}
+		if len(resp.ToolCalls) == 0 {
+			// The answer and the turn's end go out in one write.
+			res := t.endWith(ctx, EndDone, resp.Text, iter, nil, t.assistantEvents(resp, false))
+			if res.Reason == EndDone && t.titleWorthy(resp.Text) {
+				e.nameSession(t, resp.Text)
+			}
+			return res
+		}
 		if err := t.logAssistant(ctx, resp, false); err != nil {
 			return t.fail(ctx, "internal", lastText, iter, err)
 		}
 		lastText = resp.Text
-		if len(resp.ToolCalls) == 0 {
-			if t.titleWorthy(lastText) {
-				e.nameSession(t, lastText)
-			}
-			return t.end(ctx, EndDone, lastText, iter, nil)
-		}
 		results := t.runCalls(ctx, resp.ToolCalls)
 		if err := t.logFailure(); err != nil {
 			return t.fail(ctx, "internal", lastText, iter, logFailed(err))
@@ -413,6 +415,13 @@ func (t *turn) onStream(ev llm.StreamEvent) {
 }
 
 func (t *turn) logAssistant(ctx context.Context, resp *llm.Response, partial bool) error {
+	return t.record(ctx, t.assistantEvents(resp, partial)...)
+}
+
+// assistantEvents are the log records of a model answer: the message, and
+// its usage when the provider reported one. A partial answer (cut off by an
+// error) keeps its text but not its tool calls.
+func (t *turn) assistantEvents(resp *llm.Response, partial bool) []sessions.Event {
 	calls := make([]sessions.ToolCallRecord, len(resp.ToolCalls))
 	for i, c := range resp.ToolCalls {
 		calls[i] = sessions.ToolCallRecord{ID: c.ID, Name: c.Name, Arguments: c.Arguments}
@@ -428,7 +437,7 @@ func (t *turn) logAssistant(ctx context.Context, resp *llm.Response, partial boo
 	// A response cut off before the provider reported usage has none; a
 	// zero would read as an empty context.
 	if resp.Usage == (llm.Usage{}) {
-		return t.record(ctx, sessions.NewEvent(sessions.EventAssistantMessage, msg))
+		return []sessions.Event{sessions.NewEvent(sessions.EventAssistantMessage, msg)}
 	}
 	usage := sessions.Usage{
 		Model: model, InputTokens: resp.Usage.InputTokens, OutputTokens: resp.Usage.OutputTokens,
@@ -436,10 +445,10 @@ func (t *turn) logAssistant(ctx context.Context, resp *llm.Response, partial boo
 		CostUSD: Cost(model, resp.Usage),
 	}
 	msg.Usage = &usage
-	return t.record(ctx,
+	return []sessions.Event{
 		sessions.NewEvent(sessions.EventAssistantMessage, msg),
 		sessions.NewEvent(sessions.EventUsage, usage),
-	)
+	}
 }
 
 // logFailed explains a failed log write to the user.
@@ -466,9 +475,7 @@ func (t *turn) fail(ctx context.Context, kind, text string, iterations int, err 
 	evs := append(t.unlogged, sessions.NewEvent(sessions.EventError, sessions.Error{Message: err.Error(), Kind: kind}))
 	t.unlogged = nil
 	t.logMu.Unlock()
-	if req := t.takeRequest(); req != nil {
-		evs = append([]sessions.Event{*req}, evs...)
-	}
+	evs = append(t.takeHeld(), evs...)
 	if lerr := t.e.record(ctx, t.s.id, evs...); lerr != nil {
 		t.s.mu.Lock()
 		t.s.unlogged = append(evs[:len(evs)-1:len(evs)-1], t.s.unlogged...)
@@ -485,6 +492,12 @@ func (t *turn) fail(ctx context.Context, kind, text string, iterations int, err 
 // turn.end that cannot be logged turns the result into an error, sent live
 // as well.
 func (t *turn) end(ctx context.Context, reason, text string, iterations int, err error) TurnResult {
+	return t.endWith(ctx, reason, text, iterations, err, nil)
+}
+
+// endWith is end writing first (the final answer) in the same transaction
+// as turn.end, after the model.request record still pending, if any.
+func (t *turn) endWith(ctx context.Context, reason, text string, iterations int, err error, first []sessions.Event) TurnResult {
 	res := TurnResult{Reason: reason, Text: text, Iterations: iterations, Usage: t.usage}
 	msg := ""
 	if err != nil {
@@ -497,7 +510,9 @@ func (t *turn) end(ctx context.Context, reason, text string, iterations int, err
 	if r := runFrom(ctx); r != nil && r.abandoned.Load() {
 		return res // the user stopped it long ago; Cancel logged its end
 	}
-	if lerr := t.e.record(ctx, t.s.id, sessions.NewEvent(sessions.EventTurnEnd, sessions.TurnEnd{Reason: reason, Iterations: iterations, Message: msg})); lerr != nil {
+	evs := append(t.takeHeld(), first...)
+	evs = append(evs, sessions.NewEvent(sessions.EventTurnEnd, sessions.TurnEnd{Reason: reason, Iterations: iterations, Message: msg}))
+	if lerr := t.e.record(ctx, t.s.id, evs...); lerr != nil {
 		lerr = logFailed(lerr)
 		if reason != EndError {
 			t.e.live(t.s.id, LiveTurnError, map[string]any{"kind": "internal", "message": lerr.Error(), "logError": lerr.Error()})
