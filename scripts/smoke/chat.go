@@ -78,6 +78,7 @@ func chatTarget(cfg config, bin string) target {
 // checkChat runs the chat part in its own data folder, screen and bus
 // under tmp.
 func checkChat(cfg config, bin, tmp string) error {
+	began := time.Now()
 	llm := llmtest.Start() // on loopback; Close ends the held stream too
 	defer llm.Close()
 	llm.SetModels("test-model")
@@ -209,7 +210,7 @@ func checkChat(cfg config, bin, tmp string) error {
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
-	logf("ok: Stop and close ends the turn and the app, exit 0")
+	logf("ok: Stop and close ends the turn and the app, exit 0 (the chat part took %s)", time.Since(began).Round(100*time.Millisecond))
 	return nil
 }
 
