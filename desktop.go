@@ -94,7 +94,11 @@ func runDesktop(ctx context.Context, stderr io.Writer) int {
 		OnBeforeClose: func(wctx context.Context) bool {
 			rememberWindow(wctx, svc, stderr)
 			running, _ := svc.RunningTasks(context.Background(), struct{}{})
-			if app.guard.ask(running) {
+			asking := app.guard.ask(running)
+			if note := closeNote(len(running), asking); note != "" {
+				fmt.Fprintln(stderr, note)
+			}
+			if asking {
 				wailsruntime.EventsEmit(wctx, CloseRequestedEvent, running)
 				return true // the page asks; ConfirmClose closes
 			}

@@ -54,6 +54,23 @@ func (g *closeGuard) ask(running []string) bool {
 	return !g.forced && g.ready && len(running) > 0
 }
 
+// closeNote is the log line for a close of the window while n tasks run,
+// whether the page asks first or they stop (the user confirmed, TinyElf is
+// quitting, or the page cannot ask); "" when nothing runs.
+func closeNote(n int, asking bool) string {
+	if n == 0 {
+		return ""
+	}
+	tasks, stop := "1 task runs", "it stops"
+	if n > 1 {
+		tasks, stop = fmt.Sprintf("%d tasks run", n), "they stop"
+	}
+	if asking {
+		return "tinyelf: closing the window while " + tasks + ": asking first"
+	}
+	return "tinyelf: closing the window while " + tasks + ": " + stop
+}
+
 // instanceID names the single-instance lock of a data folder: one window
 // per data folder, so a second launch with the same data focuses the first,
 // while a test's TINYELF_HOME never meets the user's own TinyElf.

@@ -26,6 +26,27 @@ func TestCloseGuard(t *testing.T) {
 	}
 }
 
+func TestCloseNote(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		n      int
+		asking bool
+		want   string
+	}{
+		{0, false, ""},
+		{0, true, ""},
+		{1, true, "tinyelf: closing the window while 1 task runs: asking first"},
+		{1, false, "tinyelf: closing the window while 1 task runs: it stops"},
+		{3, true, "tinyelf: closing the window while 3 tasks run: asking first"},
+		{3, false, "tinyelf: closing the window while 3 tasks run: they stop"},
+	}
+	for _, tt := range tests {
+		if got := closeNote(tt.n, tt.asking); got != tt.want {
+			t.Errorf("closeNote(%d, %v) = %q, want %q", tt.n, tt.asking, got, tt.want)
+		}
+	}
+}
+
 func TestInstanceID(t *testing.T) {
 	t.Parallel()
 	a, b := instanceID("/home/u/.config/tinyelf"), instanceID("/tmp/test-home")

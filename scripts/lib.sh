@@ -6,8 +6,9 @@
 TINYELF_BUILD_PACKAGES=(libgtk-3-dev libwebkit2gtk-4.1-dev pkg-config build-essential)
 
 # The Debian packages the smoke run of the desktop window needs: a virtual X
-# screen, a private D-Bus session bus, xwininfo to find the window and xprop for its icon and title.
-TINYELF_SMOKE_PACKAGES=(xvfb dbus dbus-x11 x11-utils)
+# screen, a private D-Bus session bus, xwininfo to find the window, xprop for
+# its icon and title, and xdotool to type into it.
+TINYELF_SMOKE_PACKAGES=(xvfb dbus dbus-x11 x11-utils xdotool)
 
 # The Debian packages the tests need besides: ripgrep for the Grep tool,
 # Chromium for the browser tests of `tinyelf serve`, and Noto CJK so that the

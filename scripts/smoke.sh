@@ -1,7 +1,10 @@
 #!/usr/bin/env bash
 # Smoke-check the desktop binary: it must refuse to start without a display,
 # open a rendered window under Xvfb (screenshot in artifacts/smoke/), and exit
-# cleanly on SIGTERM. Builds the binary first unless SMOKE_NO_BUILD=1.
+# cleanly on SIGTERM; then, with a fake model on loopback, a message typed
+# into the window must name it ("Fix the tests — TinyElf") and closing it
+# while the answer streams must ask first (scripts/smoke/main.go says it
+# all). Builds the binary first unless SMOKE_NO_BUILD=1.
 #
 # With `memory`, it checks nothing but measures the idle window memory (the
 # app and its WebKit processes, RSS) of TinyElf and of a Wails hello-world

@@ -11,9 +11,22 @@
 // browser tests' first screenshot. The window must carry TinyElf's icon and
 // title (xprop). A second launch on the same bus and data folder must exit
 // at once, leaving one window, which the first instance brings to the
-// front. Last, SIGTERM must close the window. It prints the time from launch
+// front. Then SIGTERM must close the window. It prints the time from launch
 // to an interactive window and the idle window's memory (the app and its
 // WebKit processes, RSS).
+//
+// Last (chat.go), the window opens once more, on a new screen, bus and data
+// folder whose settings name a fake model it starts on loopback; the fake
+// model holds its answer back. The smoke types a message into the window
+// (xdotool: Ctrl+N, the text, Enter), and the window's title must become
+// "<message> — TinyElf". Asked to close as a close button asks (the ICCCM
+// WM_DELETE_WINDOW message), the window must stay and show its "Close
+// TinyElf?" dialog (screenshot desktop-close-dialog.png); Enter (Keep
+// working, the default) and, asked again, Esc must keep the window, its
+// title and the turn; asked a third time, Tab and Enter (Stop and close)
+// must end the turn and the app, exit 0. Every wait has a deadline; the
+// app's output (app.log, app-chat.log) and what the fake model was asked
+// (fake-model.log) are kept beside the screenshots.
 //
 // With -memory N it checks nothing else: it measures the idle memory of
 // TinyElf's window and of the Wails hello-world window (-hello, built from
@@ -110,9 +123,9 @@ func run(cfg config) error {
 	if _, err := os.Stat(bin); err != nil {
 		return fmt.Errorf("desktop binary: %w (build it with bash scripts/run.sh or task build)", err)
 	}
-	for _, tool := range []string{"Xvfb", "dbus-daemon", "xwininfo", "xprop"} {
+	for _, tool := range []string{"Xvfb", "dbus-daemon", "xwininfo", "xprop", "xdotool"} {
 		if _, err := exec.LookPath(tool); err != nil {
-			return fmt.Errorf("%s not found: install xvfb, dbus and x11-utils (bash scripts/test.sh does)", tool)
+			return fmt.Errorf("%s not found: install xvfb, dbus, x11-utils and xdotool (bash scripts/smoke.sh and scripts/test.sh do)", tool)
 		}
 	}
 	if err := os.MkdirAll(cfg.out, 0o755); err != nil {
@@ -138,7 +151,14 @@ func run(cfg config) error {
 		return err
 	}
 	logf("ok: without a display the binary explains itself and exits non-zero")
-	return checkWindow(cfg, bin, tmp)
+	if err := checkWindow(cfg, bin, tmp); err != nil {
+		return err
+	}
+	chat := filepath.Join(tmp, "chat")
+	if err := os.MkdirAll(chat, 0o755); err != nil {
+		return err
+	}
+	return checkChat(cfg, bin, chat)
 }
 
 // baseEnv is the environment without any display, so the checks never touch
@@ -147,14 +167,20 @@ func baseEnv(tmp string) []string {
 	var env []string
 	for _, kv := range os.Environ() {
 		switch strings.SplitN(kv, "=", 2)[0] {
-		case "DISPLAY", "WAYLAND_DISPLAY", "TINYELF_HOME", "XDG_RUNTIME_DIR", "DBUS_SESSION_BUS_ADDRESS", "XAUTHORITY":
+		case "DISPLAY", "WAYLAND_DISPLAY", "TINYELF_HOME", "XDG_RUNTIME_DIR", "DBUS_SESSION_BUS_ADDRESS", "XAUTHORITY",
+			"HOME", "XDG_CONFIG_HOME", "XDG_DATA_HOME", "XDG_CACHE_HOME", "XDG_STATE_HOME":
 			continue
 		}
 		env = append(env, kv)
 	}
 	runtimeDir := filepath.Join(tmp, "runtime")
 	_ = os.MkdirAll(runtimeDir, 0o700)
-	return append(env, "TINYELF_HOME="+filepath.Join(tmp, "home"), "XDG_RUNTIME_DIR="+runtimeDir)
+	// A home of its own too: WebKit keeps the page's storage there, and
+	// the user's own TinyElf must neither shape the smoke's window nor be
+	// touched by it.
+	userHome := filepath.Join(tmp, "user")
+	_ = os.MkdirAll(userHome, 0o700)
+	return append(env, "TINYELF_HOME="+filepath.Join(tmp, "home"), "XDG_RUNTIME_DIR="+runtimeDir, "HOME="+userHome)
 }
 
 func checkNoDisplay(bin, tmp string) error {
@@ -238,8 +264,10 @@ func startXvfb(tmp string) (*process, string, string, error) {
 		return nil, "", "", err
 	}
 	defer r.Close()
+	// -ardelay: a key xdotool presses never repeats, however long a busy
+	// machine holds it down.
 	cmd := exec.Command("Xvfb", "-displayfd", "3", "-screen", "0", "1280x800x24", "-fbdir", fbdir,
-		"-nolisten", "tcp", "-noreset")
+		"-nolisten", "tcp", "-noreset", "-ardelay", "30000")
 	cmd.ExtraFiles = []*os.File{w} // fd 3
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
@@ -321,6 +349,8 @@ type session struct {
 	stats          smoke.Stats
 	logPath        string
 	logFile        *os.File
+	screen         string // the Xvfb framebuffer file
+	failedShot     string // where a failed wait saves the screen
 }
 
 // fail returns an error with the app's output so far.
@@ -354,16 +384,16 @@ func (s *session) close() {
 // saves the screen to shot and cleans up after itself; otherwise the
 // caller closes the session.
 func openWindow(t target, tmp, logPath, shot string, timeout time.Duration) (_ *session, err error) {
-	s := &session{logPath: logPath}
+	s := &session{logPath: logPath, failedShot: strings.TrimSuffix(shot, ".png") + "-failed.png"}
 	defer func() {
 		if err != nil {
 			s.close()
 		}
 	}()
-	var screenFile string
-	if s.xvfb, s.display, screenFile, err = startXvfb(tmp); err != nil {
+	if s.xvfb, s.display, s.screen, err = startXvfb(tmp); err != nil {
 		return nil, err
 	}
+	screenFile := s.screen
 	logf("Xvfb is up on display %s", s.display)
 	if s.logFile, err = os.Create(logPath); err != nil {
 		return nil, err

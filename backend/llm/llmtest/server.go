@@ -4,7 +4,8 @@
 // the vendors' own SDKs over real HTTP on loopback. It records every request
 // it receives so tests can assert what the model was shown.
 //
-// llmtest is test code: only tests and the fakellm command import it.
+// llmtest is test code: only tests, the fakellm command and the desktop
+// smoke run (scripts/smoke) import it.
 package llmtest
 
 import (
