@@ -47,10 +47,8 @@ func (t *turn) runCalls(ctx context.Context, calls []llm.ToolCall) []tools.CallR
 			}
 			bound = t.e.subagents.limits.Parallel
 		}
-		for k := i; k < j; k++ {
-			if t.logIntent(ctx, calls[k]) != nil {
-				return results[:k]
-			}
+		if t.logIntents(ctx, calls[i:j]) != nil {
+			return results[:i]
 		}
 		var wg sync.WaitGroup
 		var slots chan struct{}
@@ -74,9 +72,7 @@ func (t *turn) runCalls(ctx context.Context, calls []llm.ToolCall) []tools.CallR
 		wg.Wait()
 		t.noteResults(ctx, results[i:j], i == 0)
 		t.noteGrants(results[i:j])
-		for k := i; k < j; k++ {
-			t.logResult(ctx, results[k])
-		}
+		t.logResults(ctx, results[i:j])
 		if t.logFailure() != nil {
 			return results[:j]
 		}
@@ -90,10 +86,14 @@ func (t *turn) readOnly(name string) bool {
 	return ok && info.ReadOnly
 }
 
-func (t *turn) logIntent(ctx context.Context, c llm.ToolCall) error {
-	return t.record(ctx, sessions.NewEvent(sessions.EventToolIntent, sessions.ToolIntent{
-		CallID: c.ID, Name: c.Name, Arguments: c.Arguments,
-	}))
+// logIntents logs that a batch of calls is about to run, in one write
+// (the first batch's goes out with the answer that made the calls).
+func (t *turn) logIntents(ctx context.Context, calls []llm.ToolCall) error {
+	evs := make([]sessions.Event, len(calls))
+	for i, c := range calls {
+		evs[i] = sessions.NewEvent(sessions.EventToolIntent, sessions.ToolIntent{CallID: c.ID, Name: c.Name, Arguments: c.Arguments})
+	}
+	return t.record(ctx, evs...)
 }
 
 // execute runs one call through the registry, whose middleware is the
@@ -115,20 +115,23 @@ func (t *turn) execute(ctx context.Context, c llm.ToolCall) tools.CallResult {
 	return t.reg.Execute(withTurn(callCtx, t), c.ID, c.Name, json.RawMessage(c.Arguments))
 }
 
-// logResult logs a call's result. One that cannot be logged (or comes
-// after a failed write) is kept in t.unlogged: the call ran, and the next
-// write that works must say so, or the model would later read
-// "interrupted" for it.
-func (t *turn) logResult(ctx context.Context, res tools.CallResult) {
-	ev := sessions.NewEvent(sessions.EventToolResult, sessions.ToolResult{
-		CallID: res.CallID, Name: res.Name, Content: res.Content, IsError: res.IsError, Truncated: res.Truncated,
-		Meta: res.Meta, DurationMs: res.Duration.Milliseconds(),
-	})
-	if t.logFailure() == nil && t.record(ctx, ev) == nil {
+// logResults logs a batch's results in one write. Results that cannot be
+// logged (or come after a failed write) are kept in t.unlogged: the calls
+// ran, and the next write that works must say so, or the model would later
+// read "interrupted" for them.
+func (t *turn) logResults(ctx context.Context, results []tools.CallResult) {
+	evs := make([]sessions.Event, len(results))
+	for i, res := range results {
+		evs[i] = sessions.NewEvent(sessions.EventToolResult, sessions.ToolResult{
+			CallID: res.CallID, Name: res.Name, Content: res.Content, IsError: res.IsError, Truncated: res.Truncated,
+			Meta: res.Meta, DurationMs: res.Duration.Milliseconds(),
+		})
+	}
+	if len(evs) == 0 || t.logFailure() == nil && t.record(ctx, evs...) == nil {
 		return
 	}
 	t.logMu.Lock()
-	t.unlogged = append(t.unlogged, ev)
+	t.unlogged = append(t.unlogged, evs...)
 	t.logMu.Unlock()
 }
 

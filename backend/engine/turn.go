@@ -231,9 +231,9 @@ func (e *Engine) runInput(ctx context.Context, s *sessionState, in Input, opts T
 			}
 			return res
 		}
-		if err := t.logAssistant(ctx, resp, false); err != nil {
-			return t.fail(ctx, "internal", lastText, iter, err)
-		}
+		// The answer goes out with the first write of its calls (their
+		// intents): a failure there stops the turn as below.
+		t.hold(t.assistantEvents(resp, false)...)
 		lastText = resp.Text
 		results := t.runCalls(ctx, resp.ToolCalls)
 		if err := t.logFailure(); err != nil {

@@ -152,3 +152,35 @@ func TestHistoryCacheBounds(t *testing.T) {
 		t.Errorf("extended entry: %d messages as of %d (%v), want 2 as of 4", len(got), at, ok)
 	}
 }
+
+// The write path keeps the session rows it wrote; a row another process
+// changed since is read again, so an append here never writes back a stale
+// row over the other's change.
+func TestSessionRowsFollowAnotherProcess(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "sessions.db")
+	s := openStoreAt(t, path)
+	other := openStoreAt(t, path)
+	sess := mustCreate(t, s, SessionCreated{Workspace: "/w", Mode: "default"})
+	mustAppend(t, s, sess.ID, say("first"))
+	if err := other.Rename(ctx, sess.ID, "Named elsewhere"); err != nil {
+		t.Fatal(err)
+	}
+	mustAppend(t, other, sess.ID, say("from the other process"))
+	mustAppend(t, s, sess.ID, say("back here"), say("and again"))
+	got, err := s.Get(ctx, sess.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.Title != "Named elsewhere" || got.LastSeq != 6 || got.MessageCount != 4 {
+		t.Fatalf("row after both processes wrote: title %q, last seq %d, %d messages; want the other's title, 6, 4", got.Title, got.LastSeq, got.MessageCount)
+	}
+	// A batch refused half way leaves the kept rows as they were.
+	if _, err := s.Append(ctx, sess.ID, say("kept out"), Event{Type: EventUserMessage, Data: []byte(`{`)}); err == nil {
+		t.Fatal("a batch with bad JSON was accepted")
+	}
+	mustAppend(t, s, sess.ID, say("after the refusal"))
+	if got, _ := s.Get(ctx, sess.ID); got.LastSeq != 7 || got.MessageCount != 5 {
+		t.Fatalf("after a refused batch: last seq %d, %d messages; want 7, 5", got.LastSeq, got.MessageCount)
+	}
+}

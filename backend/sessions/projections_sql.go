@@ -46,6 +46,7 @@ const (
 	qPrevDiff     = `SELECT seq, data FROM events WHERE session_id = ? AND seq < ? AND type = 'capability.diff'
 		ORDER BY seq DESC LIMIT 1`
 	// The search index's watermark (migration 0005) and its catching up.
+	qDataVersion   = `PRAGMA data_version`
 	qSearchIndexed = `SELECT CAST(value AS INTEGER) FROM meta WHERE key = 'search_indexed'`
 	qIndexAbove    = `INSERT INTO search_fts (rowid, text) SELECT id, text FROM search_docs WHERE id > ?`
 	qSetIndexed    = `INSERT INTO meta (key, value) SELECT 'search_indexed', CAST(COALESCE(MAX(id), 0) AS TEXT) FROM search_docs
@@ -153,7 +154,7 @@ func (st *readStmts) close() error {
 // writeStmts are the write path's prepared statements.
 type writeStmts struct {
 	maxSeq, insertEvent, loadSession, saveSession, insertUI, findUI, updateUI,
-	insertModel, compactModel, insertSearch, prevDiff, searchIndexed, indexAbove, setIndexed *sql.Stmt
+	insertModel, compactModel, insertSearch, prevDiff, searchIndexed, indexAbove, setIndexed, dataVersion *sql.Stmt
 }
 
 func prepareWriteStmts(ctx context.Context, db *sql.DB) (*writeStmts, error) {
@@ -167,6 +168,7 @@ func prepareWriteStmts(ctx context.Context, db *sql.DB) (*writeStmts, error) {
 		{&st.updateUI, qUpdateUI}, {&st.insertModel, qInsertModel}, {&st.compactModel, qCompactModel},
 		{&st.insertSearch, qInsertSearch}, {&st.prevDiff, qPrevDiff},
 		{&st.searchIndexed, qSearchIndexed}, {&st.indexAbove, qIndexAbove}, {&st.setIndexed, qSetIndexed},
+		{&st.dataVersion, qDataVersion},
 	} {
 		s, err := db.PrepareContext(ctx, p.q)
 		if err != nil {
@@ -182,7 +184,7 @@ func (st *writeStmts) close() error {
 	var errs []error
 	for _, s := range []*sql.Stmt{st.maxSeq, st.insertEvent, st.loadSession, st.saveSession, st.insertUI,
 		st.findUI, st.updateUI, st.insertModel, st.compactModel, st.insertSearch, st.prevDiff,
-		st.searchIndexed, st.indexAbove, st.setIndexed} {
+		st.searchIndexed, st.indexAbove, st.setIndexed, st.dataVersion} {
 		if s != nil {
 			errs = append(errs, s.Close())
 		}
@@ -207,6 +209,10 @@ type writeTx struct {
 	// read and no rewrite.
 	pendingUI     []UIMessage
 	pendingByCall map[string]int // callKey -> index in pendingUI
+	// rows are the session rows as committed (the store's rowCache, valid
+	// for this transaction); saved are the rows this transaction wrote.
+	rows  map[string]Session
+	saved map[string]Session
 	// What the transaction did to model histories, for the history cache
 	// when it commits: per session, or everything (a rebuild, a purge).
 	history      map[string]*historyDelta
@@ -240,8 +246,15 @@ func (w *writeTx) stmt(s *sql.Stmt) *sql.Stmt {
 	return b
 }
 
-// loadSession reads a session row inside the transaction.
+// loadSession reads a session row inside the transaction: as this
+// transaction left it, as the last commit left it, or from the database.
 func (w *writeTx) loadSession(id string) (Session, error) {
+	if sess, ok := w.saved[id]; ok {
+		return sess, nil
+	}
+	if sess, ok := w.rows[id]; ok {
+		return sess, nil
+	}
 	sess, err := scanSession(w.stmt(w.st.loadSession).QueryRowContext(w.ctx, id))
 	if errors.Is(err, sql.ErrNoRows) {
 		return Session{}, ErrNotFound
@@ -256,20 +269,23 @@ func (w *writeTx) loadSession(id string) (Session, error) {
 // as stored.
 func (w *writeTx) append(id string, events []Event, create bool) (Session, []Event, error) {
 	var last int64
-	if err := w.stmt(w.st.maxSeq).QueryRowContext(w.ctx, id).Scan(&last); err != nil {
-		return Session{}, nil, classify(err)
-	}
 	var sess Session
-	switch {
-	case create && last > 0:
-		return Session{}, nil, fmt.Errorf("session %s already exists", id)
-	case !create && last == 0:
-		return Session{}, nil, ErrNotFound
-	case !create:
+	if create {
+		if err := w.stmt(w.st.maxSeq).QueryRowContext(w.ctx, id).Scan(&last); err != nil {
+			return Session{}, nil, classify(err)
+		}
+		if last > 0 {
+			return Session{}, nil, fmt.Errorf("session %s already exists", id)
+		}
+	} else {
+		// The row's last_seq is its log's last seq: every event moves it.
 		var err error
-		if sess, err = w.loadSession(id); err != nil {
+		if sess, err = w.loadSession(id); errors.Is(err, ErrNotFound) {
+			return Session{}, nil, ErrNotFound
+		} else if err != nil {
 			return Session{}, nil, fmt.Errorf("load session row: %w", err)
 		}
+		last = sess.LastSeq
 	}
 	w.sid = id
 	if d := w.historyDelta(id); d.lastSeq == 0 {
@@ -318,6 +334,10 @@ func (w *writeTx) append(id string, events []Event, create bool) (Session, []Eve
 
 func (w *writeTx) saveSession(s *Session) error {
 	w.historyDelta(s.ID).lastSeq = s.LastSeq
+	if w.saved == nil {
+		w.saved = map[string]Session{}
+	}
+	w.saved[s.ID] = *s
 	if _, err := w.stmt(w.st.saveSession).ExecContext(w.ctx, sessionArgs(s)...); err != nil {
 		return fmt.Errorf("save session row %s: %w", s.ID, classify(err))
 	}

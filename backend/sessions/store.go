@@ -41,7 +41,13 @@ type Store struct {
 	history historyCache
 	// indexer brings the search index up to date after writes.
 	indexer searchIndexer
-	now     func() time.Time
+	// rows are the session rows as this store last committed or read them
+	// in a write, used while rowsVersion (the write connection's
+	// data_version) says no other process wrote since. Only a write
+	// touches them, so wsem guards them.
+	rows        map[string]Session
+	rowsVersion int64
+	now         func() time.Time
 	// blobs holds attachments' content, beside the database file.
 	blobs *Blobs
 
@@ -220,16 +226,35 @@ func (s *Store) write(ctx context.Context, fn func(w *writeTx) error) error {
 		return classify(err)
 	}
 	w := &writeTx{tx: tx, st: s.st, ctx: ctx, now: s.now}
+	var version int64
+	if err := w.stmt(s.st.dataVersion).QueryRowContext(ctx).Scan(&version); err != nil {
+		tx.Rollback()
+		return classify(err)
+	}
+	if version != s.rowsVersion || s.rows == nil {
+		s.rows, s.rowsVersion = map[string]Session{}, version // another process wrote
+	}
+	w.rows = s.rows
 	err = fn(w)
 	if err != nil {
 		tx.Rollback()
 		return err
 	}
 	if err := tx.Commit(); err != nil {
+		s.rows = nil // the file is in an unknown state: read it again
 		return classify(err)
 	}
 	if w.clearHistory {
 		s.history.clear()
+		s.rows = map[string]Session{}
+	}
+	if len(s.rows)+len(w.saved) > rowCacheSize {
+		clear(s.rows)
+	}
+	if len(w.saved) <= rowCacheSize {
+		for id, sess := range w.saved {
+			s.rows[id] = sess
+		}
 	}
 	if w.searched {
 		s.searchAdded()
@@ -239,6 +264,9 @@ func (s *Store) write(ctx context.Context, fn func(w *writeTx) error) error {
 	}
 	return nil
 }
+
+// rowCacheSize bounds the session rows kept for the write path.
+const rowCacheSize = 512
 
 // hotRead runs fn with the read statements of the write connection when no
 // write is under way, and with the reader pool's otherwise. A reader drops
