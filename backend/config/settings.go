@@ -402,6 +402,7 @@ type Store struct {
 
 	mu       sync.Mutex
 	settings Settings
+	encoded  []byte    // settings as JSON, the source of Get's copies (nil: not made yet)
 	stamp    fileStamp // of the file settings were last read from or written to
 	// Warning explains a problem met while loading (a corrupt file that was
 	// set aside); empty when the file loaded cleanly.
@@ -519,7 +520,7 @@ func (s *Store) reload() {
 	var fresh Settings
 	if json.Unmarshal(b, &fresh) == nil {
 		migrate(&fresh)
-		s.settings, s.stamp = fresh, st
+		s.settings, s.stamp, s.encoded = fresh, st, nil
 	}
 }
 
@@ -528,7 +529,10 @@ func (s *Store) Get() Settings {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.reload()
-	return clone(s.settings)
+	if s.encoded == nil {
+		s.encoded = encode(s.settings)
+	}
+	return decodeCopy(s.encoded)
 }
 
 // Update applies fn to a copy of the settings and saves the result. When fn
@@ -550,7 +554,7 @@ func (s *Store) Update(fn func(*Settings) error) error {
 	if err := WriteJSONAtomic(s.path, next); err != nil {
 		return fmt.Errorf("save settings: %w", err)
 	}
-	s.settings, s.stamp = next, stampOf(s.path)
+	s.settings, s.stamp, s.encoded = next, stampOf(s.path), nil
 	return nil
 }
 
@@ -567,11 +571,18 @@ func migrate(st *Settings) {
 	}
 }
 
-func clone(in Settings) Settings {
+func clone(in Settings) Settings { return decodeCopy(encode(in)) }
+
+func encode(in Settings) []byte {
 	b, err := json.Marshal(in)
 	if err != nil {
 		panic(fmt.Sprintf("settings do not marshal: %v", err)) // only plain data lives in Settings
 	}
+	return b
+}
+
+// decodeCopy makes a deep copy of settings from their JSON.
+func decodeCopy(b []byte) Settings {
 	var out Settings
 	if err := json.Unmarshal(b, &out); err != nil {
 		panic(fmt.Sprintf("settings do not unmarshal: %v", err))
