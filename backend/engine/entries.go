@@ -1,9 +1,8 @@
 package engine
 
 import (
-	"crypto/sha256"
 	"encoding/binary"
-	"hash"
+	"hash/maphash"
 	"sync"
 
 	"tinyelf/backend/capabilities"
@@ -19,17 +18,21 @@ const maxCachedEntries = 4096
 // check and its search terms instead of making them again. Only the
 // binding to the session's own tool value changes. Safe for concurrent use.
 type entryCache struct {
-	mu sync.Mutex
-	m  map[[sha256.Size]byte]capabilities.Entry
+	mu    sync.Mutex
+	m     map[infoHash]capabilities.Entry
+	seeds [2]maphash.Seed
 }
 
+// infoHash is 128 bits of a tool's Info: two hashes under two seeds.
+type infoHash [2]uint64
+
 func newEntryCache() *entryCache {
-	return &entryCache{m: map[[sha256.Size]byte]capabilities.Entry{}}
+	return &entryCache{m: map[infoHash]capabilities.Entry{}, seeds: [2]maphash.Seed{maphash.MakeSeed(), maphash.MakeSeed()}}
 }
 
 // entry returns the catalog entry of t.
 func (c *entryCache) entry(t tools.Tool) capabilities.Entry {
-	key := infoKey(t.Info())
+	key := infoKey(c.seeds, t.Info())
 	c.mu.Lock()
 	e, ok := c.m[key]
 	c.mu.Unlock()
@@ -47,28 +50,32 @@ func (c *entryCache) entry(t tools.Tool) capabilities.Entry {
 }
 
 // infoKey hashes every field of a tool's Info, each with its length, so
-// two tools share a key only when they describe themselves alike.
-func infoKey(in tools.Info) [sha256.Size]byte {
-	h := sha256.New()
-	for _, s := range []string{in.Name, in.Description, string(in.Parameters), string(in.Source), in.Origin, in.Title} {
-		writeField(h, s)
-	}
-	var flags [9]byte
-	for i, b := range []bool{in.ReadOnly, in.Safe, in.Destructive, in.OpenWorld} {
-		if b {
-			flags[i] = 1
+// two tools share a key only when they describe themselves alike (or
+// collide in 128 bits).
+func infoKey(seeds [2]maphash.Seed, in tools.Info) infoHash {
+	var key infoHash
+	for i, seed := range seeds {
+		var h maphash.Hash
+		h.SetSeed(seed)
+		for _, s := range []string{in.Name, in.Description, string(in.Parameters), string(in.Source), in.Origin, in.Title} {
+			writeField(&h, s)
 		}
+		var flags [9]byte
+		for i, b := range []bool{in.ReadOnly, in.Safe, in.Destructive, in.OpenWorld} {
+			if b {
+				flags[i] = 1
+			}
+		}
+		binary.LittleEndian.PutUint32(flags[4:8], uint32(in.MaxOutputBytes))
+		h.Write(flags[:])
+		key[i] = h.Sum64()
 	}
-	binary.LittleEndian.PutUint32(flags[4:8], uint32(in.MaxOutputBytes))
-	h.Write(flags[:])
-	var key [sha256.Size]byte
-	h.Sum(key[:0])
 	return key
 }
 
-func writeField(h hash.Hash, s string) {
+func writeField(h *maphash.Hash, s string) {
 	var n [8]byte
 	binary.LittleEndian.PutUint64(n[:], uint64(len(s)))
 	h.Write(n[:])
-	h.Write([]byte(s))
+	h.WriteString(s)
 }

@@ -497,7 +497,9 @@ func (m *SubagentManager) observe(sessionID string, evs []sessions.Event) {
 				in.Progress, changed = "ran "+p.Name, true
 			}
 		case sessions.EventCapabilityDiff:
-			var p sessions.CapabilityDiff
+			var p struct {
+				Visible []string `json:"visible"`
+			}
 			if ev.Decode(&p) == nil {
 				in.Diffs++
 				in.Visible = p.Visible

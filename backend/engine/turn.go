@@ -296,7 +296,9 @@ func (e *Engine) prepare(ctx context.Context, s *sessionState) (*turn, error) {
 	s.mu.Lock()
 	fresh := s.discovery.disc == nil
 	s.mu.Unlock()
-	if fresh {
+	// A session without messages has had no turn to log capabilities in
+	// (a new one, a subagent's): there is nothing to read back.
+	if fresh && info.Messages > 0 {
 		// A session reopened from the log keeps what the model saw, and
 		// its next diff is against that, not against nothing.
 		last, err := e.opts.Log.LastCapabilities(ctx, s.id)

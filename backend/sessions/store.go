@@ -304,6 +304,7 @@ func (s *Store) Create(ctx context.Context, c SessionCreated) (_ Session, err er
 	if err != nil {
 		return Session{}, fmt.Errorf("create session: %w", err)
 	}
+	s.history.put(sess.ID, sess.LastSeq, nil) // nothing to read back before its first message
 	return sess, nil
 }
 
