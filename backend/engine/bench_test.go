@@ -62,7 +62,7 @@ func newBenchEngine(b *testing.B, p llm.Provider) (*Engine, string) {
 }
 
 // newBenchEngineWith is newBenchEngine with the options changed by edit.
-func newBenchEngineWith(b *testing.B, p llm.Provider, edit func(*Options)) (*Engine, string) {
+func newBenchEngineWith(b testing.TB, p llm.Provider, edit func(*Options)) (*Engine, string) {
 	dir := b.TempDir()
 	ws := filepath.Join(dir, "ws")
 	os.MkdirAll(ws, 0o755)

@@ -291,6 +291,10 @@ type turnRun struct {
 	// it still tries to log after that is dropped, so it cannot write into
 	// the next turn.
 	abandoned atomic.Bool
+	// ending is set once the turn has logged its end: it only winds down
+	// now, so a new turn waits for it instead of being refused as busy (a
+	// client may send the next message as soon as it sees turn.end).
+	ending atomic.Bool
 }
 
 type turnRunKey struct{}
@@ -476,6 +480,11 @@ func (e *Engine) begin(sessionID string) (*sessionState, *turnRun, context.Conte
 			continue
 		}
 		if s.running {
+			if cur := s.cur; cur != nil && cur.ending.Load() {
+				s.mu.Unlock()
+				<-cur.done
+				continue
+			}
 			s.mu.Unlock()
 			return nil, nil, nil, ErrBusy
 		}

@@ -514,6 +514,9 @@ func (t *turn) endWith(ctx context.Context, reason, text string, iterations int,
 	}
 	evs := append(t.takeHeld(), first...)
 	evs = append(evs, sessions.NewEvent(sessions.EventTurnEnd, sessions.TurnEnd{Reason: reason, Iterations: iterations, Message: msg}))
+	if r := runFrom(ctx); r != nil {
+		r.ending.Store(true) // before turn.end is out: whoever sees it may send at once
+	}
 	if lerr := t.e.record(ctx, t.s.id, evs...); lerr != nil {
 		lerr = logFailed(lerr)
 		if reason != EndError {
