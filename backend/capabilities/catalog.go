@@ -51,8 +51,9 @@ type Snapshot struct {
 	parts   map[string]*partition
 	ordered []*partition // by priority, then key
 	// gone keeps the reasons of removed partitions (bounded), so a diff can
-	// say why a capability disappeared.
-	gone map[string]string
+	// say why a capability disappeared. It is the catalog's, shared by its
+	// snapshots: copying it into each would cost every replacement.
+	gone *tombstones
 	// views caches View results by session: a snapshot never changes, so
 	// neither do its views.
 	views sync.Map
@@ -87,7 +88,7 @@ const (
 // NewCatalog returns an empty catalog.
 func NewCatalog() *Catalog {
 	c := &Catalog{subs: map[int]func(Change){}}
-	c.cur.Store(&Snapshot{parts: map[string]*partition{}})
+	c.cur.Store(&Snapshot{parts: map[string]*partition{}, gone: &tombstones{}})
 	return c
 }
 
@@ -139,7 +140,7 @@ func (c *Catalog) Remove(key, reason string) {
 	}
 	v := c.version.Add(1)
 	next := old.with(key, nil)
-	next.gone[key] = reason
+	next.gone.set(key, reason)
 	next.Version = v
 	c.cur.Store(next)
 	c.wmu.Unlock()
@@ -192,17 +193,11 @@ func (s *Snapshot) with(key string, p *partition) *Snapshot {
 	for k, v := range s.parts {
 		parts[k] = v
 	}
-	gone := make(map[string]string, len(s.gone)+1)
-	for k, v := range s.gone {
-		if len(gone) < maxTombstones {
-			gone[k] = v
-		}
-	}
 	if p == nil {
 		delete(parts, key)
 	} else {
 		parts[key] = p
-		delete(gone, key)
+		s.gone.drop(key)
 	}
 	ordered := make([]*partition, 0, len(parts))
 	for _, v := range parts {
@@ -211,7 +206,7 @@ func (s *Snapshot) with(key string, p *partition) *Snapshot {
 	slices.SortFunc(ordered, func(a, b *partition) int {
 		return cmp.Or(cmp.Compare(a.priority, b.priority), strings.Compare(a.key, b.key))
 	})
-	return &Snapshot{parts: parts, ordered: ordered, gone: gone}
+	return &Snapshot{parts: parts, ordered: ordered, gone: s.gone}
 }
 
 // Partitions returns the keys of the snapshot's partitions, in view order.
@@ -229,8 +224,63 @@ func (s *Snapshot) PartitionReason(key string) (string, bool) {
 	if p, ok := s.parts[key]; ok {
 		return p.reason, true
 	}
-	why, ok := s.gone[key]
-	return why, ok
+	return s.gone.get(key)
+}
+
+// tombstones are the reasons of removed partitions, the newest
+// maxTombstones of them. Safe for concurrent use.
+type tombstones struct {
+	mu    sync.Mutex
+	why   map[string]tombstone
+	order []tombstoneKey // oldest first; an entry whose key was set again since is stale
+	n     uint64
+}
+
+type tombstone struct {
+	reason string
+	n      uint64 // when it was set
+}
+
+type tombstoneKey struct {
+	key string
+	n   uint64
+}
+
+func (t *tombstones) set(key, reason string) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.why == nil {
+		t.why = map[string]tombstone{}
+	}
+	t.n++
+	t.why[key] = tombstone{reason, t.n}
+	t.order = append(t.order, tombstoneKey{key, t.n})
+	for len(t.why) > maxTombstones {
+		old := t.order[0]
+		t.order = t.order[1:]
+		if cur, ok := t.why[old.key]; ok && cur.n == old.n {
+			delete(t.why, old.key)
+		}
+	}
+	if len(t.order) > 2*maxTombstones {
+		t.order = slices.DeleteFunc(t.order, func(k tombstoneKey) bool {
+			cur, ok := t.why[k.key]
+			return !ok || cur.n != k.n
+		})
+	}
+}
+
+func (t *tombstones) drop(key string) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	delete(t.why, key)
+}
+
+func (t *tombstones) get(key string) (string, bool) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	why, ok := t.why[key]
+	return why.reason, ok
 }
 
 // View is what one session sees of a snapshot: the shared partitions and

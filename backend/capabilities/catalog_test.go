@@ -123,3 +123,32 @@ func TestCatalogRefreshDoesNotBlockReaders(t *testing.T) {
 		t.Errorf("last write lost: %s", v.Entries()[0].Name)
 	}
 }
+
+func TestTombstonesKeepTheNewest(t *testing.T) {
+	var ts tombstones
+	for i := range 3 * maxTombstones {
+		ts.set(fmt.Sprint("p", i), fmt.Sprint("gone ", i))
+		if i%3 == 0 {
+			ts.set("again", fmt.Sprint("again ", i)) // set over and over: one entry, the newest
+		}
+		if i%5 == 0 {
+			ts.drop(fmt.Sprint("p", i)) // re-added
+		}
+	}
+	if len(ts.why) > maxTombstones {
+		t.Fatalf("%d reasons kept, want at most %d", len(ts.why), maxTombstones)
+	}
+	if len(ts.order) > 2*maxTombstones+1 {
+		t.Fatalf("the order grew to %d", len(ts.order))
+	}
+	last := 3*maxTombstones - 1
+	if why, ok := ts.get(fmt.Sprint("p", last)); !ok || why != fmt.Sprint("gone ", last) {
+		t.Errorf("the newest reason: %q, %v", why, ok)
+	}
+	if _, ok := ts.get("p1"); ok {
+		t.Error("the oldest reason was kept")
+	}
+	if why, ok := ts.get("again"); !ok || why != fmt.Sprint("again ", 3*maxTombstones-3) {
+		t.Errorf("a key set again keeps its newest reason: %q, %v", why, ok)
+	}
+}
