@@ -445,11 +445,16 @@ func (e *Engine) RunWith(ctx context.Context, sessionID, text string, o TurnOpti
 // start begins a turn and runs it in a goroutine of its own; the returned
 // handle's done closes when it has ended.
 func (e *Engine) start(sessionID, text string, o TurnOptions) (*turnRun, error) {
+	return e.startInput(sessionID, Input{Text: text, Options: o})
+}
+
+// startInput is start for a whole Input.
+func (e *Engine) startInput(sessionID string, in Input) (*turnRun, error) {
 	s, run, ctx, err := e.begin(sessionID)
 	if err != nil {
 		return nil, err
 	}
-	go func() { e.finish(s, run, e.runTurn(ctx, s, text, o)) }()
+	go func() { e.finish(s, run, e.runInput(ctx, s, in, in.Options)) }()
 	return run, nil
 }
 
@@ -801,6 +806,12 @@ func (e *Engine) recordLogged(ctx context.Context, sessionID string, evs ...sess
 	if err != nil {
 		return nil, fmt.Errorf("log session %s: %w", sessionID, err)
 	}
+	e.publish(sessionID, logged)
+	return logged, nil
+}
+
+// publish sends logged events to the sink (and a subagent's to its run).
+func (e *Engine) publish(sessionID string, logged []sessions.Event) {
 	parent, root := e.subagents.lineageOf(sessionID)
 	for _, ev := range logged {
 		e.opts.Sink(Event{SessionID: sessionID, ParentID: parent, RootID: root, Seq: ev.Seq, Type: string(ev.Type), Time: ev.Time, Data: ev.Data})
@@ -808,7 +819,6 @@ func (e *Engine) recordLogged(ctx context.Context, sessionID string, evs ...sess
 	if parent != "" {
 		e.subagents.observe(sessionID, logged)
 	}
-	return logged, nil
 }
 
 // live publishes an event that is not logged.

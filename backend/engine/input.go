@@ -29,6 +29,16 @@ type Input struct {
 	Resume string
 	// Options are what a typed slash command asks of the turn.
 	Options TurnOptions
+
+	// started are the turn's user.message and turn.start, when they were
+	// logged with the session's creation (a subagent's first turn).
+	started []sessions.Event
+}
+
+// sessionCreatorWith is implemented by a SessionLog that can create a
+// session and log its first events in one transaction (StoreLog does).
+type sessionCreatorWith interface {
+	CreateSessionWith(ctx context.Context, c sessions.SessionCreated, first ...sessions.Event) (string, []sessions.Event, error)
 }
 
 // SendInput starts a turn with in and returns at once, like Send; it fails

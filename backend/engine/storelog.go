@@ -20,6 +20,16 @@ func (l StoreLog) CreateSession(ctx context.Context, c sessions.SessionCreated) 
 	return s.ID, nil
 }
 
+// CreateSessionWith creates a session and logs its first events in the
+// same transaction, returning them as logged (sessionCreatorWith).
+func (l StoreLog) CreateSessionWith(ctx context.Context, c sessions.SessionCreated, first ...sessions.Event) (string, []sessions.Event, error) {
+	s, logged, err := l.Store.CreateWith(ctx, c, first...)
+	if err != nil {
+		return "", nil, err
+	}
+	return s.ID, logged, nil
+}
+
 // Append implements SessionLog.
 func (l StoreLog) Append(ctx context.Context, sessionID string, events ...sessions.Event) ([]sessions.Event, error) {
 	return l.Store.Append(ctx, sessionID, events...)

@@ -197,7 +197,17 @@ func (m *SubagentManager) Spawn(ctx context.Context, req tools.SpawnRequest) (to
 		return tools.SubagentRun{}, err
 	}
 	e := m.e
-	childID, err := e.opts.Log.CreateSession(context.WithoutCancel(ctx), plan.created)
+	// The child's session, its first message and its turn's start are one
+	// write when the log can do that.
+	in := Input{Text: req.Prompt}
+	var childID string
+	if cw, ok := e.opts.Log.(sessionCreatorWith); ok {
+		childID, in.started, err = cw.CreateSessionWith(context.WithoutCancel(ctx), plan.created,
+			sessions.NewEvent(sessions.EventUserMessage, sessions.UserMessage{Text: req.Prompt}),
+			sessions.NewEvent(sessions.EventTurnStart, sessions.TurnStart{Mode: plan.created.Mode}))
+	} else {
+		childID, err = e.opts.Log.CreateSession(context.WithoutCancel(ctx), plan.created)
+	}
 	if err != nil {
 		return tools.SubagentRun{}, fmt.Errorf("create the subagent's session: %w", err)
 	}
@@ -218,7 +228,8 @@ func (m *SubagentManager) Spawn(ctx context.Context, req tools.SpawnRequest) (to
 	m.lineage[childID] = lineage{c.Parent, root}
 	m.mu.Unlock()
 	m.publish(run)
-	started, err := e.start(childID, req.Prompt, TurnOptions{})
+	e.publish(childID, in.started)
+	started, err := e.startInput(childID, in)
 	if err != nil {
 		m.finished(run, TurnResult{Reason: EndError, Err: err.Error()})
 		return run.snapshot(), nil

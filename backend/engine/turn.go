@@ -135,7 +135,8 @@ func (e *Engine) runInput(ctx context.Context, s *sessionState, in Input, opts T
 	s.unlogged = nil
 	s.mu.Unlock()
 	hasUser := in.Resume == ""
-	if hasUser {
+	started := len(in.started) > 0 // user.message and turn.start logged with the session
+	if hasUser && !started {
 		first = append(first, sessions.NewEvent(sessions.EventUserMessage, sessions.UserMessage{Text: text, Attachments: in.Attachments}))
 	}
 	t, err := e.prepare(ctx, s)
@@ -143,7 +144,7 @@ func (e *Engine) runInput(ctx context.Context, s *sessionState, in Input, opts T
 	t.resume = in.Resume
 	if err != nil {
 		// The user message is still logged so nothing they typed is lost.
-		if len(first) > 0 && t.record(ctx, first...) != nil && hasUser {
+		if len(first) > 0 && t.record(ctx, first...) != nil && hasUser && !started {
 			t.unlogged = first[:len(first)-1]
 		}
 		return t.fail(ctx, "config", "", 0, err)
@@ -152,6 +153,16 @@ func (e *Engine) runInput(ctx context.Context, s *sessionState, in Input, opts T
 		t.task, t.userSeq = e.lastUserMessage(ctx, s.id)
 	}
 	t.userText = t.task
+	if started {
+		t.userSeq = in.started[0].Seq
+		if len(first) > 0 {
+			if err := t.record(ctx, first...); err != nil {
+				t.unlogged = first
+				return t.fail(ctx, "internal", "", 0, logFailed(err))
+			}
+		}
+		return t.loop(ctx, opts)
+	}
 	logged, err := t.recordLogged(ctx, append(first, sessions.NewEvent(sessions.EventTurnStart, sessions.TurnStart{Mode: string(t.info.Mode), Resume: in.Resume}))...)
 	if err != nil {
 		if hasUser {
@@ -164,6 +175,13 @@ func (e *Engine) runInput(ctx context.Context, s *sessionState, in Input, opts T
 	if hasUser {
 		t.userSeq = logged[len(first)-1].Seq
 	}
+	return t.loop(ctx, opts)
+}
+
+// loop runs the turn's model calls and tool calls, once its start is
+// logged, until it ends.
+func (t *turn) loop(ctx context.Context, opts TurnOptions) TurnResult {
+	e, s := t.e, t.s
 	if err := t.applyTurnOptions(ctx, opts); err != nil {
 		return t.fail(ctx, "internal", "", 0, logFailed(err))
 	}

@@ -184,3 +184,26 @@ func TestSessionRowsFollowAnotherProcess(t *testing.T) {
 		t.Fatalf("after a refused batch: last seq %d, %d messages; want 7, 5", got.LastSeq, got.MessageCount)
 	}
 }
+
+func TestCreateWithFirstEvents(t *testing.T) {
+	ctx := context.Background()
+	s := openTestStore(t)
+	sess, logged, err := s.CreateWith(ctx, SessionCreated{Workspace: "/w", Mode: "default"},
+		say("the first message"), NewEvent(EventTurnStart, TurnStart{Mode: "default"}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(logged) != 2 || logged[0].Seq != 2 || logged[1].Seq != 3 || sess.LastSeq != 3 || sess.MessageCount != 1 {
+		t.Fatalf("logged %+v, session at seq %d with %d messages", logged, sess.LastSeq, sess.MessageCount)
+	}
+	checkHistory(t, s, sess.ID, "created with a message")
+	mustAppend(t, s, sess.ID, NewEvent(EventAssistantMessage, AssistantMessage{Text: "answered"}))
+	checkHistory(t, s, sess.ID, "after the answer")
+	// A bad first event fails the whole creation.
+	if _, _, err := s.CreateWith(ctx, SessionCreated{Workspace: "/w"}, Event{Type: EventUserMessage, Data: []byte(`{`)}); err == nil {
+		t.Fatal("a session with a bad first event was created")
+	}
+	if list, _ := s.List(ctx, ListOptions{}); len(list) != 1 {
+		t.Fatalf("%d sessions listed, want the one", len(list))
+	}
+}

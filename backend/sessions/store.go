@@ -290,22 +290,36 @@ func newID() string { return strings.ToLower(rand.Text()) }
 // Create starts a session: it appends session.created and returns the new
 // session. Forks are made with Fork, so c.ForkedFrom must be empty.
 func (s *Store) Create(ctx context.Context, c SessionCreated) (_ Session, err error) {
+	sess, _, err := s.CreateWith(ctx, c)
+	return sess, err
+}
+
+// CreateWith is Create with the session's first events after
+// session.created, in the same transaction (a subagent's session and its
+// first message). It returns them as stored.
+func (s *Store) CreateWith(ctx context.Context, c SessionCreated, first ...Event) (_ Session, _ []Event, err error) {
 	defer s.explain(&err)
 	if c.ForkedFrom != "" || c.ForkedAtSeq != 0 {
-		return Session{}, fmt.Errorf("create session: %w: use Fork to fork a session", ErrInvalidEvent)
+		return Session{}, nil, fmt.Errorf("create session: %w: use Fork to fork a session", ErrInvalidEvent)
 	}
 	id := newID()
-	var sess Session
+	var (
+		sess    Session
+		logged  []Event
+		history []Message
+	)
 	err = s.write(ctx, func(w *writeTx) error {
 		var err error
-		sess, _, err = w.append(id, []Event{NewEvent(EventSessionCreated, c)}, true)
+		sess, logged, err = w.append(id, append([]Event{NewEvent(EventSessionCreated, c)}, first...), true)
+		history = w.historyDelta(id).added
 		return err
 	})
 	if err != nil {
-		return Session{}, fmt.Errorf("create session: %w", err)
+		return Session{}, nil, fmt.Errorf("create session: %w", err)
 	}
-	s.history.put(sess.ID, sess.LastSeq, nil) // nothing to read back before its first message
-	return sess, nil
+	// The whole history is known: nothing to read back before the next write.
+	s.history.put(sess.ID, sess.LastSeq, history)
+	return sess, logged[1:], nil
 }
 
 // Append adds events to a session's log in one transaction: all of them or
