@@ -40,6 +40,9 @@ type connRole int
 const (
 	roleWriter connRole = iota
 	roleReader
+	// roleCheckpointer copies the write-ahead log into the database file
+	// in the background (Store.checkpoint), off the writes' path.
+	roleCheckpointer
 )
 
 // busyTimeoutMs is how long a statement waits for another process's lock
@@ -68,10 +71,14 @@ func connect(dbPath string, role connRole) (*sql.DB, error) {
 	q.Add("_pragma", fmt.Sprintf("busy_timeout(%d)", busyTimeoutMs))
 	q.Add("_pragma", "foreign_keys(1)")
 	q.Add("_pragma", "synchronous(NORMAL)")
-	if role == roleWriter {
+	switch role {
+	case roleWriter:
 		q.Add("_pragma", "journal_mode(WAL)")
+		// No checkpoint inside a commit (with its fsyncs): the store runs
+		// them in the background after writes.
+		q.Add("_pragma", "wal_autocheckpoint(0)")
 		q.Set("_txlock", "immediate")
-	} else {
+	case roleReader:
 		q.Add("_pragma", "query_only(1)")
 	}
 	// A file: URI with the path escaped, so that '?', '#' and '%' in a
@@ -88,7 +95,7 @@ func connect(dbPath string, role connRole) (*sql.DB, error) {
 	if err != nil {
 		return nil, fmt.Errorf("open database %s: %w", dbPath, err)
 	}
-	if role == roleWriter {
+	if role != roleReader {
 		db.SetMaxOpenConns(1)
 		db.SetMaxIdleConns(1)
 	} else {

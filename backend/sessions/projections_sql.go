@@ -201,9 +201,6 @@ type writeTx struct {
 	now   func() time.Time
 	bound map[*sql.Stmt]*sql.Stmt // st's statements bound to tx
 	sid   string                  // the session the sink writes to
-	// searched says the transaction added text the search index does not
-	// hold yet.
-	searched bool
 	// UI items of the batch being appended, written by flushUI: a result
 	// or an answer that follows its call in the same batch then costs no
 	// read and no rewrite.
@@ -446,7 +443,6 @@ func (w *writeTx) addSearch(seq int64, role Role, text string) error {
 	if _, err := w.stmt(w.st.insertSearch).ExecContext(w.ctx, w.sid, seq, string(role), text); err != nil {
 		return fmt.Errorf("index message %d: %w", seq, classify(err))
 	}
-	w.searched = true
 	return nil
 }
 
@@ -620,7 +616,6 @@ func (s *Store) Rebuild(ctx context.Context) (err error) {
 		if _, err := w.indexPending(); err != nil {
 			return err
 		}
-		w.searched = false
 		_, err = w.tx.ExecContext(ctx, `INSERT INTO meta (key, value) VALUES ('projection_version', ?)
 			ON CONFLICT (key) DO UPDATE SET value = excluded.value`, projectionVersion)
 		return classify(err)

@@ -4,57 +4,87 @@ import (
 	"context"
 	"fmt"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
-// The text of a write reaches the search index shortly after the write
-// rather than inside it: indexing a message costs FTS5 a segment of its own
-// per transaction, several times the rest of a small append, and a batch of
-// messages costs little more than one. meta's search_indexed marks how far
-// the index goes (migration 0005). Search first indexes what is still
-// waiting, so it always finds every message written; what a crash leaves
-// waiting is indexed when the store opens again.
+// Two pieces of a write's work are done shortly after it, in the
+// background, rather than inside it:
+//
+//   - The search index catches up in batches: indexing a message costs FTS5
+//     a segment of its own per transaction, several times the rest of a
+//     small append, and a batch of messages costs little more than one.
+//     meta's search_indexed marks how far the index goes (migration 0005).
+//     Search first indexes what is still waiting, so it always finds every
+//     message written; what a crash leaves waiting is indexed when the store
+//     opens again.
+//   - The write-ahead log is copied into the database file (a checkpoint,
+//     with its fsyncs) by a connection of its own, instead of by whichever
+//     commit happens to fill the log: that commit, and every event it
+//     carries, would wait for the disk. A crash before it loses nothing:
+//     the log is replayed when the database opens.
 
-// searchIndexDelay is how long text waits for the index after the write
-// that added it.
-const searchIndexDelay = time.Second
+// maintenanceDelay is how long after the first of a burst of writes the
+// background work runs.
+const maintenanceDelay = time.Second
 
-// searchIndexer schedules the catching up, one timer at a time.
-type searchIndexer struct {
+// maintenance schedules that work, one timer at a time.
+type maintenance struct {
 	mu      sync.Mutex
 	timer   *time.Timer
 	stopped bool
+	// checkpoints counts the checkpoints run (tests wait on it).
+	checkpoints atomic.Int64
 }
 
-// searchAdded notes a committed write that added text: the index catches
-// up searchIndexDelay after the first such write.
-func (s *Store) searchAdded() {
-	s.indexer.mu.Lock()
-	defer s.indexer.mu.Unlock()
-	if s.indexer.stopped || s.indexer.timer != nil {
+// afterWrite notes a committed write: the background work runs
+// maintenanceDelay after the first write since it last ran.
+func (s *Store) afterWrite() {
+	s.maint.mu.Lock()
+	defer s.maint.mu.Unlock()
+	if s.maint.stopped || s.maint.timer != nil {
 		return
 	}
-	s.indexer.timer = time.AfterFunc(searchIndexDelay, func() {
-		s.indexer.mu.Lock()
-		s.indexer.timer = nil
-		s.indexer.mu.Unlock()
+	s.maint.timer = time.AfterFunc(maintenanceDelay, func() {
+		s.maint.mu.Lock()
+		s.maint.timer = nil
+		s.maint.mu.Unlock()
 		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 		defer cancel()
-		// A failure leaves the text waiting: the next search, write or
-		// open indexes it.
-		_ = s.IndexSearch(ctx)
+		// A failure leaves the work for the next run, search or open.
+		if waiting, err := s.searchWaiting(ctx); err == nil && waiting {
+			_ = s.IndexSearch(ctx)
+		}
+		_ = s.checkpoint(ctx)
 	})
 }
 
-// stopIndexer cancels a scheduled catching up (Close does it itself).
-func (s *Store) stopIndexer() {
-	s.indexer.mu.Lock()
-	defer s.indexer.mu.Unlock()
-	s.indexer.stopped = true
-	if s.indexer.timer != nil {
-		s.indexer.timer.Stop()
-		s.indexer.timer = nil
+// stopMaintenance cancels a scheduled run (Close does the work itself).
+func (s *Store) stopMaintenance() {
+	s.maint.mu.Lock()
+	defer s.maint.mu.Unlock()
+	s.maint.stopped = true
+	if s.maint.timer != nil {
+		s.maint.timer.Stop()
+		s.maint.timer = nil
 	}
+}
+
+// checkpoint copies what it can of the write-ahead log into the database
+// file without waiting for readers or writers (a PASSIVE checkpoint); the
+// log starts over once a checkpoint has copied all of it.
+func (s *Store) checkpoint(ctx context.Context) error {
+	select {
+	case <-s.closed:
+		return ErrClosed
+	default:
+	}
+	var busy, frames, copied int
+	if err := s.ckpt.QueryRowContext(ctx, `PRAGMA wal_checkpoint(PASSIVE)`).Scan(&busy, &frames, &copied); err != nil {
+		return fmt.Errorf("checkpoint %s: %w", s.path, classify(err))
+	}
+	s.maint.checkpoints.Add(1)
+	return nil
 }
 
 // IndexSearch brings the full-text index up to date with every message

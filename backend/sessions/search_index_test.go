@@ -75,7 +75,7 @@ func TestSearchIndexAfterACrash(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s.stopIndexer() // the process dies before the index catches up
+	s.stopMaintenance() // the process dies before the index catches up
 	sess := mustCreate(t, s, SessionCreated{Workspace: "/w", Mode: "default"})
 	mustAppend(t, s, sess.ID, say("the lost albatross"), say("another albatross"))
 	if waiting, err := s.searchWaiting(ctx); err != nil || !waiting {
@@ -98,7 +98,7 @@ func TestSearchIndexAfterACrash(t *testing.T) {
 func TestPurgeWithMessagesWaitingForTheIndex(t *testing.T) {
 	ctx := context.Background()
 	s := openTestStore(t)
-	s.stopIndexer() // keep everything waiting until the purge
+	s.stopMaintenance() // keep everything waiting until the purge
 	gone := mustCreate(t, s, SessionCreated{Workspace: "/w", Mode: "default"})
 	kept := mustCreate(t, s, SessionCreated{Workspace: "/w", Mode: "default"})
 	mustAppend(t, s, kept.ID, say("kept pelican"))
@@ -119,5 +119,39 @@ func TestPurgeWithMessagesWaitingForTheIndex(t *testing.T) {
 	}
 	if err := s.IntegrityCheck(ctx); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// The write-ahead log is checkpointed in the background after writes, not
+// by the commits themselves; what was written survives a crash before it.
+func TestCheckpointAfterWrites(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "sessions.db")
+	s := openStoreAt(t, path)
+	sess := mustCreate(t, s, SessionCreated{Workspace: "/w", Mode: "default"})
+	before := s.maint.checkpoints.Load()
+	for i := range 50 {
+		mustAppend(t, s, sess.ID, say(fmt.Sprint("message ", i)))
+	}
+	deadline := time.Now().Add(10 * time.Second)
+	for s.maint.checkpoints.Load() == before {
+		if time.Now().After(deadline) {
+			t.Fatal("no checkpoint ran within 10 s of the writes")
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	var autocheckpoint int
+	if err := s.w.QueryRowContext(ctx, `PRAGMA wal_autocheckpoint`).Scan(&autocheckpoint); err != nil || autocheckpoint != 0 {
+		t.Fatalf("the write connection's wal_autocheckpoint is %d (%v), want 0: commits would checkpoint", autocheckpoint, err)
+	}
+
+	// Writes after the last checkpoint, then a crash (no Close): the next
+	// open replays them from the log.
+	s.stopMaintenance()
+	mustAppend(t, s, sess.ID, say("after the checkpoint"))
+	again := openStoreAt(t, path)
+	got, err := again.Get(ctx, sess.ID)
+	if err != nil || got.MessageCount != 51 {
+		t.Fatalf("after the crash: %d messages (%v), want 51", got.MessageCount, err)
 	}
 }

@@ -39,8 +39,10 @@ type Store struct {
 	wrst *readStmts // the same, on the write connection (hotRead)
 	// history caches the model histories of the sessions used last.
 	history historyCache
-	// indexer brings the search index up to date after writes.
-	indexer searchIndexer
+	// maint runs the work left after writes (search index, checkpoint) on
+	// ckpt, a connection of its own for checkpoints.
+	maint maintenance
+	ckpt  *sql.DB
 	// rows are the session rows as this store last committed or read them
 	// in a write, used while rowsVersion (the write connection's
 	// data_version) says no other process wrote since. Only a write
@@ -102,6 +104,9 @@ func Open(ctx context.Context, path string, opts ...Option) (*Store, error) {
 		return fail(err)
 	}
 	if s.r, err = connect(path, roleReader); err != nil {
+		return fail(err)
+	}
+	if s.ckpt, err = connect(path, roleCheckpointer); err != nil {
 		return fail(err)
 	}
 	if s.st, err = prepareWriteStmts(ctx, s.w); err != nil {
@@ -176,7 +181,7 @@ func (s *Store) Path() string { return s.path }
 // later writes fail with ErrClosed. Closing twice is harmless.
 func (s *Store) Close() error {
 	s.closeOnce.Do(func() {
-		s.stopIndexer()
+		s.stopMaintenance()
 		if s.w != nil && s.st != nil {
 			// What is left waiting is indexed at the next Open otherwise.
 			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
@@ -194,7 +199,7 @@ func (s *Store) Close() error {
 		if s.st != nil {
 			errs = append(errs, s.st.close())
 		}
-		for _, db := range []*sql.DB{s.r, s.w} {
+		for _, db := range []*sql.DB{s.ckpt, s.r, s.w} {
 			if db != nil {
 				errs = append(errs, db.Close())
 			}
@@ -256,9 +261,7 @@ func (s *Store) write(ctx context.Context, fn func(w *writeTx) error) error {
 			s.rows[id] = sess
 		}
 	}
-	if w.searched {
-		s.searchAdded()
-	}
+	s.afterWrite()
 	for id, d := range w.history {
 		s.history.extend(id, d.prevSeq, d.lastSeq, d.added, d.rewritten)
 	}
