@@ -77,6 +77,9 @@ func connect(dbPath string, role connRole) (*sql.DB, error) {
 		// No checkpoint inside a commit (with its fsyncs): the store runs
 		// them in the background after writes.
 		q.Add("_pragma", "wal_autocheckpoint(0)")
+		// A burst of writes between two checkpoints grows the log file; it
+		// is cut back to this size when the log starts over.
+		q.Add("_pragma", "journal_size_limit(16777216)")
 		q.Set("_txlock", "immediate")
 	case roleReader:
 		q.Add("_pragma", "query_only(1)")

@@ -70,9 +70,16 @@ func (s *Store) stopMaintenance() {
 	}
 }
 
-// checkpoint copies what it can of the write-ahead log into the database
-// file without waiting for readers or writers (a PASSIVE checkpoint); the
-// log starts over once a checkpoint has copied all of it.
+// walRestartFrames is the log size (in pages) past which a checkpoint
+// makes sure the log starts over.
+const walRestartFrames = 4096
+
+// checkpoint copies the write-ahead log into the database file without
+// waiting for readers or writers (a PASSIVE checkpoint). The log starts
+// over at the first write after a checkpoint that copied all of it; while
+// writes go on during the copy, that never happens, so past
+// walRestartFrames the little written meanwhile is copied again on the
+// write connection, with writes held for that moment only.
 func (s *Store) checkpoint(ctx context.Context) error {
 	select {
 	case <-s.closed:
@@ -84,6 +91,20 @@ func (s *Store) checkpoint(ctx context.Context) error {
 		return fmt.Errorf("checkpoint %s: %w", s.path, classify(err))
 	}
 	s.maint.checkpoints.Add(1)
+	if frames < walRestartFrames {
+		return nil
+	}
+	select {
+	case s.wsem <- struct{}{}:
+	case <-s.closed:
+		return ErrClosed
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+	defer func() { <-s.wsem }()
+	if err := s.w.QueryRowContext(ctx, `PRAGMA wal_checkpoint(PASSIVE)`).Scan(&busy, &frames, &copied); err != nil {
+		return fmt.Errorf("checkpoint %s: %w", s.path, classify(err))
+	}
 	return nil
 }
 

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 )
@@ -153,5 +154,63 @@ func TestCheckpointAfterWrites(t *testing.T) {
 	got, err := again.Get(ctx, sess.ID)
 	if err != nil || got.MessageCount != 51 {
 		t.Fatalf("after the crash: %d messages (%v), want 51", got.MessageCount, err)
+	}
+}
+
+// While writes go on, a checkpoint still lets the log start over instead of
+// growing for as long as they last.
+func TestCheckpointUnderSustainedWrites(t *testing.T) {
+	ctx := context.Background()
+	s := openTestStore(t)
+	s.stopMaintenance()
+	sess := mustCreate(t, s, SessionCreated{Workspace: "/w", Mode: "default"})
+	stop := make(chan struct{})
+	done := make(chan error, 1)
+	go func() {
+		text := strings.Repeat("a long message to fill pages ", 200)
+		for i := 0; ; i++ {
+			select {
+			case <-stop:
+				done <- nil
+				return
+			default:
+			}
+			if _, err := s.Append(ctx, sess.ID, say(fmt.Sprint(i, text))); err != nil {
+				done <- err
+				return
+			}
+		}
+	}()
+	defer func() {
+		close(stop)
+		if err := <-done; err != nil {
+			t.Fatal(err)
+		}
+	}()
+	logFrames := func() int {
+		var busy, frames, copied int
+		if err := s.ckpt.QueryRowContext(ctx, `PRAGMA wal_checkpoint(PASSIVE)`).Scan(&busy, &frames, &copied); err != nil {
+			t.Fatal(err)
+		}
+		return frames
+	}
+	deadline := time.Now().Add(30 * time.Second)
+	for logFrames() < walRestartFrames {
+		if time.Now().After(deadline) {
+			t.Skip("the writes did not fill the log in 30 s on this machine")
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	if err := s.checkpoint(ctx); err != nil {
+		t.Fatal(err)
+	}
+	for {
+		if n := logFrames(); n < walRestartFrames {
+			return // the log started over
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the log kept growing under the writes: %d pages", logFrames())
+		}
+		time.Sleep(10 * time.Millisecond)
 	}
 }
