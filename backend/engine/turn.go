@@ -71,6 +71,8 @@ type turn struct {
 	// diff, its model.request), written with the next event.
 	held []sessions.Event
 
+	system, systemKey string // the turn's system prompt, and what it was made for
+
 	userText string // the message that started the turn
 	userSeq  int64  // its seq in the log (0 until logged; a resumed turn's: the last one's)
 	resume   string // Input.Resume of the turn
@@ -405,7 +407,14 @@ func sameTools(a, b []tools.Tool) bool {
 
 // request assembles the model call.
 func (t *turn) request(msgs []llm.Message) llm.Request {
-	system := systemPrompt(t.info, t.agent, t.ws, t.project, t.e.opts.Now())
+	// The system prompt is made once a turn (again only if the workspace's
+	// roots or the date change): the same prefix every call keeps the
+	// provider's prompt cache, and listing the workspace costs a read.
+	now := t.e.opts.Now()
+	if key := fmt.Sprintf("%p|%s", t.ws, now.Format(time.DateOnly)); key != t.systemKey {
+		t.system, t.systemKey = systemPrompt(t.info, t.agent, t.ws, t.project, now), key
+	}
+	system := t.system
 	if idx := t.vs.IndexText(); idx != "" {
 		// After the stable part, so a change of the index leaves the tools'
 		// and the prompt's cached prefix intact.

@@ -48,6 +48,10 @@ type Event struct {
 	Type      EventType       `json:"type"`
 	Time      time.Time       `json:"time"`
 	Data      json.RawMessage `json:"data"`
+
+	// marshaled says Data is json.Marshal's output, compact and valid
+	// already (NewEvent); the store then need not compact it again.
+	marshaled bool
 }
 
 // NewEvent marshals a payload into an event ready to append (the store sets
@@ -57,7 +61,7 @@ func NewEvent(t EventType, payload any) Event {
 	if err != nil {
 		b, _ = json.Marshal(map[string]string{"marshalError": err.Error()})
 	}
-	return Event{Type: t, Data: b}
+	return Event{Type: t, Data: b, marshaled: true}
 }
 
 // Decode unmarshals the event's payload into v.

@@ -300,12 +300,15 @@ func (w *writeTx) append(id string, events []Event, create bool) (Session, []Eve
 			return Session{}, nil, fmt.Errorf("event %d: %w: session.created must be the first event of a session, and only that", i, ErrInvalidEvent)
 		}
 		// Compact form, so an export (which compacts) re-imports byte
-		// for byte; it also checks the JSON.
-		var buf bytes.Buffer
-		if err := json.Compact(&buf, ev.Data); err != nil {
-			return Session{}, nil, fmt.Errorf("event %d (%s): %w: data is not JSON: %v", i, ev.Type, ErrInvalidEvent, err)
+		// for byte; it also checks the JSON. NewEvent's is both already.
+		if !ev.marshaled {
+			var buf bytes.Buffer
+			if err := json.Compact(&buf, ev.Data); err != nil {
+				return Session{}, nil, fmt.Errorf("event %d (%s): %w: data is not JSON: %v", i, ev.Type, ErrInvalidEvent, err)
+			}
+			ev.Data = buf.Bytes()
 		}
-		ev.Data = buf.Bytes()
+		ev.marshaled = false
 		if ev.Time.IsZero() {
 			ev.Time = w.now()
 		}
