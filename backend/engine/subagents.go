@@ -481,20 +481,27 @@ func (m *SubagentManager) observe(sessionID string, evs []sessions.Event) {
 		r.mu.Unlock()
 		return
 	}
+	// Each payload is decoded only as far as the run's state needs it: a
+	// request's tool list or a result's content is not read.
+	type named struct {
+		Name string `json:"name"`
+	}
 	for _, ev := range evs {
 		switch ev.Type {
 		case sessions.EventModelRequest:
-			var p sessions.ModelRequest
+			var p struct {
+				Iteration int `json:"iteration"`
+			}
 			if ev.Decode(&p) == nil && p.Iteration > in.Iterations {
 				in.Iterations, changed = p.Iteration, true
 			}
 		case sessions.EventToolIntent:
-			var p sessions.ToolIntent
+			var p named
 			if ev.Decode(&p) == nil {
 				in.Progress, changed = "running "+p.Name, true
 			}
 		case sessions.EventApprovalAsked:
-			var p sessions.ApprovalAsked
+			var p named
 			if ev.Decode(&p) == nil {
 				in.State, in.Progress, changed = tools.RunWaiting, "waiting for your approval of "+p.Name, true
 			}
@@ -503,7 +510,7 @@ func (m *SubagentManager) observe(sessionID string, evs []sessions.Event) {
 				in.State, in.Progress, changed = tools.RunRunning, "approval answered", true
 			}
 		case sessions.EventToolResult:
-			var p sessions.ToolResult
+			var p named
 			if ev.Decode(&p) == nil {
 				in.Progress, changed = "ran "+p.Name, true
 			}

@@ -141,7 +141,7 @@ func (e *Engine) runInput(ctx context.Context, s *sessionState, in Input, opts T
 	if hasUser && !started {
 		first = append(first, sessions.NewEvent(sessions.EventUserMessage, sessions.UserMessage{Text: text, Attachments: in.Attachments}))
 	}
-	t, err := e.prepare(ctx, s)
+	t, err := e.prepare(ctx, s, started)
 	t.task = text
 	t.resume = in.Resume
 	if err != nil {
@@ -269,7 +269,9 @@ func (t *turn) loop(ctx context.Context, opts TurnOptions) TurnResult {
 }
 
 // prepare loads the session, its settings, provider and tool registry.
-func (e *Engine) prepare(ctx context.Context, s *sessionState) (*turn, error) {
+// created says the session was just created with the turn's start (a
+// subagent's): its log holds nothing to restore.
+func (e *Engine) prepare(ctx context.Context, s *sessionState, created bool) (*turn, error) {
 	t := &turn{e: e, s: s, settings: e.settings()}
 	info, err := e.opts.Log.Info(ctx, s.id)
 	if err != nil {
@@ -318,7 +320,7 @@ func (e *Engine) prepare(ctx context.Context, s *sessionState) (*turn, error) {
 	s.mu.Unlock()
 	// A session without messages has had no turn to log capabilities in
 	// (a new one, a subagent's): there is nothing to read back.
-	if fresh && info.Messages > 0 {
+	if fresh && info.Messages > 0 && !created {
 		// A session reopened from the log keeps what the model saw, and
 		// its next diff is against that, not against nothing.
 		last, err := e.opts.Log.LastCapabilities(ctx, s.id)
