@@ -92,8 +92,10 @@ func (c *historyCache) extend(id string, prevSeq, lastSeq int64, added []Message
 		c.drop(id)
 		return
 	}
-	// A new slice: callers may still hold the old one.
-	e.msgs = append(slices.Clip(e.msgs), added...)
+	// In place: a caller holding the old slice reads only up to its own
+	// length (and copies it at once), so growing past it is safe, and a
+	// long session is not copied on every append.
+	e.msgs = append(e.msgs, added...)
 	e.lastSeq = lastSeq
 	e.bytes += size
 	c.bytes += size
@@ -179,6 +181,6 @@ func (s *Store) modelMessages(ctx context.Context, id string) ([]Message, error)
 	if err != nil {
 		return nil, err
 	}
-	s.history.put(id, last, slices.Clip(msgs))
+	s.history.put(id, last, msgs)
 	return slices.Clone(msgs), nil
 }
