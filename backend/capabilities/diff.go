@@ -41,6 +41,23 @@ type SetDiff struct {
 	Reasons []string
 }
 
+// sameStanding reports, cheaply, that two sets of the same view hold the
+// same entries in the same states: the same tools and deferred entries in
+// the same order (a view's entries never change, so neither do their
+// schemas or index lines) and the same skills standing the same.
+func sameStanding(prev, next *VisibleSet) bool {
+	if prev == nil || next == nil || prev.view == nil || prev.view != next.view ||
+		!slices.Equal(prev.Tools, next.Tools) || !slices.Equal(prev.Deferred, next.Deferred) || !slices.Equal(prev.Skills, next.Skills) {
+		return false
+	}
+	for _, e := range next.Skills {
+		if prev.decisions[e.ID].State != next.decisions[e.ID].State {
+			return false
+		}
+	}
+	return true
+}
+
 // Empty reports whether nothing changed.
 func (d SetDiff) Empty() bool { return len(d.Items) == 0 }
 
@@ -51,6 +68,9 @@ func (d SetDiff) Empty() bool { return len(d.Items) == 0 }
 // new to the catalog gets both (its source's reason, then its state's).
 func DiffSets(prev, next *VisibleSet) SetDiff {
 	var d SetDiff
+	if sameStanding(prev, next) {
+		return d
+	}
 	type standing struct {
 		state State
 		hash  string

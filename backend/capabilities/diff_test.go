@@ -99,3 +99,25 @@ func githubTools(t *testing.T) []tools.Tool {
 	}
 	return ts
 }
+
+// Two calls over the same view with nothing changed diff to nothing, by the
+// quick comparison or the full one alike; a change still shows.
+func TestDiffSetsOfTheSameView(t *testing.T) {
+	c := fixtureCatalog(t)
+	c.Replace("skill:builtin", skillEntries(3), PartitionOptions{Priority: PrioritySkill})
+	d := NewDiscovery()
+	in := Inputs{Mode: "default", Task: "fix the failing tests", ContextWindow: 200_000}
+	v := c.Snapshot().View("s")
+	first := Compute(v, in, d)
+	d.SetLast(first)
+	again := Compute(v, in, d)
+	if diff := DiffSets(first, again); !diff.Empty() {
+		t.Fatalf("nothing changed, yet the diff is %+v", diff.Items)
+	}
+	d.Promote("mcp__github__get_job_logs", "found by ToolSearch")
+	promoted := Compute(v, in, d)
+	diff := DiffSets(again, promoted)
+	if diff.Empty() || !slices.Contains(diff.Added, "mcp__github__get_job_logs") {
+		t.Fatalf("a promoted tool is not in the diff: %+v", diff)
+	}
+}
