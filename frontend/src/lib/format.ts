@@ -5,7 +5,20 @@ import type { ApprovalView, Session, ToolCallView } from './types';
 
 /** formatInt formats a count with the language's digit grouping. */
 export function formatInt(n: number, lang: Language): string {
-  return new Intl.NumberFormat(lang).format(Math.round(n));
+  return integerFormat(lang).format(Math.round(n));
+}
+
+// Making an Intl.NumberFormat costs far more than using one: a long
+// session formats thousands of token counts.
+const integerFormats = new Map<Language, Intl.NumberFormat>();
+
+function integerFormat(lang: Language): Intl.NumberFormat {
+  let f = integerFormats.get(lang);
+  if (!f) {
+    f = new Intl.NumberFormat(lang);
+    integerFormats.set(lang, f);
+  }
+  return f;
 }
 
 /** formatCompact formats a large count briefly ("128K", "12万"). */

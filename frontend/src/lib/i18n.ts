@@ -721,7 +721,6 @@ const en = {
   // ui-polish: status, branches, windows, Markdown, commands, keyboard.
   'app.skipToComposer': 'Skip to the message box',
   'chat.conversation': 'Conversation',
-  'chat.earlier': 'Show {count} earlier {count|item|items}',
   'msg.actions': 'Message actions',
   'branch.label': 'Version {index} of {count}',
   'branch.prev': 'Previous version',
@@ -1561,7 +1560,6 @@ const ja: Record<MessageKey, string> = {
   // ui-polish: status, branches, windows, Markdown, commands, keyboard.
   'app.skipToComposer': 'メッセージ欄へ移動',
   'chat.conversation': '会話',
-  'chat.earlier': 'それより前の {count} 件を表示',
   'msg.actions': 'メッセージの操作',
   'branch.label': '{count} 版中 {index} 版目',
   'branch.prev': '前の版',

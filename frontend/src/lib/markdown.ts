@@ -225,14 +225,38 @@ const purifyConfig = {
   FORBID_ATTR: ['style'],
 };
 
-/** renderMarkdown turns Markdown into sanitized HTML. */
-export function renderMarkdown(src: string, labels: MarkdownLabels): string {
+/**
+ * rendered keeps the HTML of the answers rendered last (oldest first), so
+ * that a message scrolled back into view is not parsed and sanitized again.
+ */
+const rendered = new Map<string, string>();
+const renderedMax = 500;
+
+/**
+ * renderMarkdown turns Markdown into sanitized HTML. Unless cache is false
+ * (text still being streamed, which changes with every piece), the result
+ * is kept for the next time the same text is shown with the same labels.
+ */
+export function renderMarkdown(src: string, labels: MarkdownLabels, { cache = true }: { cache?: boolean } = {}): string {
   const key = JSON.stringify(labels);
   if (!cached || cached.key !== key) {
     cached = { key, parser: makeParser(labels) };
+    rendered.clear();
   }
-  const html = cached.parser.parse(src, { async: false }) as string;
-  return markdownPurifier().sanitize(html, purifyConfig) as string;
+  const hit = cache ? rendered.get(src) : undefined;
+  if (hit !== undefined) {
+    rendered.delete(src);
+    rendered.set(src, hit);
+    return hit;
+  }
+  const html = markdownPurifier().sanitize(cached.parser.parse(src, { async: false }) as string, purifyConfig) as string;
+  if (cache) {
+    rendered.set(src, html);
+    if (rendered.size > renderedMax) {
+      rendered.delete(rendered.keys().next().value as string);
+    }
+  }
+  return html;
 }
 
 /** sanitizeSnippet keeps only <mark> from a search snippet (already escaped by the backend). */
