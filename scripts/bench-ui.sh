@@ -2,7 +2,8 @@
 # Browser benchmarks of the UI (issue 15): the first page of `tinyelf serve`
 # in headless Chromium (launch and navigation to interactive), and a
 # 2,000-message session (time to render its last message, frame times while
-# scrolling it top to bottom, with a Chrome trace). Measured and printed, not
+# scrolling it to its first message and back, from requestAnimationFrame and
+# from a Chrome trace, beside a plain page as tall). Measured and printed, not
 # asserted (frontend/e2e/bench.mjs). Results and traces go to
 # artifacts/bench-ui/. Installs what it needs first.
 #

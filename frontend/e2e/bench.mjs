@@ -11,21 +11,28 @@
 //     answer, some with code blocks, lists and tables), seeded with
 //     `tinyelf sessions import` of a generated JSON export. Reported are the
 //     time from clicking it in the sidebar to its last message rendered, and
-//     the frame times while it is scrolled from top to bottom by a fixed
-//     number of pixels per animation frame, recorded with
-//     requestAnimationFrame, with the main thread's long tasks from a Chrome
-//     trace (browser.startTracing) beside them.
+//     the frame times while it is scrolled from the bottom (where it opens)
+//     to its first message and back down, a fixed number of pixels per
+//     animation frame: from requestAnimationFrame, and from a Chrome trace
+//     (browser.startTracing) of the same scroll: the compositor's frames
+//     (presented, presented without the main thread's update, dropped) and
+//     the intervals between presented frames, the main thread's long tasks
+//     and its CPU time per frame. The same scroll over a plain page of the
+//     same height is the baseline: what this machine drops anyway.
 //
 // Run with: node e2e/bench.mjs   (from frontend/, after npm run build)
 // scripts/bench-ui.sh does both. Environment: BENCH_RUNS (first-page runs,
 // default 7), BENCH_OPEN_RUNS (session opens, default 3), BENCH_SCROLL_RUNS
 // (default 2), BENCH_MESSAGES (default 2000), BENCH_SCROLL_STEP (pixels per
-// frame, default 100). Results go to artifacts/bench-ui/results.json, the
-// traces and the servers' logs beside them.
+// frame, default 100), BENCH_PROFILE=1 (a CPU profile of each open),
+// BENCH_KEEP_TRACES=1 (keep the scroll traces: hundreds of MB each; read
+// again with node e2e/bench.mjs --trace FILE...). Results go to
+// artifacts/bench-ui/results.json, the servers' logs beside them.
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import readline from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { chromium } from 'playwright-core';
 import { cleanEnv, goBuild, Proc as HarnessProc } from './harness.mjs';
@@ -64,8 +71,8 @@ const chromiumArgs = [
 const viewport = { width: 1280, height: 800 };
 const sessionTitle = 'Bench: a long session';
 const endMarker = 'END-OF-BENCH-SESSION';
+const firstQuestion = 'Question 1:';
 
-/** A started child process with its output collected in a log file. */
 /**
  * answerText is the i-th assistant answer: a few paragraphs of Markdown,
  * with a code block every 4th answer, a list every 3rd and a table every
@@ -276,7 +283,7 @@ async function openLongSession(page) {
   const facts = await page.evaluate(() => {
     const scroller = document.querySelector('.scroller');
     return {
-      rows: document.querySelectorAll('.messages > *').length,
+      rows: document.querySelectorAll('.messages [data-row]').length,
       seqRows: document.querySelectorAll('.messages [data-seq]').length,
       domNodes: document.getElementsByTagName('*').length,
       scrollHeight: scroller?.scrollHeight ?? 0,
@@ -300,24 +307,36 @@ async function openLongSession(page) {
 }
 
 /**
- * scrollThrough moves the message list by step pixels on every animation
- * frame, recording the time between frames: first up from the bottom (where
- * a session opens) until the top with every row shown (the list adds
- * earlier rows as it nears its top: the "earlier" button is gone and the
- * row count has stopped growing), then down to the bottom again.
+ * scrollThrough moves the scroller by step pixels on every animation frame,
+ * recording the time between frames: first up from the bottom (where a
+ * session opens) to the very top, then down to the bottom again. An end is
+ * reached when the scroller has stayed there for 10 frames with the text
+ * the end must show (firstText in the first row, lastText in the last one)
+ * rendered: the list renders the rows near the viewport only, and measures
+ * them as they come, so its height can still change on the way. Reported:
+ * the frame times each way, how long each way took, and the most rows and
+ * DOM nodes seen at once.
  */
-async function scrollThrough(page, step) {
+async function scrollThrough(page, step, { firstText = null, lastText = null } = {}) {
   return page.evaluate(
-    (px) =>
+    ([px, firstText, lastText]) =>
       new Promise((resolve) => {
         const scroller = document.querySelector('.scroller');
-        const rowCount = () => scroller.querySelectorAll('[data-seq]').length;
-        const out = { up: [], down: [] };
+        const rowsIn = () => scroller.querySelectorAll('[data-row]');
+        const shows = (text, which) => {
+          if (text === null) {
+            return true;
+          }
+          const rows = rowsIn();
+          const row = which === 'first' ? rows[0] : rows[rows.length - 1];
+          return Boolean(row && row.textContent.includes(text));
+        };
+        const out = { up: [], down: [], maxRows: 0, maxNodes: 0 };
         let dir = 'up';
         let settle = 10;
         let still = 0;
-        let rowsBefore = rowCount();
         let last = 0;
+        let n = 0;
         const started = performance.now();
         const tick = (now) => {
           if (settle > 0) {
@@ -328,31 +347,37 @@ async function scrollThrough(page, step) {
           }
           out[dir].push(now - last);
           last = now;
+          if (n++ % 10 === 0) {
+            out.maxRows = Math.max(out.maxRows, rowsIn().length);
+            out.maxNodes = Math.max(out.maxNodes, document.getElementsByTagName('*').length);
+          }
           const max = scroller.scrollHeight - scroller.clientHeight;
           if (dir === 'up') {
-            const n = rowCount();
-            still = scroller.scrollTop <= 0 && n === rowsBefore && !scroller.querySelector('.earlier') ? still + 1 : 0;
-            rowsBefore = n;
+            still = scroller.scrollTop <= 0 && shows(firstText, 'first') ? still + 1 : 0;
             if (still >= 10) {
               out.upMs = performance.now() - started;
-              out.rows = n;
+              out.topHeight = scroller.scrollHeight;
               dir = 'down';
+              still = 0;
             } else {
               scroller.scrollTop = Math.max(0, scroller.scrollTop - px);
             }
-          } else if (scroller.scrollTop >= max - 1) {
-            out.ms = performance.now() - started;
-            out.scrollHeight = scroller.scrollHeight;
-            resolve(out);
-            return;
           } else {
+            still = scroller.scrollTop >= max - 1 && shows(lastText, 'last') ? still + 1 : 0;
+            if (still >= 10) {
+              out.ms = performance.now() - started;
+              out.downMs = out.ms - out.upMs;
+              out.scrollHeight = scroller.scrollHeight;
+              resolve(out);
+              return;
+            }
             scroller.scrollTop = Math.min(max, scroller.scrollTop + px);
           }
           requestAnimationFrame(tick);
         };
         requestAnimationFrame(tick);
       }),
-    step,
+    [step, firstText, lastText],
   );
 }
 
@@ -362,64 +387,184 @@ function frameStats(frames) {
     p50: quantile(frames, 0.5),
     p95: quantile(frames, 0.95),
     p99: quantile(frames, 0.99),
-    max: Math.max(...frames),
-    // rAF times are aligned to 60 Hz vsyncs (16.67 ms): a frame over 16.7
-    // ms missed at least one vsync, one over 33.4 ms at least two.
-    over16_7: frames.filter((f) => f > 16.7).length,
-    over33: frames.filter((f) => f > 33.4).length,
-    over50: frames.filter((f) => f > 50).length,
+    max: frames.length ? Math.max(...frames) : NaN,
+    // Frames come at 60 Hz vsyncs (16.67 ms) give or take a few tenths of
+    // a millisecond (a 16.8 ms frame is on time): a frame counts as over
+    // 16.7 ms when it missed at least one vsync (over 20 ms), over 33.4 ms
+    // two (over 36.7 ms), over 50 ms three (over 53.4 ms).
+    over16_7: frames.filter((f) => f > 20).length,
+    over33: frames.filter((f) => f > 36.7).length,
+    over50: frames.filter((f) => f > 53.4).length,
   };
 }
 
+/** traceCategories are what the scroll traces record: tasks, frames (PipelineReporter) and the main thread's work. */
+const traceCategories = ['devtools.timeline', 'toplevel', 'benchmark', 'disabled-by-default-devtools.timeline.frame'];
+
 /**
- * traceFacts reads a Chrome trace: the renderer main thread's tasks over
- * 50 ms (and the longest), and the compositor's frames that the trace
- * reports as dropped, where the build records them.
+ * traceFacts reads a Chrome trace (one event per line, as Chromium writes
+ * it; read as a stream, a long scroll's trace is hundreds of MB) for the
+ * page's renderer (the one whose main thread ran the most tasks):
+ *  - its main thread's tasks: how many, those over 50 ms, the longest, and
+ *    the CPU time they took per frame (thread time, which a loaded machine
+ *    does not inflate the way it does wall time);
+ *  - its compositor's frames (PipelineReporter): how many were presented
+ *    with the main thread's update (STATE_PRESENTED_ALL), presented without
+ *    it because the main thread missed the deadline (PRESENTED_PARTIAL),
+ *    dropped, or had nothing to update; and the intervals between
+ *    successive presented frames, with the same statistics as the
+ *    requestAnimationFrame times.
  */
-function traceFacts(file) {
-  const trace = JSON.parse(fs.readFileSync(file, 'utf8'));
-  const events = Array.isArray(trace) ? trace : trace.traceEvents;
-  const mains = new Set();
-  for (const e of events) {
-    if (e.name === 'thread_name' && e.args?.name === 'CrRendererMain') {
-      mains.add(`${e.pid}:${e.tid}`);
+async function traceFacts(file) {
+  const threads = new Map(); // "pid:tid" → name
+  const tasks = new Map(); // "pid:tid" → [{ dur, tdur }]
+  const scripts = new Map(); // pid → [ms]
+  const reporters = new Map(); // pid → { frames: [{ state, end }], open: Map(id → frame) }
+  const lines = readline.createInterface({ input: fs.createReadStream(file), crlfDelay: Infinity });
+  for await (const raw of lines) {
+    const line = raw.endsWith(',') ? raw.slice(0, -1) : raw;
+    if (!line.startsWith('{"')) {
+      continue;
+    }
+    const isTask = line.includes('"name":"ThreadControllerImpl::RunTask"');
+    const isReporter = line.includes('"name":"PipelineReporter"');
+    const isThread = line.includes('"name":"thread_name"');
+    const isScript = line.includes('"name":"FunctionCall"');
+    if (!isTask && !isReporter && !isThread && !isScript) {
+      continue;
+    }
+    let e;
+    try {
+      e = JSON.parse(line);
+    } catch {
+      continue;
+    }
+    const thread = `${e.pid}:${e.tid}`;
+    if (isThread) {
+      threads.set(thread, e.args?.name);
+    } else if (isTask && e.ph === 'X') {
+      if (!tasks.has(thread)) {
+        tasks.set(thread, []);
+      }
+      tasks.get(thread).push({ dur: (e.dur ?? 0) / 1000, tdur: (e.tdur ?? e.dur ?? 0) / 1000 });
+    } else if (isScript && e.ph === 'X') {
+      if (!scripts.has(thread)) {
+        scripts.set(thread, []);
+      }
+      scripts.get(thread).push((e.dur ?? 0) / 1000);
+    } else if (isReporter) {
+      // Async slices: a frame's begin and end share an id, which later
+      // frames reuse.
+      if (!reporters.has(e.pid)) {
+        reporters.set(e.pid, { frames: [], open: new Map() });
+      }
+      const r = reporters.get(e.pid);
+      const id = `${e.tid}:${e.id2?.local ?? e.id}`;
+      if (e.ph === 'b') {
+        const f = { seq: e.args?.frame_reporter?.frame_sequence, state: e.args?.frame_reporter?.state ?? '?', end: null };
+        r.frames.push(f);
+        r.open.set(id, f);
+      } else if (e.ph === 'e' && r.open.has(id)) {
+        r.open.get(id).end = e.ts / 1000;
+        r.open.delete(id);
+      }
     }
   }
-  const tasks = events
-    .filter((e) => e.ph === 'X' && (e.name === 'ThreadControllerImpl::RunTask' || e.name === 'RunTask') && mains.has(`${e.pid}:${e.tid}`))
-    .map((e) => (e.dur ?? 0) / 1000);
-  const long = tasks.filter((d) => d > 50);
-  // Microtasks (where Svelte's updates run) are not always inside a
-  // RunTask slice; the longest JavaScript slice and the time in JavaScript
-  // are counted on their own.
-  const onMain = (e) => e.ph === 'X' && mains.has(`${e.pid}:${e.tid}`);
-  const js = events.filter((e) => onMain(e) && (e.name === 'FunctionCall' || e.name === 'BlinkScheduler_PerformMicrotaskCheckpoint')).map((e) => (e.dur ?? 0) / 1000);
-  const functionMs = events.filter((e) => onMain(e) && e.name === 'FunctionCall').reduce((a, e) => a + (e.dur ?? 0) / 1000, 0);
+  let main = null;
+  for (const [thread, list] of tasks) {
+    if (threads.get(thread) === 'CrRendererMain' && (!main || list.length > tasks.get(main).length)) {
+      main = thread;
+    }
+  }
+  const mainTasks = main ? tasks.get(main) : [];
+  const pid = main ? Number(main.split(':')[0]) : null;
+  // A frame (one BeginFrame, by its sequence number) can have more than
+  // one reporter: the compositor's own and the main thread's, when that
+  // came late. Each frame counts once, with the best that became of it.
+  const rank = ['STATE_PRESENTED_ALL', 'STATE_PRESENTED_PARTIAL', 'STATE_DROPPED', 'STATE_NO_UPDATE_DESIRED'];
+  const bySeq = new Map();
+  for (const f of reporters.get(pid)?.frames ?? []) {
+    const had = bySeq.get(f.seq);
+    const better = !had || rank.indexOf(f.state) < rank.indexOf(had.state) || (f.state === had.state && f.end !== null && (had.end === null || f.end < had.end));
+    if (better) {
+      bySeq.set(f.seq, f);
+    }
+  }
   const states = {};
-  for (const e of events) {
-    const state = e.name === 'PipelineReporter' && e.ph === 'b' ? e.args?.frame_reporter?.state : undefined;
-    if (state) {
-      states[state] = (states[state] ?? 0) + 1;
-    }
+  for (const f of bySeq.values()) {
+    states[f.state] = (states[f.state] ?? 0) + 1;
   }
+  const presented = [...bySeq.values()]
+    .filter((f) => f.end !== null && (f.state === 'STATE_PRESENTED_ALL' || f.state === 'STATE_PRESENTED_PARTIAL'))
+    .map((f) => f.end)
+    .sort((a, b) => a - b);
+  const intervals = presented.slice(1).map((t, i) => t - presented[i]);
+  const cpu = mainTasks.reduce((a, t) => a + t.tdur, 0);
+  const js = main ? (scripts.get(main) ?? []) : [];
   return {
-    mainThreadTasks: tasks.length,
-    longTasksOver50ms: long.length,
-    longestTaskMs: tasks.length ? Math.max(...tasks) : null,
-    longTasksTotalMs: long.reduce((a, b) => a + b, 0),
+    mainThreadTasks: mainTasks.length,
+    longTasksOver50ms: mainTasks.filter((t) => t.dur > 50).length,
+    longestTaskMs: mainTasks.length ? Math.max(...mainTasks.map((t) => t.dur)) : null,
+    mainThreadCpuMs: cpu,
     longestScriptMs: js.length ? Math.max(...js) : null,
-    functionCallMs: functionMs,
-    // The compositor's verdict on each frame (PipelineReporter): presented
-    // (all or partly updated), dropped, or nothing to update.
+    scriptMs: js.reduce((a, b) => a + b, 0),
     pipelineFrames: states,
+    presentedFrames: presented.length,
+    mainCpuPerPresentedFrameMs: presented.length ? cpu / presented.length : null,
+    presentedIntervals: frameStats(intervals),
   };
+}
+
+function frameLine(label, f) {
+  return `${label}: ${f.frames} frames; p50 ${ms(f.p50)}, p95 ${ms(f.p95)}, p99 ${ms(f.p99)}, max ${ms(f.max)}; >16.7 ms ${f.over16_7}, >33 ms ${f.over33}, >50 ms ${f.over50}`;
+}
+
+function traceLine(label, t) {
+  const st = t.pipelineFrames;
+  return (
+    `${label} (trace): main thread ${ms(t.mainCpuPerPresentedFrameMs)} CPU per presented frame, tasks >50 ms ${t.longTasksOver50ms} (longest ${ms(t.longestTaskMs)}); ` +
+    `frames presented ${st.STATE_PRESENTED_ALL ?? 0} whole + ${st.STATE_PRESENTED_PARTIAL ?? 0} without the main thread's update, dropped ${st.STATE_DROPPED ?? 0}; ` +
+    frameLine('intervals between presented frames', t.presentedIntervals)
+  );
+}
+
+/**
+ * scrollRun scrolls page's list up and down under a trace and returns the
+ * frame times from requestAnimationFrame both ways and the trace's facts.
+ */
+async function scrollRun(browser, page, name, texts) {
+  const tracePath = path.join(artifacts, `${name}.trace.json`);
+  await browser.startTracing(page, { path: tracePath, categories: traceCategories });
+  const res = await scrollThrough(page, scrollStep, texts);
+  await browser.stopTracing();
+  const run = {
+    step: scrollStep,
+    durationMs: res.ms,
+    scrollHeight: res.scrollHeight,
+    maxRows: res.maxRows,
+    maxNodes: res.maxNodes,
+    up: { ...frameStats(res.up), durationMs: res.upMs },
+    down: { ...frameStats(res.down), durationMs: res.downMs },
+    trace: await traceFacts(tracePath),
+  };
+  if (!process.env.BENCH_KEEP_TRACES) {
+    fs.rmSync(tracePath, { force: true });
+  }
+  return run;
+}
+
+function printScroll(label, s) {
+  console.log(`${label}: up in ${ms(s.up.durationMs)}, down in ${ms(s.down.durationMs)} (${s.scrollHeight} px at ${s.step} px/frame; at most ${s.maxRows} rows, ${s.maxNodes} DOM nodes)`);
+  console.log(`  ${frameLine('up (rAF)', s.up)}`);
+  console.log(`  ${frameLine('down (rAF)', s.down)}`);
+  console.log(`  ${traceLine('both ways', s.trace)}`);
 }
 
 /**
  * baselineScroll runs the same scroll over a plain page as tall as the
- * session's list (paragraphs of text, no components), so that what the
- * machine itself costs (a loaded CPU, software rendering) can be told
- * apart from what the message list costs.
+ * session's list (paragraphs of text, no components), from its bottom, so
+ * that what the machine itself costs (a loaded CPU, software rendering)
+ * can be told apart from what the message list costs.
  */
 async function baselineScroll(browser, height, rows) {
   const { context, page } = await newPage(browser);
@@ -430,8 +575,11 @@ async function baselineScroll(browser, height, rows) {
     await page.setContent(
       `<!doctype html><body style="margin:0;font:16px sans-serif"><div class="scroller" style="height:100vh;overflow-y:auto"><div style="width:50rem;margin:0 auto">${body}</div></div></body>`,
     );
-    const res = await scrollThrough(page, scrollStep);
-    return { step: scrollStep, rows, durationMs: res.ms, scrollHeight: res.scrollHeight, ...frameStats(res.down) };
+    await page.evaluate(() => {
+      const s = document.querySelector('.scroller');
+      s.scrollTop = s.scrollHeight;
+    });
+    return { rows, ...(await scrollRun(browser, page, 'baseline', {})) };
   } finally {
     await context.close();
   }
@@ -454,7 +602,7 @@ async function benchLongSession(browser, bin, llmURL, tmp) {
         await waitInteractive(page);
         if (i < openRuns) {
           const tracePath = path.join(artifacts, `open-${i + 1}.trace.json`);
-          await browser.startTracing(page, { path: tracePath, categories: ['devtools.timeline', 'toplevel', 'benchmark'] });
+          await browser.startTracing(page, { path: tracePath, categories: traceCategories });
           const cdp = process.env.BENCH_PROFILE ? await page.context().newCDPSession(page) : null;
           if (cdp) {
             await cdp.send('Profiler.enable');
@@ -466,35 +614,21 @@ async function benchLongSession(browser, bin, llmURL, tmp) {
             fs.writeFileSync(path.join(artifacts, `open-${i + 1}.cpuprofile`), JSON.stringify(profile));
           }
           await browser.stopTracing();
-          open.trace = traceFacts(tracePath);
+          open.trace = await traceFacts(tracePath);
           open.errors = errors.slice();
           opens.push(open);
           console.log(
             `open ${i + 1}/${openRuns}: last message in the DOM ${ms(open.clickToLastInDOMMs)}, painted ${ms(open.clickToLastPaintedMs)}; ` +
-              `GetSession alone ${ms(open.getSessionMs)} (${open.getSessionBytes} bytes); ${open.seqRows} message rows, ${open.domNodes} DOM nodes, ${open.scrollHeight} px tall; longest task ${ms(open.trace.longestTaskMs)}, longest script ${ms(open.trace.longestScriptMs)}, in JavaScript ${ms(open.trace.functionCallMs)}`,
+              `GetSession alone ${ms(open.getSessionMs)} (${open.getSessionBytes} bytes); ${open.seqRows} message rows, ${open.domNodes} DOM nodes, ${open.scrollHeight} px tall; longest task ${ms(open.trace.longestTaskMs)}, longest script ${ms(open.trace.longestScriptMs)}, in JavaScript ${ms(open.trace.scriptMs)}`,
           );
         } else {
           await openLongSession(page);
         }
         if (i < scrollRuns) {
-          const tracePath = path.join(artifacts, `scroll-${i + 1}.trace.json`);
-          await browser.startTracing(page, { path: tracePath, categories: ['devtools.timeline', 'toplevel', 'benchmark', 'cc'] });
-          const res = await scrollThrough(page, scrollStep);
-          await browser.stopTracing();
-          const up = { ...frameStats(res.up), durationMs: res.upMs, rows: res.rows };
-          const scroll = { step: scrollStep, durationMs: res.ms, scrollHeight: res.scrollHeight, up, ...frameStats(res.down), trace: traceFacts(tracePath) };
+          const scroll = await scrollRun(browser, page, `scroll-${i + 1}`, { firstText: firstQuestion, lastText: endMarker });
+          scroll.loadAverage = loadAverage();
           scrolls.push(scroll);
-          console.log(
-            `scroll up ${i + 1}/${scrollRuns}: ${up.frames} frames to the top with all ${up.rows} message rows shown in ${ms(up.durationMs)}; ` +
-              `p50 ${ms(up.p50)}, p95 ${ms(up.p95)}, p99 ${ms(up.p99)}, max ${ms(up.max)}; >16.7 ms ${up.over16_7}, >33 ms ${up.over33}, >50 ms ${up.over50}`,
-          );
-          console.log(
-            `scroll down ${i + 1}/${scrollRuns}: ${scroll.frames} frames at ${scrollStep} px/frame (${scroll.scrollHeight} px); ` +
-              `p50 ${ms(scroll.p50)}, p95 ${ms(scroll.p95)}, p99 ${ms(scroll.p99)}, max ${ms(scroll.max)}; ` +
-              `>16.7 ms ${scroll.over16_7}, >33 ms ${scroll.over33}, >50 ms ${scroll.over50}; ` +
-              `both ways, main-thread tasks >50 ms ${scroll.trace.longTasksOver50ms} (longest ${ms(scroll.trace.longestTaskMs)}); ` +
-              `compositor frames ${JSON.stringify(scroll.trace.pipelineFrames)}`,
-          );
+          printScroll(`scroll ${i + 1}/${scrollRuns} (load average ${scroll.loadAverage.join(' ')})`, scroll);
         }
         if (errors.length) {
           console.log(`console errors: ${errors.join(' | ')}`);
@@ -509,10 +643,8 @@ async function benchLongSession(browser, bin, llmURL, tmp) {
   let baseline = null;
   if (scrolls.length) {
     baseline = await baselineScroll(browser, scrolls[0].scrollHeight, messageCount);
-    console.log(
-      `baseline (plain page, ${baseline.scrollHeight} px): ${baseline.frames} frames; p50 ${ms(baseline.p50)}, p95 ${ms(baseline.p95)}, max ${ms(baseline.max)}; ` +
-        `>16.7 ms ${baseline.over16_7}, >33 ms ${baseline.over33}`,
-    );
+    baseline.loadAverage = loadAverage();
+    printScroll(`baseline, a plain page as tall (load average ${baseline.loadAverage.join(' ')})`, baseline);
   }
   return { messages: messageCount, opens, scrolls, baseline };
 }
@@ -559,18 +691,18 @@ async function main() {
   if (ls.opens.length) {
     console.log(`open ${ls.messages} messages (median of ${ls.opens.length}): last message painted ${ms(median(ls.opens.map((o) => o.clickToLastPaintedMs)))}`);
   }
-  for (const s of ls.scrolls) {
-    console.log(`scroll up: p50 ${ms(s.up.p50)} p95 ${ms(s.up.p95)} max ${ms(s.up.max)}; ${s.up.over16_7}/${s.up.frames} frames >16.7 ms, ${s.up.over33} >33 ms`);
-    console.log(`scroll down: p50 ${ms(s.p50)} p95 ${ms(s.p95)} max ${ms(s.max)}; ${s.over16_7}/${s.frames} frames >16.7 ms, ${s.over33} >33 ms`);
+  for (const [i, sc] of ls.scrolls.entries()) {
+    printScroll(`scroll ${i + 1}`, sc);
   }
   if (ls.baseline) {
-    const b = ls.baseline;
-    console.log(`baseline: p50 ${ms(b.p50)} p95 ${ms(b.p95)} max ${ms(b.max)}; ${b.over16_7}/${b.frames} frames >16.7 ms, ${b.over33} >33 ms`);
+    printScroll('baseline', ls.baseline);
   }
   console.log(`results in ${path.relative(process.cwd(), path.join(artifacts, 'results.json'))}`);
 }
 
-main().catch((err) => {
+// node e2e/bench.mjs --trace FILE...: what traceFacts reads from saved traces (BENCH_KEEP_TRACES=1 keeps them).
+const traceFiles = process.argv[2] === '--trace' ? process.argv.slice(3) : null;
+(traceFiles ? Promise.all(traceFiles.map(async (f) => console.log(traceLine(path.basename(f), await traceFacts(f))))) : main()).catch((err) => {
   console.error(err);
   process.exit(1);
 });
