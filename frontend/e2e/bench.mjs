@@ -36,6 +36,7 @@ import readline from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { chromium } from 'playwright-core';
 import { cleanEnv, goBuild, Proc as HarnessProc } from './harness.mjs';
+import { longSessionExport } from './longsession.mjs';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const root = path.resolve(here, '..', '..');
@@ -72,54 +73,6 @@ const viewport = { width: 1280, height: 800 };
 const sessionTitle = 'Bench: a long session';
 const endMarker = 'END-OF-BENCH-SESSION';
 const firstQuestion = 'Question 1:';
-
-/**
- * answerText is the i-th assistant answer: a few paragraphs of Markdown,
- * with a code block every 4th answer, a list every 3rd and a table every
- * 10th, so that the list is not all plain text.
- */
-function answerText(i) {
-  const parts = [
-    `Answer ${i}: the parser indexes the first token without checking the length, so an empty input panics. ` +
-      'The fix is a guard before the index, and a test for the empty case. '.repeat(2),
-  ];
-  if (i % 3 === 0) {
-    parts.push('- read `parser.go`\n- add the guard\n- run `go test ./...`');
-  }
-  if (i % 4 === 0) {
-    parts.push(
-      '```go\nfunc parse(tokens []Token) (*Node, error) {\n\tif len(tokens) == 0 {\n\t\treturn nil, ErrEmpty\n\t}\n\treturn parseExpr(tokens)\n}\n```',
-    );
-  }
-  if (i % 10 === 0) {
-    parts.push('| file | change |\n| --- | --- |\n| parser.go | guard |\n| parser_test.go | empty case |');
-  }
-  parts.push('Tell me if you want me to look at the lexer as well.');
-  return parts.join('\n\n');
-}
-
-/**
- * sessionExport is a JSON export (backend/sessions/export.go) of a session
- * of n messages: n/2 turns of a user message and an answer with its usage.
- * The last answer carries endMarker.
- */
-function sessionExport(n, workspace) {
-  const t0 = Date.parse('2026-11-01T09:00:00Z');
-  const events = [];
-  const add = (type, data) => events.push({ seq: events.length + 1, type, time: new Date(t0 + events.length * 1000).toISOString(), data });
-  add('session.created', { title: sessionTitle, workspace, mode: 'default', provider: 'Fake model', model: 'test-model' });
-  const turns = Math.ceil(n / 2);
-  for (let i = 1; i <= turns; i++) {
-    add('turn.start', { mode: 'default' });
-    add('user.message', { text: `Question ${i}: why do the tests fail on empty input in parser.go? Please look and explain.` });
-    const usage = { model: 'test-model', inputTokens: 1200 + i, outputTokens: 300 };
-    const text = i === turns ? `${answerText(i)}\n\n${endMarker}` : answerText(i);
-    add('assistant.message', { text, model: 'test-model', stopReason: 'end_turn', usage });
-    add('usage', usage);
-    add('turn.end', { reason: 'done', iterations: 1 });
-  }
-  return { format: 'tinyelf.session', version: 2, session: { id: '', title: sessionTitle }, events };
-}
 
 /** seedData makes a data folder with the fake provider and a workspace. */
 function seedData(dir, llmURL) {
@@ -588,7 +541,7 @@ async function baselineScroll(browser, height, rows) {
 async function benchLongSession(browser, bin, llmURL, tmp) {
   const folders = seedData(path.join(tmp, 'long'), llmURL);
   const exportFile = path.join(tmp, 'long-session.json');
-  fs.writeFileSync(exportFile, JSON.stringify(sessionExport(messageCount, folders.workspace)));
+  fs.writeFileSync(exportFile, JSON.stringify(longSessionExport({ messages: messageCount, title: sessionTitle, workspace: folders.workspace, endMarker })));
   const imported = execFileSync(bin, ['sessions', 'import', exportFile], { env: serveEnv(folders), encoding: 'utf8' });
   console.log(imported.trim());
   const { serve, url } = await startServe('long-serve', bin, folders);

@@ -15,6 +15,7 @@
 // scripts/e2e.sh does both. Needs Go, /usr/bin/chromium (or
 // TINYELF_E2E_CHROMIUM) and the repo's Go sources.
 import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
@@ -23,6 +24,7 @@ import { after, before, describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { chromium } from 'playwright-core';
 import { cleanEnv, goBuild, Proc as HarnessProc } from './harness.mjs';
+import { longSessionExport } from './longsession.mjs';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const root = path.resolve(here, '..', '..');
@@ -1795,6 +1797,127 @@ describe('TinyElf in the browser', { concurrency: 1, timeout: 20 * 60_000 }, () 
       await shot(app, 'folder-filter');
       await filter.selectOption('');
       await waitUntil(async () => (await nav.locator('div.row').count()) === 2, 'all folders again');
+    },
+  );
+
+
+  // issue 15: a long session renders only the rows near the view; the view
+  // must still reach every message, by scrolling, by key and by search.
+  const longTitle = 'A long session about the parser';
+  const longEnd = 'END-OF-THE-LONG-SESSION';
+  const longNeedle = 'quokkafrond';
+  scenario(
+    'a long session: scrolls to its first message and back without jumping, Home and End reach both ends, a search hit far back opens at its message',
+    {
+      seed: (data, { home, workspace }) => {
+        const file = path.join(data, '..', 'long-session.json');
+        const session = longSessionExport({ messages: 300, title: longTitle, workspace, endMarker: longEnd, extra: { 4: `The word ${longNeedle} is in this answer.` } });
+        fs.writeFileSync(file, JSON.stringify(session));
+        execFileSync(path.join(bin, 'tinyelf-serve'), ['sessions', 'import', file], { env: cleanEnv({ TINYELF_HOME: data, HOME: home, LANG: 'en_US.UTF-8' }) });
+      },
+    },
+    async (app) => {
+      const { page } = app;
+      await page.goto(app.baseURL);
+      const nav = page.getByRole('navigation', { name: 'Sessions' });
+      await nav.getByRole('button', { name: new RegExp(`^${longTitle}`) }).click();
+      const scroller = page.locator('main .scroller');
+      await page.locator('article.assistant', { hasText: longEnd }).waitFor();
+      const fewRows = async () => {
+        const n = await page.locator('[data-row]').count();
+        assert.ok(n > 0 && n < 80, `a window of the 300 rows is rendered, not all (${n})`);
+      };
+      await fewRows();
+
+      // inView: el meets the list's viewport.
+      const inView = (loc) =>
+        loc.evaluate((el) => {
+          const s = el.closest('.scroller').getBoundingClientRect();
+          const r = el.getBoundingClientRect();
+          return r.height > 0 && r.bottom > s.top && r.top < s.bottom;
+        });
+      // topRow: the scroll position, and the seq of the message at the
+      // top of the view, two frames after the last wheel.
+      const topRow = () =>
+        page.evaluate(
+          () =>
+            new Promise((resolve) =>
+              requestAnimationFrame(() =>
+                requestAnimationFrame(() => {
+                  const s = document.querySelector('main .scroller');
+                  const top = s.getBoundingClientRect().top;
+                  const rows = [...s.querySelectorAll('[data-row]')];
+                  const first = rows.find((r) => r.getBoundingClientRect().bottom > top + 1);
+                  resolve({
+                    scrollTop: s.scrollTop,
+                    atBottom: s.scrollHeight - s.scrollTop - s.clientHeight < 2,
+                    seq: Number(first?.querySelector('[data-seq]')?.dataset.seq ?? -1),
+                    firstShown: rows[0]?.textContent.includes('Question 1:') ?? false,
+                  });
+                }),
+              ),
+            ),
+        );
+
+      // Up with the wheel to the very first message: the view never moves
+      // back down on the way (rows measured or added above stay put).
+      await scroller.hover();
+      let prev = Infinity;
+      await waitUntil(
+        async () => {
+          await page.mouse.wheel(0, -2500);
+          const at = await topRow();
+          assert.ok(at.seq <= prev, `scrolling up never shows a later message (message ${at.seq} after ${prev})`);
+          prev = at.seq;
+          return at.scrollTop <= 0 && at.firstShown;
+        },
+        'the list is scrolled up to its first message',
+        4 * actionTimeout,
+      );
+      const first = page.locator('article.user', { hasText: 'Question 1:' });
+      assert.ok(await inView(first), 'the first message is in view at the top');
+      await fewRows();
+      await shot(app, 'long-session-top');
+
+      // And down again to the last.
+      prev = -Infinity;
+      await waitUntil(
+        async () => {
+          await page.mouse.wheel(0, 2500);
+          const at = await topRow();
+          assert.ok(at.seq >= prev, `scrolling down never shows an earlier message (message ${at.seq} after ${prev})`);
+          prev = at.seq;
+          return at.atBottom && (await inView(page.locator('article.assistant', { hasText: longEnd })));
+        },
+        'the list is scrolled down to its last message',
+        4 * actionTimeout,
+      );
+
+      // Home and End move the focus to the first and the last message, however far.
+      await page.locator('[data-row][tabindex="0"]').focus();
+      await page.keyboard.press('Home');
+      await page.locator('[data-row]:focus', { hasText: 'Question 1:' }).waitFor();
+      await waitUntil(() => inView(page.locator('[data-row]:focus')), 'the first message is scrolled into view');
+      await page.keyboard.press('ArrowDown');
+      await page.locator('[data-row]:focus', { hasText: 'Answer 1:' }).waitFor();
+      await page.keyboard.press('End');
+      await page.locator('[data-row]:focus', { hasText: longEnd }).waitFor();
+      await waitUntil(() => inView(page.locator('[data-row]:focus')), 'the last message is scrolled into view');
+      assert.equal(await page.locator('[data-row][tabindex="0"]').count(), 1, 'the conversation is still one Tab stop');
+
+      // A search hit in the fourth answer opens the list at that message.
+      await page.keyboard.press('Control+k');
+      const search = page.getByRole('searchbox', { name: 'Search sessions' });
+      await focused(page, search).waitFor();
+      await search.fill(longNeedle);
+      const results = page.getByRole('region', { name: `Results for “${longNeedle}”` });
+      await results.locator('mark').first().waitFor();
+      await results.getByRole('button').first().click();
+      const hit = page.locator('article.assistant', { hasText: longNeedle });
+      await hit.waitFor();
+      await waitUntil(() => inView(hit), 'the search hit is in view');
+      await fewRows();
+      await shot(app, 'long-session-hit');
     },
   );
 
