@@ -60,3 +60,23 @@ describe('ToolCard', () => {
     expect(screen.getByRole('article', { name: 'Bash: Interrupted' })).toBeTruthy();
   });
 });
+
+describe('a card scrolled out of the message list and back', () => {
+  it('is still open, with all its lines, and an edit still in progress', async () => {
+    const { default: Harness } = await import('../test/RowMemoryHarness.svelte');
+    const result = Array.from({ length: 40 }, (_, i) => `line ${i + 1}`).join('\n');
+    const memory = new Map<string, unknown>();
+    const view = render(Harness, { tool: tool({ result }), memory });
+    await fireEvent.click(screen.getByRole('button', { name: /Bash/ }));
+    await fireEvent.click(screen.getByRole('button', { name: 'Show all 40 lines' }));
+    await fireEvent.click(screen.getByRole('button', { name: 'Edit and resend' }));
+    await fireEvent.input(screen.getByRole('textbox', { name: 'Edited message' }), { target: { value: 'Fix the lexer' } });
+
+    await view.rerender({ tool: tool({ result }), memory, shown: false });
+    expect(screen.queryByRole('button', { name: /Bash/ })).toBeNull();
+    await view.rerender({ tool: tool({ result }), memory, shown: true });
+    expect(screen.getByRole('button', { name: /Bash/ }).getAttribute('aria-expanded')).toBe('true');
+    expect(screen.getByText(/line 40/)).toBeTruthy();
+    expect((screen.getByRole('textbox', { name: 'Edited message' }) as HTMLTextAreaElement).value).toBe('Fix the lexer');
+  });
+});
