@@ -230,7 +230,7 @@ const purifyConfig = {
  * that a message scrolled back into view is not parsed and sanitized again.
  */
 const rendered = new Map<string, string>();
-const renderedMax = 500;
+const renderedMax = 1000; // a 1,000-turn session; a few MB of HTML at most
 
 /**
  * renderMarkdown turns Markdown into sanitized HTML. Unless cache is false
