@@ -1,8 +1,10 @@
 package engine
 
 import (
+	"bytes"
 	"cmp"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"slices"
@@ -515,12 +517,9 @@ func (m *SubagentManager) observe(sessionID string, evs []sessions.Event) {
 				in.Progress, changed = "ran "+p.Name, true
 			}
 		case sessions.EventCapabilityDiff:
-			var p struct {
-				Visible []string `json:"visible"`
-			}
-			if ev.Decode(&p) == nil {
+			if visible, err := visibleOf(ev.Data); err == nil {
 				in.Diffs++
-				in.Visible = p.Visible
+				in.Visible = visible
 				changed = true
 			}
 		case sessions.EventUsage:
@@ -633,4 +632,29 @@ func (m *SubagentManager) ancestry(ctx context.Context, info SessionInfo) (depth
 		}
 	}
 	return depth, root, nil
+}
+
+// visibleOf reads a capability.diff's visible list, and stops there: the
+// items and inputs after it (most of the event) are not parsed.
+func visibleOf(data []byte) ([]string, error) {
+	dec := json.NewDecoder(bytes.NewReader(data))
+	if tok, err := dec.Token(); err != nil || tok != json.Delim('{') {
+		return nil, fmt.Errorf("capability diff is not an object")
+	}
+	for dec.More() {
+		key, err := dec.Token()
+		if err != nil {
+			return nil, err
+		}
+		if key == "visible" {
+			var visible []string
+			err := dec.Decode(&visible)
+			return visible, err
+		}
+		var skip json.RawMessage
+		if err := dec.Decode(&skip); err != nil {
+			return nil, err
+		}
+	}
+	return nil, nil
 }

@@ -737,3 +737,22 @@ func TestAgentProfiles(t *testing.T) {
 		}
 	})
 }
+
+func TestVisibleOfACapabilityDiff(t *testing.T) {
+	for _, c := range []struct {
+		data string
+		want []string
+		bad  bool
+	}{
+		{`{"added":["Read"],"visible":["Read","Grep"],"items":[{"id":"x","name":"Read"}]}`, []string{"Read", "Grep"}, false},
+		{`{"visible":[]}`, []string{}, false},
+		{`{"added":["Read"]}`, nil, false},
+		{`[]`, nil, true},
+		{`{"visible":[1]}`, nil, true},
+	} {
+		got, err := visibleOf([]byte(c.data))
+		if (err != nil) != c.bad || !c.bad && !slices.Equal(got, c.want) {
+			t.Errorf("visibleOf(%s) = %q, %v", c.data, got, err)
+		}
+	}
+}
