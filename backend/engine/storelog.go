@@ -13,11 +13,8 @@ type StoreLog struct{ Store *sessions.Store }
 
 // CreateSession implements SessionLog.
 func (l StoreLog) CreateSession(ctx context.Context, c sessions.SessionCreated) (string, error) {
-	s, err := l.Store.Create(ctx, c)
-	if err != nil {
-		return "", err
-	}
-	return s.ID, nil
+	id, _, err := l.CreateSessionWith(ctx, c)
+	return id, err
 }
 
 // CreateSessionWith creates a session and logs its first events in the

@@ -122,10 +122,6 @@ func (t *turn) logFailure() error {
 	return t.logErr
 }
 
-func (e *Engine) runTurn(ctx context.Context, s *sessionState, text string, opts TurnOptions) TurnResult {
-	return e.runInput(ctx, s, Input{Text: text}, opts)
-}
-
 // runInput runs a turn started by in: a user message (with its
 // attachments), or a resumed turn with none; opts are what a typed slash
 // command asks of it.

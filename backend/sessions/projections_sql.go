@@ -22,7 +22,6 @@ const projectionVersion = "6"
 const (
 	qMaxSeq      = `SELECT COALESCE(MAX(seq), 0) FROM events WHERE session_id = ?`
 	qInsertEvent = `INSERT INTO events (session_id, seq, type, ts, data) VALUES (?, ?, ?, ?, ?)`
-	qLoadSession = `SELECT ` + sessionCols + ` FROM sessions WHERE id = ?`
 	qSaveSession = `INSERT INTO sessions (` + sessionCols + `) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
 		ON CONFLICT (id) DO UPDATE SET custom_title = excluded.custom_title, auto_title = excluded.auto_title,
 		workspace = excluded.workspace, agent = excluded.agent, mode = excluded.mode, provider = excluded.provider,
@@ -163,7 +162,7 @@ func prepareWriteStmts(ctx context.Context, db *sql.DB) (*writeStmts, error) {
 		dst **sql.Stmt
 		q   string
 	}{
-		{&st.maxSeq, qMaxSeq}, {&st.insertEvent, qInsertEvent}, {&st.loadSession, qLoadSession},
+		{&st.maxSeq, qMaxSeq}, {&st.insertEvent, qInsertEvent}, {&st.loadSession, qGetSession},
 		{&st.saveSession, qSaveSession}, {&st.insertUI, qInsertUI}, {&st.findUI, qFindUI},
 		{&st.updateUI, qUpdateUI}, {&st.insertModel, qInsertModel}, {&st.compactModel, qCompactModel},
 		{&st.insertSearch, qInsertSearch}, {&st.prevDiff, qPrevDiff},
@@ -252,11 +251,7 @@ func (w *writeTx) loadSession(id string) (Session, error) {
 	if sess, ok := w.rows[id]; ok {
 		return sess, nil
 	}
-	sess, err := scanSession(w.stmt(w.st.loadSession).QueryRowContext(w.ctx, id))
-	if errors.Is(err, sql.ErrNoRows) {
-		return Session{}, ErrNotFound
-	}
-	return sess, err
+	return rowSession(w.stmt(w.st.loadSession).QueryRowContext(w.ctx, id))
 }
 
 // append writes events after the session's last seq and projects them.

@@ -356,20 +356,22 @@ func (s *Store) Get(ctx context.Context, id string) (_ Session, err error) {
 	defer s.explain(&err)
 	var sess Session
 	err = s.hotRead(func(st *readStmts) error {
-		sess, err = scanSession(st.getSession.QueryRowContext(ctx, id))
+		sess, err = rowSession(st.getSession.QueryRowContext(ctx, id))
 		return err
 	})
-	if errors.Is(err, sql.ErrNoRows) {
-		err = ErrNotFound
-	}
-	if err = classify(err); err != nil {
+	if err != nil {
 		return Session{}, fmt.Errorf("get session %s: %w", id, err)
 	}
 	return sess, nil
 }
 
 func getSession(ctx context.Context, q querier, id string) (Session, error) {
-	sess, err := scanSession(q.QueryRowContext(ctx, qGetSession, id))
+	return rowSession(q.QueryRowContext(ctx, qGetSession, id))
+}
+
+// rowSession reads the session row a qGetSession query found.
+func rowSession(r *sql.Row) (Session, error) {
+	sess, err := scanSession(r)
 	if errors.Is(err, sql.ErrNoRows) {
 		return Session{}, ErrNotFound
 	}
