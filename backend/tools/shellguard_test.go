@@ -58,6 +58,11 @@ func guardHome(t testing.TB) (home string, ws *Workspace) {
 
 func checkCases(t *testing.T, cases []guardCase) {
 	home, ws := guardHome(t)
+	checkCasesIn(t, home, ws, cases)
+}
+
+// checkCasesIn is checkCases in a home folder and workspace of the test's.
+func checkCasesIn(t *testing.T, home string, ws *Workspace, cases []guardCase) {
 	for _, tc := range cases {
 		t.Run(tc.cmd, func(t *testing.T) {
 			t.Parallel()
