@@ -18,8 +18,9 @@ import (
 type Verdict struct {
 	// Denied is set when the command would destroy the system, the user's
 	// home folder, a folder holding the workspace or a disk, start a fork
-	// bomb, kill every process or shut the computer down. Such a command
-	// must not run at all.
+	// bomb, signal PID 1, every process or every process of the user, or
+	// shut down, restart or suspend the computer. Such a command must not
+	// run at all, in any mode.
 	Denied bool
 	// Reason explains, for the model and the user, what was refused and why.
 	// It is empty unless Denied.

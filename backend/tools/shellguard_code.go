@@ -266,6 +266,15 @@ var (
 	backtickCode = regexp.MustCompile("`([^`]*)`|\\bqx\\s*[({\\[/]([^)}\\]/]*)[)}\\]/]|%x\\s*[({\\[]([^)}\\]]*)[)}\\]]")
 )
 
+// killInitCode matches a signal sent to PID 1 in interpreter code: the
+// pid first (os.kill(1, 9), process.kill(1), posix_kill(1, 9), kill(1,
+// SIGKILL)) or, in Perl and Ruby, after the signal (kill 9, 1;
+// Process.kill(:KILL, 1)).
+var (
+	killInitCode     = regexp.MustCompile(`\b(os\.kill|os\.killpg|process\.kill|posix_kill|Deno\.kill|kill)\s*\(\s*1\s*[,)]`)
+	killInitSigFirst = regexp.MustCompile(`\b(Process\.kill|kill)\s*\(?\s*[:'"]?-?\w+['"]?\s*,\s*(?:\d+\s*,\s*)*1\s*(?:[,);]|$)`)
+)
+
 // dangerousNames are functions whose name, written as a string, means the
 // code picks them at run time (getattr(os, "system")).
 var dangerousNames = map[string]bool{
@@ -313,6 +322,9 @@ func (g *shellGuard) scanCode(st *shState, lang, code, origin string, strict boo
 	}
 	if killAllCode.MatchString(code) {
 		g.deny("Refused: the code %s runs would kill every process of the user (signal to pid -1).", origin)
+	}
+	if killInitCode.MatchString(code) && lang != "perl" && lang != "ruby" && lang != "raku" || killInitSigFirst.MatchString(code) && (lang == "perl" || lang == "ruby" || lang == "raku") {
+		g.deny("Refused: the code %s runs would signal PID 1 (init, the first process of the system), which brings the whole system down.", origin)
 	}
 	for _, lit := range stringLitRe.FindAllString(code, -1) {
 		v := lit[1 : len(lit)-1]

@@ -31,6 +31,7 @@ func TestShellGuardMultiCallLinks(t *testing.T) {
 		{"./bin/shutdown -r +0", refused, "would shut down or restart the computer."},
 		{bin + "/reboot", refused, "would shut down or restart the computer."},
 		{"./bin/init 0", refused, "would shut down or restart the computer."},
+		{"./bin/kill -9 1", refused, toInit},
 		{"sudo ./bin/poweroff", refused, "would shut down or restart the computer."},
 		{"./bin/ls -rf /", refused, "would recursively delete the root folder /."},
 		{"./bin/systemctl reboot", refused, "would shut down or restart the computer."},

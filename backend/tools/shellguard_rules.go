@@ -136,6 +136,7 @@ func isFlagArg(a shArg) bool {
 // verb applies the deny list and the warnings to one unwrapped command.
 func (g *shellGuard) verb(c *shCall) {
 	args, base := c.args, c.base
+	pw := power(c)
 	switch {
 	case base == "rm":
 		g.checkRm(c)
@@ -185,13 +186,11 @@ func (g *shellGuard) verb(c *shCall) {
 		if base == "diskpart" || slices.ContainsFunc(args[1:], func(a shArg) bool { return driveLetter.MatchString(a.val) }) {
 			g.deny("Refused: %s would format a drive.", c.cmdText())
 		}
-	case (base == "loginctl" || base == "systemctl") && slices.ContainsFunc(args[1:], func(a shArg) bool {
-		return slices.Contains([]string{"terminate-user", "kill-user", "terminate-session", "kill-session", "terminate-seat"}, a.val)
-	}):
+	case endsSession(c):
 		g.deny("Refused: %s would kill every process of the user's session, including the desktop.", c.cmdText())
-	case isPower(c):
-		g.deny("Refused: %s would shut down or restart the computer.", c.cmdText())
-	case base == "kill" || base == "pkill" || base == "killall" || base == "killall5" || base == "skill" || base == "slay" || base == "pgrep":
+	case pw != "":
+		g.deny("Refused: %s would %s.", c.cmdText(), pw)
+	case isKiller(base):
 		g.checkKill(c)
 	case base == "find":
 		g.checkFind(c)
