@@ -41,6 +41,9 @@ func (c *shCall) cmdText() string {
 func (c *shCall) buildText() string {
 	shownArgs := display(c.args)
 	if src := c.src.String(); src != "" && clip(src, 120) != shownArgs {
+		if strings.HasPrefix(src, "`") {
+			return src + " (which runs `" + shownArgs + "`)" // already a label: `system` in `perl -e`
+		}
 		return "`" + clip(src, 100) + "` (which runs `" + shownArgs + "`)"
 	}
 	return "`" + shownArgs + "`"
@@ -155,8 +158,8 @@ func sameProgram(a, b string) bool {
 	if a == b || isShell(a) && isShell(b) {
 		return true
 	}
-	la, lb := codeLang(a), codeLang(b)
-	return la != "" && la == lb
+	ia, ib := interpreterFor(a), interpreterFor(b)
+	return ia != nil && ia == ib
 }
 
 // dispatch checks one command and returns the command it wraps, if any.
@@ -315,10 +318,12 @@ func (g *shellGuard) executable(c *shCall) {
 				interp = commandBase(fields[2])
 			}
 		}
+		spec := interpreterFor(interp)
 		switch {
 		case isShell(interp):
-		case codeLang(interp) != "":
-			lang = codeLang(interp)
+		case spec != nil:
+			lang = spec.lang
+			defer g.unfollowedScript(spec, c.args[0])
 		default:
 			return
 		}

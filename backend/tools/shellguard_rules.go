@@ -212,39 +212,6 @@ func (g *shellGuard) verb(c *shCall) {
 		g.checkCrontab(c)
 	case base == "sed" || base == "gsed":
 		g.checkSed(c)
-	case base == "vim" || base == "nvim" || base == "vi" || base == "ex" || base == "view":
-		for i := 1; i < len(args); i++ {
-			v := args[i].val
-			cmd := ""
-			switch {
-			case (v == "-c" || v == "--cmd") && i+1 < len(args):
-				cmd = args[i+1].val
-			case strings.HasPrefix(v, "+"):
-				cmd = v[1:]
-			}
-			if sh, ok := strings.CutPrefix(strings.TrimLeft(cmd, ": "), "!"); ok {
-				g.code(c.env.child(), sh, "`"+base+" -c '!…'`")
-			}
-		}
-	case base == "gdb":
-		for i := 1; i+1 < len(args); i++ {
-			if args[i].val == "-ex" || args[i].val == "--eval-command" {
-				cmd := strings.TrimSpace(args[i+1].val)
-				for _, p := range []string{"shell ", "!", "pipe "} {
-					if sh, ok := strings.CutPrefix(cmd, p); ok {
-						g.code(c.env.child(), sh, "`gdb -ex`")
-					}
-				}
-			}
-		}
-	case base == "sqlite3":
-		for _, a := range args[1:] {
-			for _, p := range []string{".shell ", ".system "} {
-				if i := strings.Index(a.val, p); i >= 0 {
-					g.code(c.env.child(), a.val[i+len(p):], "`sqlite3 "+strings.TrimSpace(p)+"`")
-				}
-			}
-		}
 	case base == "nc" || base == "ncat" || base == "netcat":
 		for i := 1; i+1 < len(args); i++ {
 			switch args[i].val {

@@ -164,6 +164,7 @@ var signalCases = []guardCase{
 	{"busctl call org.freedesktop.login1 /org/freedesktop/login1 org.freedesktop.login1.Manager PowerOff b true", refused, toPowerOff},
 	{"gdbus call --system --dest org.freedesktop.login1 --object-path /org/freedesktop/login1 --method org.freedesktop.login1.Manager.Suspend true", refused, toSuspend},
 	{"dbus-send --system --dest=org.freedesktop.systemd1 /org/freedesktop/systemd1 org.freedesktop.systemd1.Manager.StartUnit string:poweroff.target string:replace", refused, toPowerOff},
+	{"osascript -e 'tell application \"System Events\" to shut down'", refused, toPowerOff},
 	{"systemctl kill init.scope", refused, toSession},
 	{"systemctl stop user@1000.service", refused, toSession},
 	{"loginctl kill-user me", refused, toSession},
