@@ -95,21 +95,6 @@ func BenchmarkCatalogRefresh(b *testing.B) {
 	})
 }
 
-// BenchmarkToolSearchRecall reports recall@1 and recall@5 of the labelled
-// queries over the 191-tool catalog (the timing is incidental).
-func BenchmarkToolSearchRecall(b *testing.B) {
-	v := fixtureCatalog(b).Snapshot().View("")
-	qs := loadQueries(b)
-	var r1, r5 float64
-	for b.Loop() {
-		r1 = recall(b, v, qs, 1, nil)
-		r5 = recall(b, v, qs, 5, nil)
-	}
-	b.ReportMetric(r1, "recall@1")
-	b.ReportMetric(r5, "recall@5")
-	b.ReportMetric(float64(len(qs)), "queries")
-}
-
 // BenchmarkDefinitionTokens reports the tool-definition tokens of one
 // model call over the 191-tool catalog, everything sent vs deferred,
 // counted with the o200k_base tokenizer.
