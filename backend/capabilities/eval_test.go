@@ -136,7 +136,9 @@ func mscServerBucket(name string) uint32 {
 	return h.Sum32()
 }
 
-var evalCatalogs = sync.OnceValue(func() map[string]*evalCatalog {
+var evalCatalogs = sync.OnceValue(buildEvalCatalogs)
+
+func buildEvalCatalogs() map[string]*evalCatalog {
 	servers, tasks := evalData()
 	var msc []evalServer
 	for _, s := range servers {
@@ -188,7 +190,7 @@ var evalCatalogs = sync.OnceValue(func() map[string]*evalCatalog {
 		catHub:    buildEvalCatalog(catHub, msc, true, tasks, "msc"),
 	}
 	return out
-})
+}
 
 // buildEvalCatalog makes a catalog of servers, each its own MCP server, or
 // with hub all behind one aggregating server whose tool names carry the
