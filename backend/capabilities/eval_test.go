@@ -10,6 +10,7 @@ import (
 	"math"
 	"os"
 	"slices"
+	"strings"
 	"sync"
 	"testing"
 
@@ -82,11 +83,44 @@ var evalData = sync.OnceValues(func() ([]evalServer, []evalTask) {
 	var tb fatalTB
 	servers := readJSONL[evalServer](&tb, "testdata/retrieval/catalogs.jsonl.gz")
 	tasks := readJSONL[evalTask](&tb, "testdata/retrieval/tasks.jsonl.gz")
-	if ja, err := os.Stat("testdata/retrieval/tasks_ja.jsonl.gz"); err == nil && !ja.IsDir() {
-		tasks = append(tasks, readJSONL[evalTask](&tb, "testdata/retrieval/tasks_ja.jsonl.gz")...)
-	}
-	return servers, tasks
+	return servers, append(tasks, translations(&tb, tasks, "testdata/retrieval/tasks_ja.tsv", "ja")...)
 })
+
+// translations reads a file of translated tasks (id or unique id prefix,
+// tab, text); each keeps the labels and split of the task it translates.
+func translations(t testing.TB, tasks []evalTask, path, lang string) []evalTask {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []evalTask
+	for _, line := range strings.Split(string(b), "\n") {
+		if line == "" || strings.HasPrefix(line, "#") {
+			continue
+		}
+		id, text, ok := strings.Cut(line, "\t")
+		if !ok {
+			t.Fatalf("%s: bad line %q", path, line)
+		}
+		var found []evalTask
+		for _, task := range tasks {
+			if task.ID == id {
+				found = []evalTask{task}
+				break
+			}
+			if strings.HasPrefix(task.ID, id) {
+				found = append(found, task)
+			}
+		}
+		if len(found) != 1 {
+			t.Fatalf("%s: %q names %d tasks", path, id, len(found))
+		}
+		tr := found[0]
+		tr.ID, tr.Text, tr.Lang = tr.ID+"#"+lang, text, lang
+		out = append(out, tr)
+	}
+	return out
+}
 
 // fatalTB lets the shared loader fail loudly outside a test's goroutine.
 type fatalTB struct{ testing.TB }

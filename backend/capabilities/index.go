@@ -298,6 +298,12 @@ func expandQuery(text string) ([]queryTerm, int) {
 		have[t] = len(out)
 		out = append(out, queryTerm{term: t, weight: w, from: from})
 	}
+	// The English words of a Japanese query's words come first, so a long
+	// Japanese text's character pairs do not crowd them out.
+	ja := japaneseTerms(text)
+	for _, tj := range ja {
+		add(tj[0], jaWeight, tj[1])
+	}
 	base := Terms(text)
 	for _, t := range base {
 		add(t, 1, t)
@@ -312,6 +318,12 @@ func expandQuery(text string) ([]queryTerm, int) {
 	for _, t := range base {
 		if !seen[t] {
 			seen[t] = true
+			distinct++
+		}
+	}
+	for _, tj := range ja {
+		if !seen[tj[1]] {
+			seen[tj[1]] = true
 			distinct++
 		}
 	}
