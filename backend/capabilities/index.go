@@ -41,12 +41,15 @@ var fieldWeight = [numFields]float64{
 	fieldParams:      0.5,
 }
 
-var (
+const (
 	bm25K1 = 1.2
 	bm25B  = 0.6
 	// synonymWeight scales the terms a query word expands to.
 	synonymWeight = 0.35
-	coordBase     = 0.5
+	// coordBase is the coordination factor of an entry matching none of
+	// the query's words but through synonyms; each matched word adds its
+	// share of one.
+	coordBase = 0.5
 )
 
 // posting is one document's weighted term frequency, and which fields the
@@ -200,7 +203,8 @@ func bareName(d Descriptor) string {
 
 // Query is one search of the catalog.
 type Query struct {
-	// Text is the words to look for (or, with Regex, a regular expression).
+	// Text is the words to look for (or, with Regex, a regular expression;
+	// or SelectPrefix and names separated by commas).
 	Text string
 	// Kind limits the search to one kind; "" searches all.
 	Kind Kind
@@ -257,6 +261,10 @@ func (v *View) Search(q Query) ([]Hit, string, error) {
 	}
 	var hits []Hit
 	var err error
+	if rest, ok := cutPrefixFold(text, SelectPrefix); ok && !q.Regex {
+		hits, selNote := v.selectNames(rest, admit)
+		return hits, joinNote(note, selNote), nil
+	}
 	if q.Regex {
 		hits, err = v.searchRegex(text, admit)
 		slices.SortStableFunc(hits, func(a, b Hit) int {
@@ -272,6 +280,13 @@ func (v *View) Search(q Query) ([]Hit, string, error) {
 		return nil, note, err
 	}
 	return hits, note, nil
+}
+
+func cutPrefixFold(s, prefix string) (string, bool) {
+	if len(s) >= len(prefix) && strings.EqualFold(s[:len(prefix)], prefix) {
+		return s[len(prefix):], true
+	}
+	return s, false
 }
 
 // queryTerm is a term to score, with its weight and the query word it

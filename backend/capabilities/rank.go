@@ -92,14 +92,14 @@ func (st *searchState) isAdmitted(pi int, doc int32, g int) bool {
 // serverBoost weighs a server's match against its tool's own: a tool's
 // score is multiplied by 1 + serverBoost × (its server's score / the best
 // server's score).
-var serverBoost = 0.3
+const serverBoost = 0.3
 
 // nameCoverBoost weighs how much of a name the query covers.
-var nameCoverBoost = 1.0
+const nameCoverBoost = 1.0
 
 // exactBoost multiplies the score of a tool the query names verbatim
 // ("use todoist_get_tasks"): the model, or its user, knows the name.
-var exactBoost = 2.0
+const exactBoost = 2.0
 
 // namedInText returns the entries whose name the text spells out: a word of
 // letters, digits, '_', '-' and '.' with a separator or a case change in it
@@ -246,11 +246,10 @@ func (st *searchState) sortScored(cands []scored) {
 // Reciprocal-rank fusion: an entry's fused score is the sum over rankings
 // of weight / (rrfK + its place). The whole query's ranking weighs most, so
 // its first hit stays first unless the steps agree on another.
-var (
+const (
 	rrfK       = 2.0
 	fullWeight = 1.5
 	stepWeight = 1.0
-	useSteps   = true
 )
 
 type weightedRanking struct {
@@ -281,9 +280,6 @@ func (st *searchState) fuse(lists []weightedRanking) []scored {
 // numbered items, semicolons; and in Japanese 。 and 、 and て-form joins
 // such as してから. A text of one step returns nil.
 func splitSteps(text string) []string {
-	if !useSteps {
-		return nil
-	}
 	parts := []string{text}
 	for _, sep := range stepSeparators {
 		var next []string
