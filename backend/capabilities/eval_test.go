@@ -551,3 +551,28 @@ func TestScoreRanking(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkToolSearchLarge times one search over the evaluation's large
+// catalogs, cycling through their tasks: paragraph tasks over 2,461 tools
+// (many servers) and one-line queries over 2,375 tools behind one server.
+func BenchmarkToolSearchLarge(b *testing.B) {
+	cats := evalCatalogs()
+	for _, g := range []evalGroup{{catMix, "live", "task", "", "report"}, {catHub, "msc", "query", "", "report"}} {
+		b.Run(g.catalog+"/"+g.kind, func(b *testing.B) {
+			c := cats[g.catalog]
+			var texts []string
+			for _, task := range c.Tasks {
+				if task.Kind == g.kind && task.Lang == "" {
+					texts = append(texts, task.Text)
+				}
+			}
+			b.ReportMetric(float64(c.View.Len()), "descriptors")
+			b.ResetTimer()
+			for i := 0; b.Loop(); i++ {
+				if _, _, err := c.View.Search(Query{Text: texts[i%len(texts)], Kind: KindTool}); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}

@@ -7,6 +7,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"sync"
 	"unicode"
 	"unicode/utf8"
 )
@@ -42,18 +43,28 @@ type searchState struct {
 	n        int
 	avg      float64
 	admitted []int8 // 0 unknown, 1 yes, -1 no
-	// nServers and avgServer are the server documents' statistics.
-	nServers  int
-	avgServer float64
+	// nServers and avgServer are the server documents' statistics;
+	// serverBase is a partition's first server in the server scores.
+	nServers   int
+	avgServer  float64
+	serverBase []int
+	lex        map[string]*termInfo
+	// Buffers the rankings of one search reuse.
+	score, server []float64
+	matched       []uint64
+	inName        []float32
+	touched       []int
 }
 
 func (v *View) newSearchState(admit func(Entry) bool) *searchState {
-	st := &searchState{v: v, admit: admit, offsets: make([]int, len(v.parts))}
+	st := &searchState{v: v, admit: admit, offsets: make([]int, len(v.parts)), serverBase: make([]int, len(v.parts)),
+		lex: v.lexicon()}
 	var total, serverTotal float64
 	for i, p := range v.parts {
 		st.offsets[i] = st.n
 		st.n += len(p.entries)
 		total += p.index.totalLen
+		st.serverBase[i] = st.nServers
 		st.nServers += len(p.index.serverLen)
 		for _, l := range p.index.serverLen {
 			serverTotal += float64(l)
@@ -141,35 +152,34 @@ func (st *searchState) rank(terms []queryTerm, distinct int, named map[int]bool)
 	if st.n == 0 || distinct == 0 {
 		return nil
 	}
+	st.buffers()
 	bases := map[string]int{} // base query word → bit
 	for _, qt := range terms {
 		if _, ok := bases[qt.from]; !ok && len(bases) < 64 {
 			bases[qt.from] = len(bases)
 		}
 	}
-	score := make([]float64, st.n)
-	matched := make([]uint64, st.n)
-	inName := make([]float32, st.n) // weight of the query terms found in the name
-	server := map[serverKey]float64{}
+	score, matched, inName, server := st.score, st.matched, st.inName, st.server
+	touched := st.touched[:0]
 	for _, qt := range terms {
-		df, sdf := 0, 0
-		for _, p := range st.v.parts {
-			df += len(p.index.postings[qt.term])
-			sdf += len(p.index.serverPostings[qt.term])
-		}
-		if df == 0 {
+		ti := st.term(qt.term)
+		if ti.df == 0 {
 			continue
 		}
-		idf := math.Log(1 + (float64(st.n)-float64(df)+0.5)/(float64(df)+0.5))
+		idf := math.Log(1 + (float64(st.n)-float64(ti.df)+0.5)/(float64(ti.df)+0.5))
 		bit := uint64(1) << bases[qt.from]
-		for pi, p := range st.v.parts {
-			for _, post := range p.index.postings[qt.term] {
-				g := st.offsets[pi] + int(post.doc)
-				if !st.isAdmitted(pi, post.doc, g) {
+		for _, pp := range ti.docs {
+			idx := st.v.parts[pp.part].index
+			for _, post := range pp.list {
+				g := st.offsets[pp.part] + int(post.doc)
+				if !st.isAdmitted(pp.part, post.doc, g) {
 					continue
 				}
+				if score[g] == 0 {
+					touched = append(touched, g)
+				}
 				tf := float64(post.tf)
-				norm := 1 - bm25B + bm25B*float64(p.index.docLen[post.doc])/st.avg
+				norm := 1 - bm25B + bm25B*float64(idx.docLen[post.doc])/st.avg
 				score[g] += qt.weight * idf * tf * (bm25K1 + 1) / (tf + bm25K1*norm)
 				matched[g] |= bit
 				if post.fields&(1<<fieldName) != 0 {
@@ -177,15 +187,16 @@ func (st *searchState) rank(terms []queryTerm, distinct int, named map[int]bool)
 				}
 			}
 		}
-		if sdf == 0 || st.nServers < 2 {
+		if ti.sdf == 0 || st.nServers < 2 {
 			continue
 		}
-		sidf := math.Log(1 + (float64(st.nServers)-float64(sdf)+0.5)/(float64(sdf)+0.5))
-		for pi, p := range st.v.parts {
-			for _, post := range p.index.serverPostings[qt.term] {
+		sidf := math.Log(1 + (float64(st.nServers)-float64(ti.sdf)+0.5)/(float64(ti.sdf)+0.5))
+		for _, pp := range ti.servers {
+			idx := st.v.parts[pp.part].index
+			for _, post := range pp.list {
 				tf := float64(post.tf)
-				norm := 1 - bm25B + bm25B*float64(p.index.serverLen[post.doc])/st.avgServer
-				server[serverKey{pi, post.doc}] += qt.weight * sidf * tf * (bm25K1 + 1) / (tf + bm25K1*norm)
+				norm := 1 - bm25B + bm25B*float64(idx.serverLen[post.doc])/st.avgServer
+				server[st.serverBase[pp.part]+int(post.doc)] += qt.weight * sidf * tf * (bm25K1 + 1) / (tf + bm25K1*norm)
 			}
 		}
 	}
@@ -193,11 +204,9 @@ func (st *searchState) rank(terms []queryTerm, distinct int, named map[int]bool)
 	for _, s := range server {
 		best = max(best, s)
 	}
-	var cands []scored
-	for g, s := range score {
-		if s <= 0 {
-			continue
-		}
+	cands := make([]scored, 0, len(touched))
+	for _, g := range touched {
+		s := score[g]
 		// Coordination: an entry matching more of the query's words ranks
 		// above one matching a single word many times.
 		coverage := float64(bits.OnesCount64(matched[g])) / float64(distinct)
@@ -213,23 +222,142 @@ func (st *searchState) rank(terms []queryTerm, distinct int, named map[int]bool)
 		if named[g] {
 			s *= 1 + exactBoost
 		}
-		if best > 0 {
-			if sv, ok := server[serverKey{pi, idx.serverOf[doc]}]; ok {
-				s *= 1 + serverBoost*sv/best
-			}
+		if sv := idx.serverOf[doc]; best > 0 && sv >= 0 {
+			s *= 1 + serverBoost*server[st.serverBase[pi]+int(sv)]/best
 		}
 		cands = append(cands, scored{g, s})
+		score[g], matched[g], inName[g] = 0, 0, 0
+	}
+	clear(server)
+	st.touched = touched
+	return st.best(cands, rankCandidates)
+}
+
+// termInfo is one term's postings across the view's partitions.
+type termInfo struct {
+	df, sdf       int
+	docs, servers []partPostings
+}
+
+type partPostings struct {
+	part int
+	list []posting
+}
+
+// lexicon is a view's partitions' postings merged by term, so a search
+// looks each term up once rather than once per partition (a view of 500
+// servers has 500 partitions). It is built on the view's first search and
+// never changes after, like the view.
+type lexicon struct {
+	once  sync.Once
+	terms map[string]*termInfo
+}
+
+var emptyTerm = &termInfo{}
+
+func (v *View) lexicon() map[string]*termInfo {
+	v.lex.once.Do(func() {
+		terms := map[string]*termInfo{}
+		get := func(t string) *termInfo {
+			ti := terms[t]
+			if ti == nil {
+				ti = &termInfo{}
+				terms[t] = ti
+			}
+			return ti
+		}
+		for pi, p := range v.parts {
+			for t, l := range p.index.postings {
+				ti := get(t)
+				ti.df += len(l)
+				ti.docs = append(ti.docs, partPostings{pi, l})
+			}
+			for t, l := range p.index.serverPostings {
+				ti := get(t)
+				ti.sdf += len(l)
+				ti.servers = append(ti.servers, partPostings{pi, l})
+			}
+		}
+		v.lex.terms = terms
+	})
+	return v.lex.terms
+}
+
+// term returns a term's postings in the view.
+func (st *searchState) term(t string) *termInfo {
+	if ti := st.lex[t]; ti != nil {
+		return ti
+	}
+	return emptyTerm
+}
+
+// buffers allocates the score arrays the search's rankings reuse (each
+// ranking leaves them zero).
+func (st *searchState) buffers() {
+	if st.score != nil {
+		return
+	}
+	st.score = make([]float64, st.n)
+	st.matched = make([]uint64, st.n)
+	st.inName = make([]float32, st.n)
+	st.server = make([]float64, st.nServers)
+}
+
+// best returns the k best candidates, best first: a bounded selection,
+// then a sort of what is left.
+func (st *searchState) best(cands []scored, k int) []scored {
+	if len(cands) > 2*k {
+		// The k-th best score by a partial selection over a copy of the
+		// scores; ties at the threshold are all kept and sorted out below.
+		scores := make([]float64, len(cands))
+		for i, c := range cands {
+			scores[i] = c.score
+		}
+		th := kthLargest(scores, k)
+		kept := cands[:0]
+		for _, c := range cands {
+			if c.score >= th {
+				kept = append(kept, c)
+			}
+		}
+		cands = kept
 	}
 	st.sortScored(cands)
-	if len(cands) > rankCandidates {
-		cands = cands[:rankCandidates]
+	if len(cands) > k {
+		cands = cands[:k]
 	}
 	return cands
 }
 
-type serverKey struct {
-	part   int
-	server int32
+// kthLargest returns the k-th largest of xs (1-based), reordering xs.
+func kthLargest(xs []float64, k int) float64 {
+	lo, hi, want := 0, len(xs)-1, k-1
+	for lo < hi {
+		p := xs[(lo+hi)/2]
+		i, j := lo, hi
+		for i <= j {
+			for xs[i] > p {
+				i++
+			}
+			for xs[j] < p {
+				j--
+			}
+			if i <= j {
+				xs[i], xs[j] = xs[j], xs[i]
+				i++
+				j--
+			}
+		}
+		switch {
+		case want <= j:
+			hi = j
+		case want >= i:
+			lo = i
+		default:
+			return xs[want]
+		}
+	}
+	return xs[want]
 }
 
 func (st *searchState) sortScored(cands []scored) {
