@@ -48,7 +48,6 @@ type searchState struct {
 	nServers   int
 	avgServer  float64
 	serverBase []int
-	lex        map[string]*termInfo
 	// Buffers the rankings of one search reuse.
 	score, server []float64
 	matched       []uint64
@@ -57,8 +56,7 @@ type searchState struct {
 }
 
 func (v *View) newSearchState(admit func(Entry) bool) *searchState {
-	st := &searchState{v: v, admit: admit, offsets: make([]int, len(v.parts)), serverBase: make([]int, len(v.parts)),
-		lex: v.lexicon()}
+	st := &searchState{v: v, admit: admit, offsets: make([]int, len(v.parts)), serverBase: make([]int, len(v.parts))}
 	var total, serverTotal float64
 	for i, p := range v.parts {
 		st.offsets[i] = st.n
@@ -244,51 +242,43 @@ type partPostings struct {
 	list []posting
 }
 
-// lexicon is a view's partitions' postings merged by term, so a search
-// looks each term up once rather than once per partition (a view of 500
-// servers has 500 partitions). It is built on the view's first search and
-// never changes after, like the view.
+// lexicon is a view's partitions' postings merged by term, so a term is
+// looked up in each of a view's partitions (a view of 500 servers has 500)
+// once, by the first search that needs it, and not again by the next
+// search or the next step of the same task. It is safe for concurrent use.
 type lexicon struct {
-	once  sync.Once
+	mu    sync.Mutex
 	terms map[string]*termInfo
-}
-
-var emptyTerm = &termInfo{}
-
-func (v *View) lexicon() map[string]*termInfo {
-	v.lex.once.Do(func() {
-		terms := map[string]*termInfo{}
-		get := func(t string) *termInfo {
-			ti := terms[t]
-			if ti == nil {
-				ti = &termInfo{}
-				terms[t] = ti
-			}
-			return ti
-		}
-		for pi, p := range v.parts {
-			for t, l := range p.index.postings {
-				ti := get(t)
-				ti.df += len(l)
-				ti.docs = append(ti.docs, partPostings{pi, l})
-			}
-			for t, l := range p.index.serverPostings {
-				ti := get(t)
-				ti.sdf += len(l)
-				ti.servers = append(ti.servers, partPostings{pi, l})
-			}
-		}
-		v.lex.terms = terms
-	})
-	return v.lex.terms
 }
 
 // term returns a term's postings in the view.
 func (st *searchState) term(t string) *termInfo {
-	if ti := st.lex[t]; ti != nil {
+	lex := &st.v.lex
+	lex.mu.Lock()
+	defer lex.mu.Unlock()
+	if ti, ok := lex.terms[t]; ok {
 		return ti
 	}
-	return emptyTerm
+	if lex.terms == nil {
+		lex.terms = map[string]*termInfo{}
+	}
+	ti := &termInfo{}
+	for pi, p := range st.v.parts {
+		if l := p.index.postings[t]; len(l) > 0 {
+			ti.df += len(l)
+			ti.docs = append(ti.docs, partPostings{pi, l})
+		}
+		if l := p.index.serverPostings[t]; len(l) > 0 {
+			ti.sdf += len(l)
+			ti.servers = append(ti.servers, partPostings{pi, l})
+		}
+	}
+	// Terms a view has never seen are not kept: queries can make any
+	// number of them.
+	if ti.df > 0 || ti.sdf > 0 {
+		lex.terms[t] = ti
+	}
+	return ti
 }
 
 // buffers allocates the score arrays the search's rankings reuse (each
