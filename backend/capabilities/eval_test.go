@@ -463,6 +463,7 @@ func BenchmarkToolSearchRecall(b *testing.B) {
 				}
 				b.ReportMetric(r.HitAt1, "hit@1")
 				b.ReportMetric(r.HitAt5, "hit@5")
+				b.ReportMetric(r.RecallAt1, "recall@1")
 				b.ReportMetric(r.RecallAt5, "recall@5")
 				b.ReportMetric(r.NDCG5, "nDCG@5")
 				b.ReportMetric(float64(r.N), "tasks")
