@@ -48,11 +48,13 @@ func BenchmarkToolSearch(b *testing.B) {
 	b.ReportMetric(float64(v.Len()), "descriptors")
 	qs := loadQueries(b)
 	b.ResetTimer()
+	cpu := processCPU()
 	for i := 0; b.Loop(); i++ {
 		if _, _, err := v.Search(Query{Text: qs[i%len(qs)].query}); err != nil {
 			b.Fatal(err)
 		}
 	}
+	b.ReportMetric(float64(processCPU()-cpu)/float64(b.N), "cpu-ns/op")
 }
 
 // BenchmarkVisibleSet computes a visible set over the 191-tool catalog and
