@@ -124,45 +124,6 @@ func buildIndex(entries []Entry) *partIndex {
 	return idx
 }
 
-// indexServers makes a document of each server the entries come from.
-func indexServers(idx *partIndex, entries []Entry) {
-	idx.serverPostings = map[string][]posting{}
-	idx.serverOf = make([]int32, len(entries))
-	byServer := map[string]int32{}
-	var tfs []map[string]float32
-	for i, e := range entries {
-		if e.Server == "" {
-			idx.serverOf[i] = -1
-			continue
-		}
-		s, ok := byServer[e.Server]
-		if !ok {
-			s = int32(len(tfs))
-			byServer[e.Server] = s
-			tfs = append(tfs, map[string]float32{})
-			idx.serverLen = append(idx.serverLen, 0)
-			for _, t := range Terms(e.Server) {
-				tfs[s][t] += serverNameWeight
-				idx.serverLen[s] += serverNameWeight
-			}
-		}
-		idx.serverOf[i] = s
-		for _, t := range Terms(bareName(e.Descriptor)) {
-			tfs[s][t] += serverToolWeight
-			idx.serverLen[s] += serverToolWeight
-		}
-		for _, t := range Terms(e.Summary) {
-			tfs[s][t] += serverSummaryWeight
-			idx.serverLen[s] += serverSummaryWeight
-		}
-	}
-	for s, tf := range tfs {
-		for t, w := range tf {
-			idx.serverPostings[t] = append(idx.serverPostings[t], posting{doc: int32(s), tf: w})
-		}
-	}
-}
-
 // docFields returns the text of each field of a descriptor.
 func docFields(d Descriptor) [numFields]string {
 	var f [numFields]string
@@ -280,13 +241,6 @@ func (v *View) Search(q Query) ([]Hit, string, error) {
 		return nil, note, err
 	}
 	return hits, note, nil
-}
-
-func cutPrefixFold(s, prefix string) (string, bool) {
-	if len(s) >= len(prefix) && strings.EqualFold(s[:len(prefix)], prefix) {
-		return s[len(prefix):], true
-	}
-	return s, false
 }
 
 // queryTerm is a term to score, with its weight and the query word it

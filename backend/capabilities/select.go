@@ -69,3 +69,10 @@ func (v *View) lookupName(name string, admit func(Entry) bool) (Entry, bool) {
 	}
 	return Entry{}, false
 }
+
+func cutPrefixFold(s, prefix string) (string, bool) {
+	if len(s) >= len(prefix) && strings.EqualFold(s[:len(prefix)], prefix) {
+		return s[len(prefix):], true
+	}
+	return s, false
+}
