@@ -182,7 +182,7 @@ func TestSearchAggregatedServer(t *testing.T) {
 			broken++
 		}
 	}
-	if broken > 25 {
+	if broken > 0 {
 		t.Errorf("%d of 2,375 published schemas refused", broken)
 	}
 	got := topNames(t, hub.View, "On Semgrep, scan the file main.js for vulnerabilities", 5)
