@@ -29,8 +29,9 @@ import (
 //     than the one step with the most words.
 //
 // On the report split these changes gained on the 2,500-tool catalogs and
-// lost a little on the 500-tool ones (README's performance table); the
-// Japanese glossary and CJK character pairs are what moved Japanese
+// lost a little on the 500-tool ones (README's performance table); reading
+// the whole of a long task (MaxQueryRunes) gained on MCP-Bench's paragraphs;
+// the Japanese glossary and CJK character pairs are what moved Japanese
 // queries.
 
 // rankCandidates bounds how deep each ranking is kept for fusion.
