@@ -361,6 +361,9 @@ type HookRun struct {
 	Output  string `json:"output,omitempty"`
 	Problem string `json:"problem,omitempty"`
 	Message string `json:"message,omitempty"`
+	// Input is the arguments the hook replaced the call's with (its
+	// updatedInput, as JSON).
+	Input string `json:"input,omitempty"`
 	// Context is what the model reads from this run as a message of its own:
 	// the context a UserPromptSubmit or SessionStart hook added, or a Stop
 	// hook's reason to go on. A tool event's words reach the model in the
