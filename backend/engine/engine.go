@@ -288,10 +288,13 @@ type sessionState struct {
 	hookSet        *hooks.Set
 	hookBase       hooks.Input
 	hookTrustNoted string
-	// transcriptSeq is the log's seq the hooks' transcript was last
-	// written at.
-	transcriptMu  sync.Mutex
-	transcriptSeq int64
+	// transcriptSeq is the seq of the newest message the hooks'
+	// transcript holds and transcriptLines how many lines it has, once
+	// this process wrote it (transcriptWritten).
+	transcriptMu      sync.Mutex
+	transcriptSeq     int64
+	transcriptLines   int
+	transcriptWritten bool
 }
 
 // evictable reports whether the state can be dropped; s.mu is held.

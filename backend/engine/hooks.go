@@ -191,27 +191,71 @@ func (t *turn) hookInput(ctx context.Context, ev hooks.Event) hooks.Input {
 	}
 }
 
-// transcript writes the session's transcript for its hooks when the log
-// moved on since it was last written, and returns its path ("" when there
-// is no transcript folder). A failure leaves the older file.
+// transcriptSource is implemented by a SessionLog that can list the
+// model's history with each message's seq and without the results it
+// makes up for calls under way (StoreLog does): the transcript then grows
+// by what is new, as Claude Code's does, instead of being rewritten.
+type transcriptSource interface {
+	TranscriptMessages(ctx context.Context, sessionID string) ([]sessions.Message, error)
+}
+
+// transcript brings the session's transcript for its hooks up to date and
+// returns its path ("" when there is no transcript folder). A failure
+// leaves the file as it was; the hooks still get its path.
 func (e *Engine) transcript(ctx context.Context, s *sessionState, workspace string) string {
 	ho := e.opts.Hooks
 	if ho == nil || ho.TranscriptDir == "" {
 		return ""
 	}
 	path := filepath.Join(ho.TranscriptDir, s.id+".jsonl")
-	seq, err := e.opts.Log.LastSeq(ctx, s.id)
+	s.transcriptMu.Lock()
+	defer s.transcriptMu.Unlock()
+	src, ok := e.opts.Log.(transcriptSource)
+	if !ok {
+		e.rewriteTranscript(ctx, s, path, workspace)
+		return path
+	}
+	msgs, err := src.TranscriptMessages(ctx, s.id)
 	if err != nil {
 		return path
 	}
-	s.transcriptMu.Lock()
-	defer s.transcriptMu.Unlock()
-	if seq == s.transcriptSeq {
-		return path
+	var fresh []hooks.TranscriptMessage
+	last := s.transcriptSeq
+	for _, m := range msgs {
+		if m.Seq <= s.transcriptSeq {
+			continue
+		}
+		tm := hooks.TranscriptMessage{Role: string(m.Role), Text: m.Content, ToolCallID: m.ToolCallID, IsError: m.IsError}
+		for _, c := range m.ToolCalls {
+			tm.ToolCalls = append(tm.ToolCalls, hooks.TranscriptToolCall{ID: c.ID, Name: c.Name, Input: c.Arguments})
+		}
+		fresh = append(fresh, tm)
+		last = max(last, m.Seq)
+	}
+	switch {
+	case !s.transcriptWritten:
+		// A file left by an earlier process starts over.
+		err = hooks.WriteTranscript(path, s.id, workspace, fresh)
+	case len(fresh) > 0:
+		err = hooks.AppendTranscript(path, s.id, workspace, fresh, s.transcriptLines)
+	}
+	if err == nil {
+		s.transcriptSeq, s.transcriptLines, s.transcriptWritten = last, s.transcriptLines+len(fresh), true
+	}
+	return path
+}
+
+// rewriteTranscript writes the transcript from the model's history when
+// the log moved on since it was last written (a SessionLog that cannot
+// say more).
+func (e *Engine) rewriteTranscript(ctx context.Context, s *sessionState, path, workspace string) {
+	seq, err := e.opts.Log.LastSeq(ctx, s.id)
+	if err != nil || seq == s.transcriptSeq {
+		return
 	}
 	msgs, err := e.opts.Log.ModelMessages(ctx, s.id)
 	if err != nil {
-		return path
+		return
 	}
 	out := make([]hooks.TranscriptMessage, 0, len(msgs))
 	for _, m := range msgs {
@@ -224,7 +268,6 @@ func (e *Engine) transcript(ctx context.Context, s *sessionState, workspace stri
 	if hooks.WriteTranscript(path, s.id, workspace, out) == nil {
 		s.transcriptSeq = seq
 	}
-	return path
 }
 
 // hookRun is what one hook.run event says about a run.

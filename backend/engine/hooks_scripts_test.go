@@ -11,10 +11,12 @@ import (
 	"testing"
 	"time"
 
+	"tinyelf/backend/config"
 	"tinyelf/backend/hooks"
 	"tinyelf/backend/llm"
 	"tinyelf/backend/llm/llmtest"
 	"tinyelf/backend/sessions"
+	"tinyelf/backend/tools"
 )
 
 // Hook scripts in the style people share for Claude Code, run unchanged:
@@ -283,11 +285,15 @@ func TestProjectHooksNeedTrust(t *testing.T) {
 // session's messages in Claude Code's shape, current when the hook runs.
 func TestTranscriptIsTheSession(t *testing.T) {
 	t.Parallel()
-	copyTo := filepath.Join(t.TempDir(), "copy.jsonl")
+	dir := t.TempDir()
+	copyTo, during := filepath.Join(dir, "copy.jsonl"), filepath.Join(dir, "during.jsonl")
+	copyHook := func(ev hooks.Event, to string) hookSpec {
+		return hookSpec{event: ev, command: `python3 -c 'import json,sys,shutil; shutil.copy(json.load(sys.stdin)["transcript_path"], "` + to + `")'`}
+	}
 	h := newHarness(t, llm.KindOpenAI, []llmtest.Turn{
 		{Text: "Reading.", ToolCalls: []llmtest.ToolCall{call("c1", "Read", `{"path":"a.txt"}`)}},
 		{Text: "It says hello."},
-	}, withHooks(hooksJSON(hookSpec{event: hooks.Stop, command: `python3 -c 'import json,sys,shutil; shutil.copy(json.load(sys.stdin)["transcript_path"], "` + copyTo + `")'`})))
+	}, withHooks(hooksJSON(copyHook(hooks.Stop, copyTo), copyHook(hooks.PreToolUse, during))))
 	h.writeFile("a.txt", "hello")
 	id := h.session(ModeDefault)
 	h.run(id, "what does a.txt say?")
@@ -314,4 +320,45 @@ func TestTranscriptIsTheSession(t *testing.T) {
 		t.Fatalf("types %v", types)
 	}
 	mustContain(t, "the transcript", strings.Join(texts, "\n"), "what does a.txt say?", `"tool_use"`, `"name":"Read"`, `"tool_result"`, "hello", "It says hello.")
+	// While the call waits for its PreToolUse hook, the transcript has the
+	// call and no result made up for it.
+	b, err = os.ReadFile(during)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := strings.Count(strings.TrimSpace(string(b)), "\n") + 1; n != 2 || !strings.Contains(string(b), `"id":"c1"`) || strings.Contains(string(b), "tool_result") {
+		t.Errorf("the transcript during the call (%d lines):\n%s", n, b)
+	}
+}
+
+// TestHooksGetTheCleanEnvironment: a hook sees the user's environment as
+// Bash does, without TinyElf's credentials (by name, or by value under any
+// name), with CLAUDE_PROJECT_DIR and TINYELF_PROJECT_DIR set to the
+// workspace.
+func TestHooksGetTheCleanEnvironment(t *testing.T) {
+	t.Setenv("OPENAI_API_KEY", "sk-from-the-environment-123")
+	t.Setenv("MY_COPY_OF_THE_KEY", "sk-provider-key-in-settings-456")
+	t.Setenv("HOOK_TEST_VISIBLE", "visible")
+	envFile := filepath.Join(t.TempDir(), "env.txt")
+	h := newHarness(t, llm.KindOpenAI, []llmtest.Turn{{Text: "ok"}},
+		withHooks(hooksJSON(hookSpec{event: hooks.UserPromptSubmit, command: "env > '" + envFile + "'"})))
+	if err := h.settings.Update(func(s *config.Settings) error { s.Providers[0].APIKey = "sk-provider-key-in-settings-456"; return nil }); err != nil {
+		t.Fatal(err)
+	}
+	h.run(h.session(ModeDefault), "hi")
+	b, err := os.ReadFile(envFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	env := string(b)
+	for _, secret := range []string{"sk-from-the-environment-123", "sk-provider-key-in-settings-456", "OPENAI_API_KEY="} {
+		if strings.Contains(env, secret) {
+			t.Errorf("the hook saw %s", secret)
+		}
+	}
+	for _, want := range []string{"HOOK_TEST_VISIBLE=visible", "CLAUDE_PROJECT_DIR=" + h.workspace, "TINYELF_PROJECT_DIR=" + h.workspace, tools.ChildOfEnv + "="} {
+		if !strings.Contains(env, want) {
+			t.Errorf("the hook's environment lacks %s", want)
+		}
+	}
 }

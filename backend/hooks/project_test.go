@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -158,5 +159,28 @@ func TestTranscriptIsClaudeCodeShaped(t *testing.T) {
 	last := msg(4)["content"].([]any)[0].(map[string]any)["text"]
 	if last != "Two files: a.go and b.go." {
 		t.Errorf("last text %v", last)
+	}
+}
+
+func TestTranscriptAppends(t *testing.T) {
+	t.Parallel()
+	path := filepath.Join(t.TempDir(), "s1.jsonl")
+	if err := WriteTranscript(path, "s1", "/ws", []TranscriptMessage{{Role: "user", Text: "one"}}); err != nil {
+		t.Fatal(err)
+	}
+	if err := AppendTranscript(path, "s1", "/ws", []TranscriptMessage{{Role: "assistant", Text: "two"}, {Role: "user", Text: "three"}}, 1); err != nil {
+		t.Fatal(err)
+	}
+	b, _ := os.ReadFile(path)
+	var lines []map[string]any
+	for _, l := range strings.Split(strings.TrimSpace(string(b)), "\n") {
+		var m map[string]any
+		if err := json.Unmarshal([]byte(l), &m); err != nil {
+			t.Fatal(err)
+		}
+		lines = append(lines, m)
+	}
+	if len(lines) != 3 || lines[1]["parentUuid"] != lines[0]["uuid"] || lines[2]["parentUuid"] != lines[1]["uuid"] || lines[2]["uuid"] != "s1-3" {
+		t.Errorf("lines %v", lines)
 	}
 }

@@ -70,12 +70,54 @@ func WriteTranscript(path, sessionID, cwd string, msgs []TranscriptMessage) erro
 		return fmt.Errorf("write transcript: %w", err)
 	}
 	defer os.Remove(tmp.Name())
-	w := bufio.NewWriter(tmp)
+	if err := writeLines(tmp, sessionID, cwd, msgs, 0); err != nil {
+		tmp.Close()
+		return fmt.Errorf("write transcript: %w", err)
+	}
+	if err := tmp.Chmod(0o600); err != nil {
+		tmp.Close()
+		return fmt.Errorf("write transcript: %w", err)
+	}
+	if err := tmp.Close(); err != nil {
+		return fmt.Errorf("write transcript: %w", err)
+	}
+	if err := os.Rename(tmp.Name(), path); err != nil {
+		return fmt.Errorf("write transcript: %w", err)
+	}
+	return nil
+}
+
+// AppendTranscript adds messages to a transcript WriteTranscript (or
+// AppendTranscript) wrote with written lines so far, as Claude Code's
+// transcripts grow: what a compaction replaced stays, its summary follows.
+func AppendTranscript(path, sessionID, cwd string, msgs []TranscriptMessage, written int) error {
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
+	if err != nil {
+		return fmt.Errorf("append to transcript: %w", err)
+	}
+	if err := writeLines(f, sessionID, cwd, msgs, written); err != nil {
+		f.Close()
+		return fmt.Errorf("append to transcript: %w", err)
+	}
+	if err := f.Close(); err != nil {
+		return fmt.Errorf("append to transcript: %w", err)
+	}
+	return nil
+}
+
+// writeLines writes msgs as transcript lines numbered after the first
+// `before`, each pointing at the one before it.
+func writeLines(f *os.File, sessionID, cwd string, msgs []TranscriptMessage, before int) error {
+	w := bufio.NewWriter(f)
 	enc := json.NewEncoder(w)
 	enc.SetEscapeHTML(false)
 	var parent *string
+	if before > 0 {
+		id := fmt.Sprintf("%s-%d", sessionID, before)
+		parent = &id
+	}
 	for i, m := range msgs {
-		line := transcriptLine{UUID: fmt.Sprintf("%s-%d", sessionID, i+1), ParentUUID: parent, SessionID: sessionID, Cwd: cwd}
+		line := transcriptLine{UUID: fmt.Sprintf("%s-%d", sessionID, before+i+1), ParentUUID: parent, SessionID: sessionID, Cwd: cwd}
 		switch m.Role {
 		case "assistant":
 			blocks := []contentBlock{}
@@ -99,25 +141,10 @@ func WriteTranscript(path, sessionID, cwd string, msgs []TranscriptMessage) erro
 			line.Type, line.Message = "user", transcriptBody{Role: "user", Content: m.Text}
 		}
 		if err := enc.Encode(line); err != nil {
-			tmp.Close()
-			return fmt.Errorf("write transcript: %w", err)
+			return err
 		}
 		id := line.UUID
 		parent = &id
 	}
-	if err := w.Flush(); err != nil {
-		tmp.Close()
-		return fmt.Errorf("write transcript: %w", err)
-	}
-	if err := tmp.Chmod(0o600); err != nil {
-		tmp.Close()
-		return fmt.Errorf("write transcript: %w", err)
-	}
-	if err := tmp.Close(); err != nil {
-		return fmt.Errorf("write transcript: %w", err)
-	}
-	if err := os.Rename(tmp.Name(), path); err != nil {
-		return fmt.Errorf("write transcript: %w", err)
-	}
-	return nil
+	return w.Flush()
 }
