@@ -88,6 +88,7 @@ type Problem struct {
 	Message string `json:"message"`
 }
 
+// String writes the problem as "where: message".
 func (p Problem) String() string { return p.Where + ": " + p.Message }
 
 // Parse reads a hooks section (the value of "hooks", possibly empty or
