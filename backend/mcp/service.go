@@ -38,7 +38,7 @@ type Options struct {
 	// closes, and again after SIGTERM, before it is killed (default 500ms).
 	StopGrace time.Duration
 	// ClientName and ClientVersion introduce TinyElf to servers (defaults
-	// "tinyelf", "dev").
+	// "tinyelf" and ClientVersion()).
 	ClientName, ClientVersion string
 	// LookupEnv resolves ${VAR} references (default os.LookupEnv).
 	LookupEnv LookupEnv
@@ -85,7 +85,7 @@ func (o Options) withDefaults() Options {
 		o.ClientName = "tinyelf"
 	}
 	if o.ClientVersion == "" {
-		o.ClientVersion = "dev"
+		o.ClientVersion = ClientVersion()
 	}
 	if o.LookupEnv == nil {
 		o.LookupEnv = os.LookupEnv
