@@ -2,7 +2,7 @@ package oauth
 
 import (
 	"bytes"
-		"fmt"
+	"fmt"
 	"io"
 	"net/http"
 	"slices"
