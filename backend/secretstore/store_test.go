@@ -1,12 +1,16 @@
 package secretstore
 
 import (
+	"bufio"
 	"bytes"
 	"errors"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/zalando/go-keyring"
 )
@@ -171,5 +175,83 @@ func TestSealedValueStaysWithItsKey(t *testing.T) {
 	}
 	if _, err := s.Get("a"); err == nil || errors.Is(err, ErrNotFound) {
 		t.Errorf("Get on a damaged file: %v, want an error saying so", err)
+	}
+}
+
+// TestSecretServiceKeyring stores a secret in a real Secret Service: a
+// private D-Bus session bus with gnome-keyring-daemon on it, an unlocked
+// login keyring in a temporary folder. Nothing reaches the disk outside
+// the keyring.
+func TestSecretServiceKeyring(t *testing.T) {
+	for _, bin := range []string{"dbus-daemon", "gnome-keyring-daemon"} {
+		if _, err := exec.LookPath(bin); err != nil {
+			t.Skipf("%s is not installed (Debian: dbus, gnome-keyring; scripts/test.sh installs them): the keyring path is untested here", bin)
+		}
+	}
+	tmp := t.TempDir()
+	data, runtime := filepath.Join(tmp, "data"), filepath.Join(tmp, "run")
+	for _, d := range []string{filepath.Join(data, "keyrings"), runtime} {
+		if err := os.MkdirAll(d, 0o700); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.WriteFile(filepath.Join(data, "keyrings", "default"), []byte("login"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	bus := exec.Command("dbus-daemon", "--session", "--nofork", "--print-address=1")
+	out, err := bus.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := bus.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = bus.Process.Kill(); _ = bus.Wait() })
+	line, err := bufio.NewReader(out).ReadString('\n')
+	if err != nil {
+		t.Fatalf("dbus-daemon printed no address: %v", err)
+	}
+	t.Setenv("DBUS_SESSION_BUS_ADDRESS", strings.TrimSpace(line))
+	t.Setenv("XDG_DATA_HOME", data)
+	t.Setenv("XDG_RUNTIME_DIR", runtime)
+	daemon := exec.Command("gnome-keyring-daemon", "--foreground", "--unlock", "--components=secrets")
+	daemon.Stdin = strings.NewReader("test-password")
+	if err := daemon.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = daemon.Process.Kill(); _ = daemon.Wait() })
+
+	// Wait for the Secret Service to answer (it registers on the bus
+	// shortly after starting).
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		_, err := SystemKeyring{}.Get(Service, "probe")
+		if errors.Is(err, keyring.ErrNotFound) {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the Secret Service did not answer: %v", err)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	dir := filepath.Join(tmp, "store")
+	s := Open(dir, Options{})
+	if got := s.Backend(); got != BackendKeyring {
+		t.Fatalf("Backend() = %q with a Secret Service running", got)
+	}
+	if err := s.Set("mcp/linear", secret); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := Open(dir, Options{}).Get("mcp/linear"); err != nil || !bytes.Equal(got, secret) {
+		t.Fatalf("Get = %q, %v", got, err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, SecretsFile)); err == nil {
+		t.Error("a secrets file was written although the keyring took the secret")
+	}
+	if err := s.Delete("mcp/linear"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Get("mcp/linear"); !errors.Is(err, ErrNotFound) {
+		t.Errorf("Get after Delete: %v", err)
 	}
 }
