@@ -17,6 +17,7 @@ import (
 	"github.com/mark3labs/mcp-go/server"
 
 	"tinyelf/backend/config"
+	"tinyelf/backend/mcp/oauth"
 	"tinyelf/backend/tools"
 )
 
@@ -27,6 +28,22 @@ type dialer struct {
 	http      *http.Client
 	environ   func() []string // a stdio server's base environment
 	children  *tools.Children // starts stdio servers
+	roots     func() []string // the roots offered outside a tool call
+}
+
+// clientOptions are the mcp-go client options every user server gets:
+// the capabilities TinyElf declares (elicitation in form and URL mode,
+// sampling, roots with list changes) and their handlers.
+func (d *dialer) clientOptions(asks *serverAsks, start time.Duration) []client.ClientOption {
+	return []client.ClientOption{
+		client.WithDiscoverTimeout(discoverTimeout(start)),
+		client.WithClientCapabilities(mcp.ClientCapabilities{
+			Elicitation: &mcp.ElicitationCapability{Form: &struct{}{}, URL: &struct{}{}},
+		}),
+		client.WithElicitationHandler(asks),
+		client.WithSamplingHandler(asks),
+		client.WithRootsHandler(asks),
+	}
 }
 
 // quiet is the logger handed to mcp-go: its transports log every broken
@@ -44,12 +61,13 @@ func discoverTimeout(start time.Duration) time.Duration {
 // dial connects to a resolved server. ctx bounds the handshake and the
 // first listing (the start timeout); life bounds the connection itself.
 // log receives a stdio server's stderr. On failure nothing is left running.
-func (d *dialer) dial(ctx, life context.Context, cfg config.MCPServer, log *lineLog, start time.Duration) (*conn, catalog, error) {
+// auth is the server's OAuth client (nil: none).
+func (d *dialer) dial(ctx, life context.Context, cfg config.MCPServer, log *lineLog, start time.Duration, auth *oauth.Client) (*conn, catalog, error) {
 	switch cfg.Type {
 	case TypeStdio:
 		return d.dialStdio(ctx, life, cfg, log, start)
 	case TypeHTTP, TypeSSE:
-		c, cat, err := d.dialHTTP(ctx, life, cfg, start, false, "")
+		c, cat, err := d.dialHTTP(ctx, life, cfg, start, false, "", auth)
 		if err != nil || cfg.Type == TypeSSE || mcp.IsModernProtocol(c.protocol) || !announcesChanges(c.caps) {
 			return c, cat, err
 		}
@@ -59,7 +77,7 @@ func (d *dialer) dial(ctx, life context.Context, cfg config.MCPServer, log *line
 		// the revision is known, reconnect with the stream.
 		v := c.protocol
 		c.close()
-		return d.dialHTTP(ctx, life, cfg, start, true, v)
+		return d.dialHTTP(ctx, life, cfg, start, true, v, auth)
 	}
 	return nil, catalog{}, fmt.Errorf("unknown transport type %q (want stdio, http or sse)", cfg.Type)
 }
@@ -76,9 +94,11 @@ func (d *dialer) dialStdio(ctx, life context.Context, cfg config.MCPServer, log 
 		return nil, catalog{}, err
 	}
 	tap := &stdoutTap{r: proc.stdout, garbage: log}
-	cl := client.NewClient(guardedStdio{transport.NewIO(tap, proc.stdin, nil)}, client.WithDiscoverTimeout(discoverTimeout(start)))
+	asks := &serverAsks{roots: d.roots}
+	cl := client.NewClient(guardedStdio{transport.NewIO(tap, proc.stdin, nil)}, d.clientOptions(asks, start)...)
 	lctx, cancel := context.WithCancel(life)
 	c := newConn(cfg.Name, TypeStdio, cl, lctx, cancel)
+	asks.c = c
 	c.proc, c.tap, c.stopGrace = proc, tap, d.stopGrace
 	c.watch()
 	cat, err := d.finish(ctx, lctx, c)
@@ -115,17 +135,24 @@ func (d *dialer) explainStdio(c *conn, err error, start time.Duration) error {
 	return errors.New(msg)
 }
 
-func (d *dialer) dialHTTP(ctx, life context.Context, cfg config.MCPServer, start time.Duration, listen bool, version string) (*conn, catalog, error) {
+func (d *dialer) dialHTTP(ctx, life context.Context, cfg config.MCPServer, start time.Duration, listen bool, version string, auth *oauth.Client) (*conn, catalog, error) {
 	if err := checkURL(cfg.URL); err != nil {
 		return nil, catalog{}, err
 	}
-	hc := d.http
-	if hc == nil {
-		hc = http.DefaultClient
+	base := http.DefaultClient
+	if d.http != nil {
+		base = d.http
 	}
+	// Each connection has its own HTTP stack: the OAuth client's tokens
+	// over the handshake gate (connHTTP) over the shared transport.
+	hh := newConnHTTP(base.Transport)
+	hcopy := *base
+	hcopy.Transport = authTransport(hh, auth)
+	hc := &hcopy
 	var tr transport.Interface
 	var err error
 	if cfg.Type == TypeSSE {
+		hh.initialized("") // the SSE stream is how this transport starts
 		var sse *transport.SSE
 		sse, err = transport.NewSSE(cfg.URL, transport.WithHeaders(cfg.Headers), transport.WithHTTPClient(hc),
 			transport.WithSSELogger(quiet), transport.WithEndpointTimeout(start))
@@ -138,18 +165,21 @@ func (d *dialer) dialHTTP(ctx, life context.Context, cfg config.MCPServer, start
 		}
 		var sh *transport.StreamableHTTP
 		sh, err = transport.NewStreamableHTTP(cfg.URL, opts...)
-		tr = guardedHTTP{sh}
+		tr = &guardedHTTP{StreamableHTTP: sh, hh: hh, hc: hc, url: cfg.URL, headers: cfg.Headers}
 	}
 	if err != nil {
 		return nil, catalog{}, fmt.Errorf("url %s: %w", cfg.URL, err)
 	}
-	copts := []client.ClientOption{client.WithDiscoverTimeout(discoverTimeout(start))}
+	asks := &serverAsks{roots: d.roots}
+	copts := d.clientOptions(asks, start)
 	if version != "" {
 		copts = append(copts, client.WithProtocolVersion(version))
 	}
 	cl := client.NewClient(tr, copts...)
 	lctx, cancel := context.WithCancel(life)
 	c := newConn(cfg.Name, cfg.Type, cl, lctx, cancel)
+	asks.c = c
+	c.onHandshake = hh.initialized
 	cl.OnConnectionLost(func(err error) { c.lose(fmt.Errorf("the connection was lost: %w", err)) })
 	// The SSE stream and the GET listener live as long as the connection,
 	// but their start must not outlast the start timeout.
@@ -181,6 +211,12 @@ func explainHTTP(err error, url string, start time.Duration) error {
 	switch {
 	case errors.As(err, &opErr):
 		return fmt.Errorf("cannot reach %s: %v", url, opErr.Err)
+	case errors.Is(err, oauth.ErrSignInRequired):
+		var se *oauth.SignInError
+		if errors.As(err, &se) {
+			return fmt.Errorf("%w. Sign in with the button on its card (Settings → MCP) or 'tinyelf mcp login %s'", se, se.Server)
+		}
+		return err
 	case errors.Is(err, transport.ErrAuthorizationRequired) || errors.Is(err, transport.ErrOAuthAuthorizationRequired):
 		return fmt.Errorf("the server requires authorization (HTTP 401); set an Authorization header, for example \"Bearer ${TOKEN}\": %w", err)
 	case errors.Is(err, context.DeadlineExceeded):

@@ -301,6 +301,16 @@ func (c *Client) discovery(ctx context.Context) (*Discovery, error) {
 	return &nd, nil
 }
 
+// noteChallenge keeps the latest challenge, for the next sign-in.
+func (c *Client) noteChallenge(ch Challenge) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if ch.ResourceMetadata != "" && ch.ResourceMetadata != c.challenge.ResourceMetadata {
+		c.disc = nil
+	}
+	c.challenge = ch
+}
+
 // SignIn runs the browser sign-in now, whatever the saved state: browser
 // gets the authorization URL to show the user, and SignIn returns once the
 // redirect came back and the token is saved (or ctx ends). It is what the

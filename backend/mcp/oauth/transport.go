@@ -76,6 +76,7 @@ func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 		case resp.StatusCode == http.StatusForbidden && has && ch.Error == "insufficient_scope":
 			if stepUps >= MaxStepUps || !interactive {
 				drain(resp)
+				t.Client.noteChallenge(ch)
 				scopes := ch.Scopes
 				if tok != nil {
 					scopes = unionScopes(tok.Scopes, ch.Scopes)
