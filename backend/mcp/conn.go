@@ -51,7 +51,7 @@ type conn struct {
 	// onHandshake hears of the negotiated revision once the handshake is
 	// over (it opens the HTTP stack's gate).
 	onHandshake func(version string)
-	probing   atomic.Bool
+	probing     atomic.Bool
 
 	stopListen func()
 	closeOnce  sync.Once
