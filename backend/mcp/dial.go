@@ -9,6 +9,7 @@ import (
 	"net"
 	"net/http"
 	"net/url"
+	"sync"
 	"time"
 
 	"github.com/mark3labs/mcp-go/client"
@@ -29,6 +30,7 @@ type dialer struct {
 	environ   func() []string // a stdio server's base environment
 	children  *tools.Children // starts stdio servers
 	roots     func() []string // the roots offered outside a tool call
+	legacy    sync.Map        // URL -> the pre-2026 revision a server spoke
 }
 
 // clientOptions are the mcp-go client options every user server gets:
@@ -67,26 +69,32 @@ func (d *dialer) dial(ctx, life context.Context, cfg config.MCPServer, log *line
 	case TypeStdio:
 		return d.dialStdio(ctx, life, cfg, log, start)
 	case TypeHTTP, TypeSSE:
+		if v, ok := d.legacy.Load(cfg.URL); ok && cfg.Type == TypeHTTP {
+			c, cat, err := d.dialHTTP(ctx, life, cfg, start, true, v.(string), auth)
+			if err == nil {
+				return c, cat, nil
+			}
+			d.legacy.Delete(cfg.URL) // ask again how it speaks
+		}
 		c, cat, err := d.dialHTTP(ctx, life, cfg, start, false, "", auth)
-		if err != nil || cfg.Type == TypeSSE || mcp.IsModernProtocol(c.protocol) || !announcesChanges(c.caps) {
+		if err != nil || cfg.Type == TypeSSE || mcp.IsModernProtocol(c.protocol) {
 			return c, cat, err
 		}
-		// A legacy streamable HTTP server sends list changes only on the
-		// standalone GET stream, which mcp-go opens only when asked up
-		// front, and asking up front would rule out 2026-07-28. Now that
-		// the revision is known, reconnect with the stream.
+		// A legacy streamable HTTP server sends list changes, and the
+		// requests it makes outside a call's own stream (an elicitation,
+		// a sampling request, roots/list), only on the standalone GET
+		// stream, which mcp-go opens only when asked up front, and asking
+		// up front would rule out 2026-07-28. Now that the revision is
+		// known, reconnect with the stream, and remember the server's
+		// revision so that the next start asks up front.
 		v := c.protocol
 		c.close()
+		d.legacy.Store(cfg.URL, v)
 		return d.dialHTTP(ctx, life, cfg, start, true, v, auth)
 	}
 	return nil, catalog{}, fmt.Errorf("unknown transport type %q (want stdio, http or sse)", cfg.Type)
 }
 
-func announcesChanges(caps mcp.ServerCapabilities) bool {
-	return caps.Tools != nil && caps.Tools.ListChanged ||
-		caps.Prompts != nil && caps.Prompts.ListChanged ||
-		caps.Resources != nil && caps.Resources.ListChanged
-}
 
 func (d *dialer) dialStdio(ctx, life context.Context, cfg config.MCPServer, log *lineLog, start time.Duration) (*conn, catalog, error) {
 	proc, err := startProcess(cfg, log, d.environ, d.children)
@@ -185,6 +193,18 @@ func (d *dialer) dialHTTP(ctx, life context.Context, cfg config.MCPServer, start
 	// but their start must not outlast the start timeout.
 	stop := context.AfterFunc(ctx, cancel)
 	cat, err := d.finish(ctx, lctx, c)
+	if err == nil && listen {
+		// A request the server sends on the GET stream before it is open
+		// is lost (an elicitation of the first call would hang): wait for
+		// the stream, within reason.
+		t := time.NewTimer(listenAckWait)
+		select {
+		case <-hh.streamAnswered():
+		case <-ctx.Done():
+		case <-t.C:
+		}
+		t.Stop()
+	}
 	if err == nil && !stop() {
 		err = ctx.Err()
 	}

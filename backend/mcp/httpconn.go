@@ -21,13 +21,16 @@ type connHTTP struct {
 	version  atomic.Value // string: the negotiated revision, once known
 	initOnce sync.Once
 	init     chan struct{} // closed once notifications/initialized was sent
+
+	getOnce sync.Once
+	got     chan struct{} // closed once the first GET stream was answered
 }
 
 func newConnHTTP(base http.RoundTripper) *connHTTP {
 	if base == nil {
 		base = http.DefaultTransport
 	}
-	return &connHTTP{base: base, init: make(chan struct{})}
+	return &connHTTP{base: base, init: make(chan struct{}), got: make(chan struct{})}
 }
 
 // initialized opens the gate: the handshake is complete.
@@ -54,5 +57,13 @@ func (h *connHTTP) RoundTrip(req *http.Request) (*http.Response, error) {
 		req = req.Clone(req.Context())
 		req.Header.Set(transport.HeaderKeyProtocolVersion, v)
 	}
-	return h.base.RoundTrip(req)
+	resp, err := h.base.RoundTrip(req)
+	if req.Method == http.MethodGet {
+		h.getOnce.Do(func() { close(h.got) })
+	}
+	return resp, err
 }
+
+// streamAnswered is closed once the server answered the first GET (the
+// stream is open, or the server said it offers none).
+func (h *connHTTP) streamAnswered() <-chan struct{} { return h.got }
