@@ -95,7 +95,6 @@ func (d *dialer) dial(ctx, life context.Context, cfg config.MCPServer, log *line
 	return nil, catalog{}, fmt.Errorf("unknown transport type %q (want stdio, http or sse)", cfg.Type)
 }
 
-
 func (d *dialer) dialStdio(ctx, life context.Context, cfg config.MCPServer, log *lineLog, start time.Duration) (*conn, catalog, error) {
 	proc, err := startProcess(cfg, log, d.environ, d.children)
 	if err != nil {
