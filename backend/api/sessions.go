@@ -330,8 +330,10 @@ func (s *Service) Cancel(_ context.Context, a SessionArgs) (struct{}, error) {
 type ApproveArgs struct {
 	SessionID string `json:"sessionId"`
 	CallID    string `json:"callId"`
-	Decision  string `json:"decision"` // allow_once | allow_always | deny
+	Decision  string `json:"decision"` // allow_once | allow_always | deny | cancel (an elicitation)
 	Reason    string `json:"reason,omitempty"`
+	// Content is an MCP elicitation form's values, with allow_once.
+	Content map[string]any `json:"content,omitempty"`
 }
 
 // Approve answers a pending approval.
@@ -340,7 +342,7 @@ func (s *Service) Approve(_ context.Context, a ApproveArgs) (struct{}, error) {
 	if err != nil {
 		return struct{}{}, invalidf("%v", err)
 	}
-	if err := s.engine.Answer(a.SessionID, a.CallID, engine.ApprovalAnswer{Decision: d, Reason: a.Reason}); err != nil {
+	if err := s.engine.Answer(a.SessionID, a.CallID, engine.ApprovalAnswer{Decision: d, Reason: a.Reason, Content: a.Content}); err != nil {
 		return struct{}{}, notFoundf("%v", err)
 	}
 	return struct{}{}, nil

@@ -81,6 +81,12 @@ type ApprovalRequest = engine.ApprovalRequest
 // ApprovalAnswer is the decision on an ApprovalRequest.
 type ApprovalAnswer = engine.ApprovalAnswer
 
+// The Kinds of approval card an MCP server's requests put up.
+const (
+	ApprovalElicitation = engine.ApprovalElicitation
+	ApprovalSampling    = engine.ApprovalSampling
+)
+
 // Decision is how an approval was answered.
 type Decision = engine.Decision
 
