@@ -283,6 +283,11 @@ func (s *Service) SendMessage(ctx context.Context, a SendArgs) (struct{}, error)
 	if err := s.checkAttachments(ctx, sess, a.Attachments); err != nil {
 		return struct{}{}, err
 	}
+	// The user works in this session now: its folder is TinyElf's MCP
+	// root (servers that asked for roots hear of the change).
+	if sess.Workspace != "" {
+		s.userMCP.SetRoots([]string{sess.Workspace})
+	}
 	text := a.Text
 	var opts engine.TurnOptions
 	if strings.TrimSpace(text) != "" {

@@ -22,6 +22,8 @@ const mcpUsage = `Usage:
   tinyelf mcp remove NAME
   tinyelf mcp import FILE
   tinyelf mcp test NAME [--output text|json]
+  tinyelf mcp login NAME
+  tinyelf mcp logout NAME
   tinyelf mcp bridge [--addr 127.0.0.1:0] [--workspace DIR] [--token-stdin]
 
 Manages the MCP servers in the settings (the same list as Settings → MCP).
@@ -39,6 +41,11 @@ Manages the MCP servers in the settings (the same list as Settings → MCP).
            file and reports what was skipped and why
   test     starts one server, lists its tools, prompts and resources, and
            stops it; shows its error and stderr when it does not connect
+  login    signs in to an http or sse server that asks for OAuth: prints
+           the address to open in a browser and waits until the browser
+           comes back to TinyElf; the token is kept in the OS keyring (or
+           TinyElf's encrypted secrets file) and renewed on its own
+  logout   forgets a server's sign-in
   bridge   serves TinyElf's builtin tools (sessions, notify, workspace) to
            other CLI agents over MCP on loopback, with a bearer token, and
            prints a client config to paste; runs until interrupted. The
@@ -63,7 +70,7 @@ func runMCP(ctx context.Context, args []string, stdout, stderr io.Writer, o Opti
 		return mcpBridge(ctx, rest, o.Stdin, stdout, stderr)
 	}
 	switch cmd {
-	case "list", "ls", "add", "remove", "rm", "import", "test":
+	case "list", "ls", "add", "remove", "rm", "import", "test", "login", "logout":
 	default:
 		return usageError(stderr, "mcp", fmt.Sprintf("unknown command %q", cmd))
 	}
@@ -88,6 +95,17 @@ func runMCP(ctx context.Context, args []string, stdout, stderr io.Writer, o Opti
 		return exitOK
 	case "import":
 		return mcpImport(cfg, rest, stdout, stderr)
+	case "login":
+		return mcpLogin(ctx, cfg, rest, stdout, stderr)
+	case "logout":
+		if len(rest) != 1 {
+			return usageError(stderr, "mcp", "logout takes one server name")
+		}
+		if err := cfg.Logout(rest[0]); err != nil {
+			return fail(stderr, "mcp", err)
+		}
+		fmt.Fprintf(stdout, "Signed out of %s.\n", oneLine(rest[0]))
+		return exitOK
 	default: // test
 		return mcpTest(ctx, cfg, rest, stdout, stderr)
 	}
@@ -296,6 +314,33 @@ func mcpTest(ctx context.Context, cfg *api.MCPConfig, args []string, stdout, std
 		fmt.Fprintf(tw, "  /%s\tprompt\t%s\n", oneLine(p.Name), oneLine(desc))
 	}
 	tw.Flush()
+	return exitOK
+}
+
+func mcpLogin(ctx context.Context, cfg *api.MCPConfig, args []string, stdout, stderr io.Writer) int {
+	if len(args) != 1 || strings.HasPrefix(args[0], "-") {
+		return usageError(stderr, "mcp", "login takes a server name: tinyelf mcp login NAME")
+	}
+	name := args[0]
+	st, err := cfg.Login(ctx, name, func(u string) {
+		fmt.Fprintf(stdout, "Open this address in a browser to sign in to %s:\n\n  %s\n\nWaiting for the browser to come back to TinyElf (Ctrl+C to give up)...\n", oneLine(name), oneLine(u))
+	})
+	if err != nil {
+		return fail(stderr, "mcp", err)
+	}
+	who := ""
+	if st != nil && st.Account != "" {
+		who = " as " + oneLine(st.Account)
+	}
+	fmt.Fprintf(stdout, "Signed in to %s%s.", oneLine(name), who)
+	if st != nil && !st.ExpiresAt.IsZero() {
+		fmt.Fprintf(stdout, " The token expires at %s", st.ExpiresAt.Local().Format("2006-01-02 15:04"))
+		if st.Refreshable {
+			fmt.Fprint(stdout, " and is renewed on its own")
+		}
+		fmt.Fprint(stdout, ".")
+	}
+	fmt.Fprintln(stdout)
 	return exitOK
 }
 

@@ -64,7 +64,8 @@ type Server struct {
 	access   map[string]grant // access token -> grant
 	refresh  map[string]grant // refresh token -> grant
 	requests []Request
-	resource string // the protected resource's identifier
+	issued   []string // every access and refresh token handed out
+	resource string   // the protected resource's identifier
 }
 
 type grant struct {
@@ -116,6 +117,14 @@ func (s *Server) Requests() []Request {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return slices.Clone(s.requests)
+}
+
+// IssuedTokens returns every access and refresh token the server handed
+// out, for tests that check none of them shows anywhere.
+func (s *Server) IssuedTokens() []string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return slices.Clone(s.issued)
 }
 
 // Revoke invalidates every token issued so far, access and refresh: the
@@ -340,6 +349,7 @@ func (s *Server) token(w http.ResponseWriter, r *http.Request) {
 	g.expires = time.Now().Add(s.opts.TokenLifetime)
 	at, rt := "at-"+random(), "rt-"+random()
 	s.mu.Lock()
+	s.issued = append(s.issued, at, rt)
 	s.access[at] = g
 	if f.Get("grant_type") != "client_credentials" {
 		s.refresh[rt] = g
