@@ -95,5 +95,3 @@ func (s *signIns) close() {
 		delete(s.running, name)
 	}
 }
-
-
