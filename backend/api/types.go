@@ -112,6 +112,9 @@ type ReplayState = sessions.ReplayState
 // MCPServer is an MCP server's configuration.
 type MCPServer = config.MCPServer
 
+// MCPOAuth is an MCP server's OAuth client settings.
+type MCPOAuth = config.MCPOAuth
+
 // MCPServerState is what is known of a running MCP server.
 type MCPServerState = mcp.ServerState
 

@@ -19,6 +19,7 @@ const mcpUsage = `Usage:
   tinyelf mcp list [--check] [--output text|json]
   tinyelf mcp add NAME [--env KEY=VALUE]... [--cwd DIR] [--timeout SECONDS] [--disabled] -- COMMAND [ARGS...]
   tinyelf mcp add NAME --url URL [--type http|sse] [--header "Name: value"]... [--timeout SECONDS]
+                  [--client-id ID [--client-secret SECRET] [--grant client_credentials]] [--scope SCOPE]...
   tinyelf mcp remove NAME
   tinyelf mcp import FILE
   tinyelf mcp test NAME [--output text|json]
@@ -36,6 +37,13 @@ Manages the MCP servers in the settings (the same list as Settings → MCP).
            so a token can stay out of the settings file:
              tinyelf mcp add gh --url https://api.githubcopilot.com/mcp/ \
                --header "Authorization: Bearer ${GITHUB_TOKEN}"
+           A server that asks for OAuth needs no header: sign in with
+           'tinyelf mcp login NAME' (or the card's Sign in). --client-id
+           and --client-secret name a client registered for TinyElf when
+           the server offers no dynamic registration; --grant
+           client_credentials makes the client's own credentials get the
+           tokens (a machine-to-machine server); --scope asks for scopes
+           other than the server's
   remove   deletes a server
   import   adds the servers of a claude_desktop_config.json or .mcp.json
            file and reports what was skipped and why
@@ -190,9 +198,14 @@ func mcpAdd(cfg *api.MCPConfig, args []string, stdout, stderr io.Writer) int {
 	}
 	s := api.MCPServer{Name: args[0]}
 	fs := mcpNewFlags("add")
-	var envs, headers listFlag
+	var envs, headers, scopes listFlag
+	var oa api.MCPOAuth
 	fs.Var(&envs, "env", "")
 	fs.Var(&headers, "header", "")
+	fs.Var(&scopes, "scope", "")
+	fs.StringVar(&oa.ClientID, "client-id", "", "")
+	fs.StringVar(&oa.ClientSecret, "client-secret", "", "")
+	fs.StringVar(&oa.Grant, "grant", "", "")
 	fs.StringVar(&s.Type, "type", "", "")
 	fs.StringVar(&s.URL, "url", "", "")
 	fs.StringVar(&s.Cwd, "cwd", "", "")
@@ -234,6 +247,16 @@ func mcpAdd(cfg *api.MCPConfig, args []string, stdout, stderr io.Writer) int {
 			s.Headers = map[string]string{}
 		}
 		s.Headers[strings.TrimSpace(k)] = strings.TrimSpace(v)
+	}
+	oa.Scopes = scopes
+	if oa.ClientID != "" || oa.ClientSecret != "" || oa.Grant != "" || len(oa.Scopes) > 0 {
+		if s.URL == "" {
+			return usageError(stderr, "mcp", "--client-id, --client-secret, --grant and --scope are for an http or sse server (--url)")
+		}
+		if oa.Grant != "" && oa.Grant != "client_credentials" && oa.Grant != "authorization_code" {
+			return usageError(stderr, "mcp", fmt.Sprintf("--grant %q: want client_credentials or authorization_code", oa.Grant))
+		}
+		s.OAuth = &oa
 	}
 	if err := cfg.Add(s); err != nil {
 		return fail(stderr, "mcp", err)
