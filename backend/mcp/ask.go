@@ -306,6 +306,14 @@ func (p formProp) convert(v any) (any, error) {
 		switch n := v.(type) {
 		case float64:
 			return n, nil
+		case float32:
+			return float64(n), nil
+		case int:
+			return float64(n), nil
+		case int64:
+			return float64(n), nil
+		case json.Number:
+			return n.Float64()
 		case string:
 			f, err := strconv.ParseFloat(strings.TrimSpace(n), 64)
 			if err != nil {

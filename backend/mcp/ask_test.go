@@ -201,3 +201,67 @@ func str(v any) string {
 	b, _ := json.Marshal(v)
 	return strings.Trim(string(b), `"`)
 }
+
+// TestEverythingAsks drives server-everything's own asking tools over
+// stdio: its elicitation form accepted (defaults added), declined and
+// cancelled, its URL elicitation, its sampling request, and its roots
+// list, which follows SetRoots.
+func TestEverythingAsks(t *testing.T) {
+	t.Parallel()
+	script := npmScript(t, everythingPkg)
+	svc, _ := startService(t, testOptions(), config.MCPServer{Name: "ev", Command: "node", Args: []string{script, "stdio"}})
+	if st, _ := svc.State("ev"); st.Status != StatusConnected {
+		t.Fatalf("server-everything: %+v", st)
+	}
+	call := func(tool string, a tools.Asker, args map[string]any) tools.Result {
+		t.Helper()
+		for _, tl := range svc.Tools() {
+			if tl.Info().Name == "mcp__ev__"+tool {
+				ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+				defer cancel()
+				res, err := tl.Execute(tools.WithAsker(ctx, a), args)
+				must(t, err)
+				return res
+			}
+		}
+		t.Fatalf("server-everything offers no %s (did TinyElf declare the capability?): %v", tool, toolNames(svc.Tools()))
+		return tools.Result{}
+	}
+	a := &fakeAsker{answer: tools.Answer{Action: tools.ActionAccept, Content: map[string]any{"name": "Ada Lovelace", "integer": 7}}}
+	res := call("trigger-elicitation-request", a, map[string]any{})
+	for _, want := range []string{"User provided the requested information", `"name": "Ada Lovelace"`, `"integer": 7`, `"firstLine": "It was a dark and stormy night."`, `"untitledSingleSelectEnum": "Monica"`} {
+		if !strings.Contains(res.Content, want) {
+			t.Errorf("accepted elicitation: %q lacks %q", res.Content, want)
+		}
+	}
+	if len(a.questions) != 1 || !strings.Contains(string(a.questions[0].Schema), "titledMultipleSelectEnum") {
+		t.Errorf("the form's schema did not reach the user: %+v", a.questions)
+	}
+	for action, want := range map[string]string{tools.ActionDecline: "User declined", tools.ActionCancel: "User cancelled"} {
+		if res := call("trigger-elicitation-request", &fakeAsker{answer: tools.Answer{Action: action}}, map[string]any{}); !strings.Contains(res.Content, want) {
+			t.Errorf("%s: %q", action, res.Content)
+		}
+	}
+	u := &fakeAsker{answer: tools.Answer{Action: tools.ActionAccept}}
+	if res := call("trigger-url-elicitation", u, map[string]any{"url": "https://example.com/oauth", "message": "Authorize the demo"}); res.IsError || len(u.questions) != 1 || u.questions[0].URL == "" {
+		t.Errorf("URL elicitation: %+v, asked %+v", res, u.questions)
+	}
+	s := &fakeAsker{sample: tools.SampleResult{Text: "Paris.", Model: "test-model"}}
+	res = call("trigger-sampling-request", s, map[string]any{"prompt": "Capital of France?", "maxTokens": 20})
+	if !strings.Contains(res.Content, "Paris.") || len(s.samples) != 1 || s.samples[0].MaxTokens != 20 || !strings.Contains(s.samples[0].Messages[0].Text, "Capital of France?") {
+		t.Errorf("sampling: %q, requests %+v", res.Content, s.samples)
+	}
+	ws := t.TempDir()
+	svc.SetRoots([]string{ws})
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		res := call("get-roots-list", &fakeAsker{}, map[string]any{})
+		if strings.Contains(res.Content, fileURI(ws)) {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("after SetRoots the server lists %q, want %s", res.Content, fileURI(ws))
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
