@@ -221,7 +221,6 @@ func TestStepUpRetryLimit(t *testing.T) {
 	t.Parallel()
 	as := startAS(t, oauthtest.Options{AutoApprove: true, Registration: true})
 	// A server whose tools/call wants a scope it never accepts.
-	inner := startResource(t, as, nil, nil)
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
@@ -234,7 +233,6 @@ func TestStepUpRetryLimit(t *testing.T) {
 	srv := &http.Server{Handler: prm}
 	go func() { _ = srv.Serve(ln) }()
 	t.Cleanup(func() { _ = srv.Close() })
-	_ = inner
 	c := oauth.New(oauth.Config{Server: "stubborn", ServerURL: url, Browser: browser})
 	hc := &http.Client{Transport: &oauth.Transport{Client: c}}
 	done := make(chan error, 1)
@@ -248,8 +246,10 @@ func TestStepUpRetryLimit(t *testing.T) {
 	case <-time.After(30 * time.Second):
 		t.Fatal("the client kept signing in")
 	}
-	if n := count(as, "authorize"); n > 1+oauth.MaxStepUps {
-		t.Errorf("%d authorization requests, want at most %d", n, 1+oauth.MaxStepUps)
+	// The first sign-in and at most two step-ups (the conformance suite
+	// allows three attempts in all).
+	if n := count(as, "authorize"); n < 2 || n > 3 {
+		t.Errorf("%d authorization requests, want 2 or 3: a step-up is tried, and given up", n)
 	}
 }
 
