@@ -769,12 +769,15 @@ func (c *Client) authorize(ctx context.Context, d *Discovery, scopes []string, b
 	}
 	wctx, cancel := context.WithTimeout(ctx, signInWait)
 	defer cancel()
-	code, err := cb.wait(wctx)
+	code, iss, err := cb.wait(wctx)
 	if err != nil {
 		if errors.Is(err, context.DeadlineExceeded) && ctx.Err() == nil {
 			return nil, fmt.Errorf("the sign-in to %s was not completed within %s", c.cfg.Server, signInWait)
 		}
 		return nil, err
+	}
+	if err := checkIss(d, iss); err != nil {
+		return nil, fmt.Errorf("sign-in to %s: %w", c.cfg.Server, err)
 	}
 	form := url.Values{"grant_type": {"authorization_code"}, "code": {code}, "redirect_uri": {cb.redirectURI}, "code_verifier": {verifier}}
 	t, err := c.tokenRequest(ctx, d, auth, form, scopes)
@@ -785,6 +788,23 @@ func (c *Client) authorize(ctx context.Context, d *Discovery, scopes []string, b
 	reg := c.saved.Client
 	c.mu.Unlock()
 	return t, c.setToken(ctx, t, reg)
+}
+
+// checkIss applies RFC 9207 to an authorization response: an iss that is
+// there must be the issuer discovery recorded, compared as a plain string
+// (no URL normalization), and one the server promised must be there. It
+// defends against a mix-up between two authorization servers.
+func checkIss(d *Discovery, iss string) error {
+	if !d.Found {
+		return nil // the 2025-03-26 default endpoints: no issuer to compare
+	}
+	switch {
+	case iss == "" && d.Metadata.IssParameterSupported:
+		return fmt.Errorf("the authorization server %s promised an iss parameter in its response and sent none", d.Metadata.Issuer)
+	case iss != "" && iss != d.Metadata.Issuer:
+		return fmt.Errorf("the authorization response names issuer %q, not %q: refusing it (a mix-up of authorization servers?)", iss, d.Metadata.Issuer)
+	}
+	return nil
 }
 
 // signInWait bounds how long a sign-in waits for the browser's redirect.

@@ -30,6 +30,9 @@ type ServerMetadata struct {
 	transport.AuthServerMetadata
 	ClientIDMetadataDocumentSupported bool   `json:"client_id_metadata_document_supported,omitempty"`
 	UserinfoEndpoint                  string `json:"userinfo_endpoint,omitempty"`
+	// IssParameterSupported: the authorization response carries iss
+	// (RFC 9207), which the client then requires.
+	IssParameterSupported bool `json:"authorization_response_iss_parameter_supported,omitempty"`
 }
 
 // Discovery is what discover found for one MCP server.

@@ -25,8 +25,8 @@ type callback struct {
 }
 
 type result struct {
-	code string
-	err  error
+	code, iss string
+	err       error
 }
 
 // listenCallback listens on preferred (the port of the redirect URI a
@@ -80,7 +80,7 @@ func (cb *callback) handle(w http.ResponseWriter, r *http.Request) {
 	case q.Get("code") == "":
 		res.err = errors.New("the sign-in redirect carried no authorization code")
 	default:
-		res.code = q.Get("code")
+		res.code, res.iss = q.Get("code"), q.Get("iss")
 	}
 	w.Header().Set("Content-Type", "text/html; charset=utf-8")
 	w.Header().Set("Cache-Control", "no-store")
@@ -93,13 +93,14 @@ func (cb *callback) handle(w http.ResponseWriter, r *http.Request) {
 	cb.once.Do(func() { cb.done <- res })
 }
 
-// wait returns the authorization code, or why there is none.
-func (cb *callback) wait(ctx context.Context) (string, error) {
+// wait returns the authorization code and the response's iss, or why
+// there is none.
+func (cb *callback) wait(ctx context.Context) (code, iss string, err error) {
 	select {
 	case r := <-cb.done:
-		return r.code, r.err
+		return r.code, r.iss, r.err
 	case <-ctx.Done():
-		return "", ctx.Err()
+		return "", "", ctx.Err()
 	}
 }
 
