@@ -61,6 +61,8 @@ func (s *Service) Methods() map[string]Method {
 		"RemoveMCPServer":       method(s.RemoveMCPServer),
 		"SetMCPServerEnabled":   method(s.SetMCPServerEnabled),
 		"RestartMCPServer":      method(s.RestartMCPServer),
+		"SignInMCPServer":       method(s.SignInMCPServer),
+		"SignOutMCPServer":      method(s.SignOutMCPServer),
 		"ImportMCPConfig":       method(s.ImportMCPConfig),
 		"TestMCPServer":         method(s.TestMCPServer),
 		"ListMCPPrompts":        method(s.ListMCPPrompts),

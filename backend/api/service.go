@@ -15,11 +15,16 @@ import (
 	"tinyelf/backend/hooks"
 	"tinyelf/backend/mcp"
 	"tinyelf/backend/notify"
+	"tinyelf/backend/secretstore"
 	"tinyelf/backend/sessions"
 	"tinyelf/backend/skills"
 	"tinyelf/backend/tools"
 	"tinyelf/backend/usertools"
 )
+
+// EnvNoKeyring, set to 1, keeps secrets out of the OS keyring (in the
+// encrypted secrets file of the data folder).
+const EnvNoKeyring = "TINYELF_NO_KEYRING"
 
 // SessionsFile is the session database's name inside the data folder.
 const SessionsFile = "sessions.db"
@@ -77,6 +82,10 @@ type Options struct {
 	// background model (engine.Options.Titles): the window and the browser
 	// want it, a one-shot `tinyelf run` does not.
 	Titles bool
+	// NoKeyring keeps the OAuth tokens of MCP servers in TinyElf's
+	// encrypted secrets file even when an OS keyring answers (tests; users
+	// set TINYELF_NO_KEYRING=1).
+	NoKeyring bool
 	// DefaultWorkspace is the folder a chat works in when the user chose
 	// none; empty means config.DefaultWorkspace (TinyElf in the documents
 	// folder). Tests point it into a temporary folder.
@@ -102,6 +111,10 @@ type Service struct {
 	policy   *notify.Policy
 	// userMCP runs the user's MCP servers.
 	userMCP *mcp.Service
+	// tokens keeps their OAuth sign-ins (OS keyring or encrypted file);
+	// signIns are the sign-ins waiting for the browser.
+	tokens  mcp.TokenStores
+	signIns *signIns
 
 	builtin   *builtinSource
 	direct    *directSource
@@ -161,12 +174,15 @@ func New(ctx context.Context, opts Options) (*Service, error) {
 	s.catalog.Replace("surface", channelEntries(opts), capabilities.PartitionOptions{Priority: capabilities.PriorityOther, Reason: "the surface's abilities"})
 	s.policy = notify.NewPolicy(opts.Notifier, settings.Get().NotificationsOn())
 	s.policy.SetRules(notifyRules(settings.Get()))
+	s.tokens = mcp.SecretTokens(secretstore.Open(opts.DataDir, secretstore.Options{NoKeyring: opts.NoKeyring || os.Getenv(EnvNoKeyring) == "1"}))
+	s.signIns = newSignIns()
 	s.userMCP = mcp.NewService(settings.Get().MCPServers, mcp.Options{
 		OnChange:      func(c mcp.Change) { s.syncMCP(c); s.publishMCP("", c); s.notifyMCPFailure(c) },
 		LookupEnv:     s.lookupEnv,
 		ClientVersion: opts.Version,
 		Environ:       s.childEnviron,
 		Children:      s.children,
+		TokenStores:   s.tokens,
 	})
 	s.userMCP.Start(context.WithoutCancel(ctx)) // returns at once; servers come up in the background
 	s.builtin = &builtinSource{reg: mcp.NewProviderRegistry(

@@ -117,6 +117,7 @@ func (s *Service) Shutdown(ctx context.Context) error {
 	s.direct.close("")
 	s.builtin.close("")
 	_ = s.userTools.Close()
+	s.signIns.close()
 	_ = s.userMCP.Close()
 	s.children.KillAll()
 	return s.store.Close()

@@ -155,6 +155,13 @@ func MaskValue(value string) string {
 func MaskMCPServer(s MCPServer) MCPServer {
 	s.Env = maskMap(s.Env)
 	s.Headers = maskMap(s.Headers)
+	if s.OAuth != nil && s.OAuth.ClientSecret != "" {
+		o := *s.OAuth
+		if !strings.Contains(o.ClientSecret, "${") {
+			o.ClientSecret = MaskValue(o.ClientSecret)
+		}
+		s.OAuth = &o
+	}
 	return s
 }
 
@@ -179,6 +186,12 @@ func maskMap(m map[string]string) map[string]string {
 func UnmaskMCPServer(edited, stored MCPServer) MCPServer {
 	edited.Env = unmaskMap(edited.Env, stored.Env)
 	edited.Headers = unmaskMap(edited.Headers, stored.Headers)
+	if edited.OAuth != nil && stored.OAuth != nil && stored.OAuth.ClientSecret != "" &&
+		strings.TrimSpace(edited.OAuth.ClientSecret) == MaskValue(stored.OAuth.ClientSecret) {
+		o := *edited.OAuth
+		o.ClientSecret = stored.OAuth.ClientSecret
+		edited.OAuth = &o
+	}
 	return edited
 }
 
@@ -200,6 +213,9 @@ func unmaskMap(edited, stored map[string]string) map[string]string {
 // UnmaskMCPServer could not restore), which must not be saved or started as
 // if it were the secret.
 func HasMasked(s MCPServer) bool {
+	if s.OAuth != nil && strings.Contains(s.OAuth.ClientSecret, MaskPrefix) {
+		return true
+	}
 	for _, m := range []map[string]string{s.Env, s.Headers} {
 		for _, v := range m {
 			if strings.Contains(v, MaskPrefix) {

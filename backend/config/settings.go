@@ -261,6 +261,30 @@ type MCPServer struct {
 	Disabled bool              `json:"disabled,omitempty"`
 	// TimeoutSeconds bounds start-up (0: 30).
 	TimeoutSeconds int `json:"timeoutSeconds,omitempty"`
+	// OAuth tunes the sign-in of an http or sse server that asks for one;
+	// nil discovers everything (the tokens themselves are never here: they
+	// live in the OS keyring or TinyElf's encrypted secrets file).
+	OAuth *MCPOAuth `json:"oauth,omitempty"`
+}
+
+// MCPOAuth is an MCP server's OAuth client settings. Values may use
+// ${VAR} like the rest of the server's settings.
+type MCPOAuth struct {
+	// ClientID and ClientSecret are a client registered for TinyElf with
+	// the server's authorization server; empty means dynamic registration
+	// (or a client ID metadata document).
+	ClientID     string `json:"clientId,omitempty"`
+	ClientSecret string `json:"clientSecret,omitempty"`
+	// AuthMethod is how that client authenticates at the token endpoint
+	// ("client_secret_basic", "client_secret_post", "none"); empty picks
+	// from the server's metadata.
+	AuthMethod string `json:"authMethod,omitempty"`
+	// Scopes, when set, are asked for instead of what the server suggests.
+	Scopes []string `json:"scopes,omitempty"`
+	// Grant is "authorization_code" (default: the user signs in in the
+	// browser) or "client_credentials" (a machine-to-machine server: the
+	// client's own credentials get the tokens).
+	Grant string `json:"grant,omitempty"`
 }
 
 // DiscoveryFor returns the tool-deferral settings of an agent: its own

@@ -19,12 +19,15 @@ const (
 	AllowOnce   Decision = "allow_once"
 	AllowAlways Decision = "allow_always"
 	Deny        Decision = "deny"
+	// Cancel dismisses an MCP server's elicitation without answering it
+	// (Deny declines it).
+	Cancel Decision = "cancel"
 )
 
 // ParseDecision reads a decision name.
 func ParseDecision(s string) (Decision, error) {
 	switch d := Decision(strings.ToLower(strings.TrimSpace(s))); d {
-	case AllowOnce, AllowAlways, Deny:
+	case AllowOnce, AllowAlways, Deny, Cancel:
 		return d, nil
 	case "once", "allow", "yes":
 		return AllowOnce, nil
@@ -33,7 +36,7 @@ func ParseDecision(s string) (Decision, error) {
 	case "no":
 		return Deny, nil
 	}
-	return "", fmt.Errorf("unknown decision %q (want allow_once, allow_always or deny)", s)
+	return "", fmt.Errorf("unknown decision %q (want allow_once, allow_always, deny or cancel)", s)
 }
 
 // ApprovalRequest asks the user whether a tool call may run.
@@ -58,6 +61,13 @@ type ApprovalRequest struct {
 	Kind     string `json:"kind,omitempty"`
 	Question string `json:"question,omitempty"`
 	Skill    string `json:"skill,omitempty"`
+	// Server is the MCP server behind an ApprovalElicitation or
+	// ApprovalSampling card; Schema is an elicitation's form, URL the page
+	// a URL-mode elicitation opens, MaxTokens a sampling request's limit.
+	Server    string          `json:"server,omitempty"`
+	Schema    json.RawMessage `json:"schema,omitempty"`
+	URL       string          `json:"url,omitempty"`
+	MaxTokens int             `json:"maxTokens,omitempty"`
 }
 
 // ApprovalAnswer is the user's decision with an optional reason the model
@@ -65,6 +75,8 @@ type ApprovalRequest struct {
 type ApprovalAnswer struct {
 	Decision Decision `json:"decision"`
 	Reason   string   `json:"reason,omitempty"`
+	// Content is an elicitation form's values (AllowOnce accepts them).
+	Content map[string]any `json:"content,omitempty"`
 }
 
 // Approver asks the user. Ask blocks until the user answers or ctx ends.

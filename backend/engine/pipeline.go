@@ -113,6 +113,9 @@ func (t *turn) execute(ctx context.Context, c llm.ToolCall) tools.CallResult {
 		t.e.live(t.s.id, LiveToolProgress, map[string]any{"callId": c.ID, "message": msg})
 	})
 	callCtx = capabilities.WithSearcher(callCtx, t)
+	// An MCP server's elicitation or sampling request reaches the user on
+	// this call's card.
+	callCtx = tools.WithAsker(callCtx, newCallAsker(t, c.ID, c.Name))
 	return t.reg.Execute(withTurn(callCtx, t), c.ID, c.Name, json.RawMessage(c.Arguments))
 }
 

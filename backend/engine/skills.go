@@ -209,6 +209,7 @@ func (e *Engine) askQuestion(ctx context.Context, s *sessionState, req ApprovalR
 	}
 	if err := e.recordFor(ctx, s.id, sessions.NewEvent(sessions.EventApprovalAsked, sessions.ApprovalAsked{
 		CallID: req.CallID, Name: req.Tool, Arguments: req.Arguments, Kind: req.Kind, Question: req.Question, Skill: req.Skill,
+		Server: req.Server, Schema: req.Schema, URL: req.URL, MaxTokens: req.MaxTokens,
 	})); err != nil {
 		s.mu.Lock()
 		delete(s.pending, req.CallID)

@@ -30,6 +30,10 @@ func (c *conn) callTool(ctx context.Context, tool string, args map[string]any, t
 	}
 	cctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
+	// The server may ask the user something (elicitation, sampling)
+	// while the call runs: its requests find the call through cctx.
+	cctx = withCallRef(cctx)
+	defer c.inFlight.add(cctx)()
 
 	token := "tinyelf-" + strconv.FormatInt(c.nextToken.Add(1), 10)
 	c.progress.Store(token, tools.ProgressFunc(func(msg string) { tools.ReportProgress(ctx, msg) }))

@@ -108,7 +108,7 @@ func TestHTTPFaults(t *testing.T) {
 	)
 	states := svc.States()
 	wantErr := map[string]string{
-		"noauth": "requires authorization (HTTP 401)",
+		"noauth": "noauth needs you to sign in: the server asks for a sign-in. Sign in with the button on its card",
 		"unset":  "TEST_MCP_NOPE is not set",
 		"badurl": "must be an http:// or https:// address",
 		"weird":  `unknown transport type "carrier-pigeon"`,
@@ -121,8 +121,11 @@ func TestHTTPFaults(t *testing.T) {
 			mustContain(t, st.Error, want)
 		}
 	}
-	if st, _ := svc.State("ok"); st.Status != StatusConnected {
-		t.Fatalf("ok = %+v", st)
+	if st, _ := svc.State("ok"); st.Status != StatusConnected || st.Auth != nil {
+		t.Fatalf("ok = %+v (a fixed Authorization header means no OAuth)", st)
+	}
+	if st, _ := svc.State("noauth"); st.Auth == nil || !st.Auth.Required || st.Auth.SignedIn {
+		t.Errorf("noauth's sign-in: %+v, want one required", st.Auth)
 	}
 
 	ts.CloseClientConnections()

@@ -124,12 +124,12 @@ func (r *ProviderRegistry) Eligible(ctx context.Context) []Provider {
 // (validated against its schema), its progress reported as
 // notifications/progress when the caller asked, and its errors (a panic
 // included) returned as error results.
-func NewServer(name, instructions string, ts []tools.Tool) *server.MCPServer {
-	s := server.NewMCPServer(name, "1.0.0",
+func NewServer(name, instructions string, ts []tools.Tool, opts ...server.ServerOption) *server.MCPServer {
+	s := server.NewMCPServer(name, ClientVersion(), append([]server.ServerOption{
 		server.WithToolCapabilities(false),
 		server.WithInstructions(instructions),
 		server.WithInputSchemaValidation(),
-	)
+	}, opts...)...)
 	for _, t := range ts {
 		s.AddTool(serverTool(t))
 	}
@@ -145,7 +145,11 @@ func serverTool(t tools.Tool) (mcp.Tool, server.ToolHandlerFunc) {
 		params = json.RawMessage(`{"type":"object","properties":{}}`)
 	}
 	ro, destructive := info.ReadOnly, !info.ReadOnly
-	mt := mcp.Tool{Name: name, Description: info.Description, RawInputSchema: params,
+	desc := info.Description
+	if desc == "" {
+		desc = name // the spec asks every listed tool for one
+	}
+	mt := mcp.Tool{Name: name, Description: desc, RawInputSchema: params,
 		Annotations: mcp.ToolAnnotation{ReadOnlyHint: &ro, DestructiveHint: &destructive}}
 	handler := func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		// In-process, ctx is the caller's own (mcp-go hands it through), so

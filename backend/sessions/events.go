@@ -184,6 +184,15 @@ type ApprovalAsked struct {
 	Kind     string `json:"kind,omitempty"`
 	Question string `json:"question,omitempty"`
 	Skill    string `json:"skill,omitempty"`
+	// Server, Schema, URL and MaxTokens describe an MCP server's
+	// elicitation ("elicitation": the form's JSON Schema, or the page a
+	// URL-mode one opens) or sampling request ("sampling": Arguments holds
+	// its messages, MaxTokens its limit). The answer's form values are not
+	// logged.
+	Server    string          `json:"server,omitempty"`
+	Schema    json.RawMessage `json:"schema,omitempty"`
+	URL       string          `json:"url,omitempty"`
+	MaxTokens int             `json:"maxTokens,omitempty"`
 }
 
 // ApprovalAnswered records the decision on a call.

@@ -412,9 +412,9 @@ export const expandCommand = (text: string) => call<{ text: string }>('ExpandCom
 export const cancel = (sessionId: string) => call<object>('Cancel', { sessionId });
 
 /** Decision is an answer to an approval request. */
-export type Decision = 'allow_once' | 'allow_always' | 'deny';
-export const approve = (sessionId: string, callId: string, decision: Decision, reason?: string) =>
-  call<object>('Approve', { sessionId, callId, decision, reason: reason || undefined });
+export type Decision = 'allow_once' | 'allow_always' | 'deny' | 'cancel';
+export const approve = (sessionId: string, callId: string, decision: Decision, reason?: string, content?: Record<string, unknown>) =>
+  call<object>('Approve', { sessionId, callId, decision, reason: reason || undefined, content });
 export const setMode = (sessionId: string, mode: PermissionMode) => call<Session>('SetMode', { sessionId, mode });
 export const renameSession = (id: string, title: string) => call<Session>('RenameSession', { id, title });
 export const deleteSession = (id: string) => call<object>('DeleteSession', { id });
@@ -449,6 +449,9 @@ export const removeMCPServer = (name: string) => call<MCPServerView[]>('RemoveMC
 export const setMCPServerEnabled = (name: string, enabled: boolean) =>
   call<MCPServerView[]>('SetMCPServerEnabled', { name, enabled });
 export const restartMCPServer = (name: string) => call<MCPServerView[]>('RestartMCPServer', { name });
+/** signInMCPServer starts a server's OAuth sign-in and returns the address to open. */
+export const signInMCPServer = (name: string) => call<{ url: string }>('SignInMCPServer', { name });
+export const signOutMCPServer = (name: string) => call<MCPServerView[]>('SignOutMCPServer', { name });
 export const importMCPConfig = (content: string) =>
   call<{ report: ImportReport; servers: MCPServerView[] }>('ImportMCPConfig', { content });
 export const testMCPServer = (args: { name?: string; server?: MCPServerConfig }) =>

@@ -188,16 +188,43 @@ export interface ApprovalView {
   suggestion?: string;
   /** The shell guard could not check the command: asked in every mode, never covered by a rule. */
   held?: boolean;
-  /** kind is '' for a call's permission, 'skill_trust' for a project skill's trust, 'hooks_trust' for a folder's project hooks. */
+  /** kind is '' for a call's permission, 'skill_trust' for a project skill's trust, 'hooks_trust' for a folder's project hooks, 'elicitation' or 'sampling' for an MCP server's request. */
   kind?: string;
-  /** question is what a skill_trust card asks; skill names the skill. */
+  /** question is what a skill_trust card asks (an elicitation's message); skill names the skill. */
   question?: string;
   skill?: string;
+  /** server is the MCP server of an elicitation or sampling card; schema an elicitation's form, url the page it opens; maxTokens a sampling request's limit. */
+  server?: string;
+  schema?: ElicitationSchema;
+  url?: string;
+  maxTokens?: number;
   decision?: string;
   reason?: string;
   rule?: string;
   by?: string;
   answeredSeq?: number;
+}
+
+/** ElicitationSchema is the form an MCP server asks to be filled: a flat object of primitive fields. */
+export interface ElicitationSchema {
+  type: 'object';
+  properties?: Record<string, ElicitationField>;
+  required?: string[];
+}
+
+/** ElicitationField is one field of an elicitation form. */
+export interface ElicitationField {
+  type: 'string' | 'number' | 'integer' | 'boolean' | 'array';
+  title?: string;
+  description?: string;
+  default?: unknown;
+  enum?: string[];
+  enumNames?: string[];
+  oneOf?: { const: string; title?: string }[];
+  format?: string;
+  minimum?: number;
+  maximum?: number;
+  items?: { enum?: string[]; anyOf?: { const: string; title?: string }[] };
 }
 
 /** Compaction replaced the history before upToSeq with a summary. */
@@ -446,6 +473,30 @@ export interface MCPServerConfig {
   headers?: Record<string, string>;
   disabled?: boolean;
   timeoutSeconds?: number;
+  oauth?: MCPOAuthConfig;
+}
+
+/** MCPOAuthConfig is an http/sse server's OAuth client settings (the secret arrives masked). */
+export interface MCPOAuthConfig {
+  clientId?: string;
+  clientSecret?: string;
+  authMethod?: string;
+  scopes?: string[];
+  grant?: 'authorization_code' | 'client_credentials' | '';
+}
+
+/** MCPAuthState is an http/sse server's OAuth sign-in as its card shows it (never a token). */
+export interface MCPAuthState {
+  signedIn: boolean;
+  account?: string;
+  expiresAt?: string;
+  refreshable?: boolean;
+  scopes?: string[];
+  grant: string;
+  issuer?: string;
+  problem?: string;
+  required?: boolean;
+  reason?: string;
 }
 
 /** MCPStatus is where an MCP server is in its life. */
@@ -468,6 +519,7 @@ export interface MCPServerState {
   prompts?: number;
   resources?: number;
   since: string;
+  auth?: MCPAuthState;
 }
 
 /** MCPServerView is a configured server with its live state and tools. */
