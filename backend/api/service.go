@@ -62,8 +62,8 @@ type Options struct {
 	// may guide the agent (`tinyelf run` without --yes): project skills not
 	// trusted yet are listed but not loadable, with how to trust them.
 	NoSkillTrustPrompt bool
-	// SkillTrees are builtin skills other packages bring (tool-creator),
-	// after TinyElf's own.
+	// SkillTrees are extra builtin skill trees, after TinyElf's own and
+	// the ones its packages bring (tool-creator is always there).
 	SkillTrees []skills.BuiltinFS
 	// Titles names sessions after their first answer with the agent's
 	// background model (engine.Options.Titles): the window and the browser
@@ -185,7 +185,7 @@ func New(ctx context.Context, opts Options) (*Service, error) {
 	}
 	s.userTools.Load(ctx) // the start-up scan of seed 002
 	s.skills = newSkillService(skillServiceOptions{
-		dataDir: opts.DataDir, home: userHome(opts), builtin: builtinSkillTrees(opts),
+		dataDir: opts.DataDir, home: userHome(opts), builtin: builtinSkillTrees(opts.SkillTrees),
 		trustProject: opts.TrustProjectSkills, noPrompt: opts.NoSkillTrustPrompt,
 		indexes: func() []string { return s.settings.Get().Skills.HubIndexes },
 		environ: s.childEnviron,

@@ -38,7 +38,7 @@ type ToolboxOptions struct {
 	// Home is the home folder of the user skills (~/.agents/skills…), as
 	// in Options.Home.
 	Home string
-	// SkillTrees are builtin skills other packages bring.
+	// SkillTrees are extra builtin skill trees (as in Options.SkillTrees).
 	SkillTrees []skills.BuiltinFS
 }
 
@@ -119,7 +119,7 @@ func OpenToolbox(ctx context.Context, o ToolboxOptions) (*Toolbox, error) {
 		return nil, err
 	}
 	trust, _ := skills.OpenTrustStore(filepath.Join(o.DataDir, skills.TrustFile))
-	skOpts := skills.Options{DataDir: o.DataDir, Home: userHome(Options{Home: o.Home}), Workspace: ws, Builtin: o.SkillTrees}
+	skOpts := skills.Options{DataDir: o.DataDir, Home: userHome(Options{Home: o.Home}), Workspace: ws, Builtin: builtinSkillTrees(o.SkillTrees)}
 	lib := skills.NewLibrary(skOpts, trust)
 	hub := skills.NewHub(skOpts.UserSkillsDir(), func() []string { return settings.Get().Skills.HubIndexes }, skills.WithEnviron(t.childEnviron))
 	sess, err := engine.BuildRegistry(engine.BuildOptions{
