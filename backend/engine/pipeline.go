@@ -105,14 +105,21 @@ func (t *turn) execute(ctx context.Context, c llm.ToolCall) tools.CallResult {
 	}
 	// The visibility step: a tool the model was not shown this call is
 	// refused with an observation that says how to get it, not run.
-	if res, ok := t.visibility(c); !ok {
+	res, standing := t.visibility(ctx, c)
+	if standing == standRefused {
 		return res
 	}
 	callCtx := tools.WithProgress(ctx, func(msg string) {
 		t.e.live(t.s.id, LiveToolProgress, map[string]any{"callId": c.ID, "message": msg})
 	})
 	callCtx = capabilities.WithSearcher(callCtx, t)
-	return t.reg.Execute(withTurn(callCtx, t), c.ID, c.Name, json.RawMessage(c.Arguments))
+	res = t.reg.Execute(withTurn(callCtx, t), c.ID, c.Name, json.RawMessage(c.Arguments))
+	if standing == standDenied {
+		// A call to a tool a deny rule hides is as invalid as one to a
+		// tool that is not there.
+		res.Invalid = true
+	}
+	return res
 }
 
 // logResults logs a batch's results in one write. Results that cannot be

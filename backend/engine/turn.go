@@ -58,6 +58,7 @@ type turn struct {
 	// Capability discovery: this call's visible set, and the policy
 	// inputs the turn gathers (the task, the project, the latest results).
 	vs          *capabilities.VisibleSet
+	loadMu      sync.Mutex // serializes loading deferred tools called by name
 	task        string
 	project     []capabilities.ProjectType
 	observation string
