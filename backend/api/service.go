@@ -166,12 +166,13 @@ func New(ctx context.Context, opts Options) (*Service, error) {
 	s.direct = &directSource{settings: settings, onChange: s.publishMCP, svcs: map[string]*directRun{}, environ: s.childEnviron, children: s.children}
 	s.resources = &resourceSource{user: s.userMCP, builtin: s.builtin, direct: s.direct, sets: map[string]resourceEntry{}}
 	s.userTools, err = usertools.New(usertools.Options{
-		DataDir:     opts.DataDir,
-		CoreNames:   coreToolNames(),
-		Credentials: func() map[string]config.Credential { return s.settings.Get().Credentials },
-		Getenv:      opts.Getenv,
-		Notifier:    s.policy,
-		OnReport:    func(r usertools.Report) { s.publishUserTools(LiveUserTools, r) },
+		DataDir:          opts.DataDir,
+		CoreNames:        coreToolNames(),
+		Credentials:      func() map[string]config.Credential { return s.settings.Get().Credentials },
+		AgentCredentials: func(agent string) map[string]config.Credential { return s.settings.Get().AgentCredentials(agent) },
+		Getenv:           opts.Getenv,
+		Notifier:         s.policy,
+		OnReport:         func(r usertools.Report) { s.publishUserTools(LiveUserTools, r) },
 		OnTask: func(t usertools.Task) {
 			s.publishUserTools(LiveToolTask, t)
 			s.notifyTaskEnded(t)

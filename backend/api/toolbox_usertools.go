@@ -65,12 +65,13 @@ type userToolInfo struct{ kind, folder string }
 func (t *Toolbox) newUserTools(n usertools.Notifier) (*usertools.Service, error) {
 	settings := t.settings
 	return usertools.New(usertools.Options{
-		DataDir:     t.opts.DataDir,
-		CoreNames:   t.sess.Registry.Names(),
-		Credentials: func() map[string]config.Credential { return settings.Get().Credentials },
-		Getenv:      t.opts.Getenv,
-		Notifier:    n,
-		Children:    t.children,
+		DataDir:          t.opts.DataDir,
+		CoreNames:        t.sess.Registry.Names(),
+		Credentials:      func() map[string]config.Credential { return settings.Get().Credentials },
+		AgentCredentials: func(agent string) map[string]config.Credential { return settings.Get().AgentCredentials(agent) },
+		Getenv:           t.opts.Getenv,
+		Notifier:         n,
+		Children:         t.children,
 	})
 }
 

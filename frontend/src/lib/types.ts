@@ -750,10 +750,17 @@ export interface UserToolAction {
   expectedSeconds: number;
 }
 
-/** UserToolCredential says where a declared credential is found ('' when nowhere); never its value. */
+/**
+ * UserToolCredential says where a credential a tool declares, or its code asks for by name
+ * (get_credential), is found ('' when nowhere); never its value. env is its variable ('' for a
+ * Settings credential only); credential and key name the Settings credential it is looked up as.
+ */
 export interface UserToolCredential {
   env: string;
-  from: '' | 'settings' | 'vault' | 'shared_file' | 'environment';
+  credential?: string;
+  key?: string;
+  code?: boolean;
+  from: '' | 'agent' | 'settings' | 'vault' | 'shared_file' | 'environment';
   problems?: string[];
 }
 
