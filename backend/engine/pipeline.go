@@ -256,6 +256,7 @@ func (e *Engine) ask(ctx context.Context, s *sessionState, call *tools.Call, as 
 	req := ApprovalRequest{
 		SessionID: s.id, CallID: call.ID, Tool: call.Name, Arguments: argsJSON(call.Params),
 		Warnings: as.Warnings, Suggestion: suggestion, Hold: hold,
+		OnceOnly: onceOnlyReason(call.Name, call.Params, wsDir, rules, hold),
 	}
 	wait := func(ctx context.Context) (ApprovalAnswer, error) { return askUntilDone(ctx, e.opts.Approver, req) }
 	if e.opts.Approver == nil {
@@ -263,7 +264,7 @@ func (e *Engine) ask(ctx context.Context, s *sessionState, call *tools.Call, as 
 	}
 	if err := e.recordFor(ctx, s.id, sessions.NewEvent(sessions.EventApprovalAsked, sessions.ApprovalAsked{
 		CallID: req.CallID, Name: req.Tool, Arguments: req.Arguments, Warnings: req.Warnings, Suggestion: req.Suggestion,
-		Held: hold != "",
+		Held: hold != "", OnceOnly: req.OnceOnly,
 	})); err != nil {
 		// The UI never saw the question: nobody may wait for its answer.
 		s.mu.Lock()
@@ -277,6 +278,12 @@ func (e *Engine) ask(ctx context.Context, s *sessionState, call *tools.Call, as 
 		return ApprovalAnswer{}, err
 	}
 	rule := ""
+	if ans.Decision == AllowAlways && req.OnceOnly != "" {
+		// Nothing can be saved: say so in the audit trail instead of
+		// recording an "always" that will ask again next time.
+		ans.Decision = AllowOnce
+		ans.Reason = strings.TrimSpace("allowed once (\"always\" is not possible: " + req.OnceOnly + ") " + ans.Reason)
+	}
 	if ans.Decision == AllowAlways && e.opts.Settings != nil && len(rules) > 0 {
 		var saved []config.Rule
 		for _, r := range rules {

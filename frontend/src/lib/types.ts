@@ -148,6 +148,8 @@ export interface ApprovalView {
   suggestion?: string;
   /** The shell guard could not check the command: asked in every mode, never covered by a rule. */
   held?: boolean;
+  /** Why the call can only be allowed once (no rule can allow it); "allow always" is then not offered. */
+  onceOnly?: string;
   /** kind is '' for a call's permission, 'skill_trust' for a project skill's trust. */
   kind?: string;
   /** question is what a skill_trust card asks; skill names the skill. */
