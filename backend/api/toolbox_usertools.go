@@ -26,7 +26,8 @@ var ErrNoUserToolCLI = usertools.ErrNoCLI
 // LoadUserTools discovers an agent's user tools (seed 002: common, then
 // personal) and adds them to the toolbox as the agent's sessions get them:
 // each action by its schema name, use_tool and the other user-tool tools,
-// in plan mode only read-only ones, and a built-in tool wins a name clash.
+// in plan mode only read-only ones, only those the agent's allowedTools
+// admit, and a built-in tool wins a name clash.
 // It returns what the discovery found (skipped tools, load errors); calling
 // it again returns the first report.
 func (t *Toolbox) LoadUserTools(ctx context.Context, agent string) UserToolReport {
@@ -47,6 +48,9 @@ func (t *Toolbox) LoadUserTools(ctx context.Context, agent string) UserToolRepor
 		}
 		if t.opts.Mode == ModePlan && !info.ReadOnly {
 			t.hidden[info.Name] = "plan mode allows only read-only tools"
+			continue
+		}
+		if !t.admit(info) {
 			continue
 		}
 		if at, ok := tool.(usertools.ActionTool); ok {

@@ -206,6 +206,14 @@ func (e *Engine) permissionMiddleware(s *sessionState) tools.Middleware {
 				}
 				return next(ctx, call)
 			}
+			if t != nil && t.directID != "" && call.ID == t.directID {
+				// The person asked for exactly this call: that is the
+				// approval (deny rules and the guard's refusals came first).
+				if err := e.answered(ctx, s.id, call.ID, AllowOnce, "", "", "cli"); err != nil {
+					return tools.Result{}, err
+				}
+				return next(tools.WithApproval(ctx), call)
+			}
 			if rule, ok := t.grantAllows(call); ok && v.hold == "" {
 				// A skill or command the turn loaded pre-approved it.
 				if err := e.answered(ctx, s.id, call.ID, AllowOnce, "", rule, "skill"); err != nil {
