@@ -10,8 +10,8 @@ import (
 	"sync"
 
 	"tinyelf/backend/capabilities"
-	"tinyelf/backend/sessions"
 	"tinyelf/backend/llm"
+	"tinyelf/backend/sessions"
 	"tinyelf/backend/skills"
 	"tinyelf/backend/tools"
 )
