@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
@@ -166,6 +167,28 @@ func TestToolAgentFlagsThroughTheBinary(t *testing.T) {
 			t.Errorf("read_skill tool-creator: exit %d\n%s\n%s", code, stdout, stderr)
 		}
 	})
+	t.Run("the other flags of the help", func(t *testing.T) {
+		code, stdout, _ := binRun(t, bin, home, nil, "tool", "--help")
+		for _, flag := range []string{"--args JSON", "--agent A", "--workspace DIR", "--mode MODE", "--unrestricted", "--output FORMAT", "one-off session"} {
+			if code != 0 || !strings.Contains(stdout, flag) {
+				t.Errorf("tool --help lacks %q", flag)
+			}
+		}
+		code, stdout, _ = binRun(t, bin, home, nil, append([]string{"tool", "list", "--agent", "ops", "--mode", "plan"}, wsArgs...)...)
+		if got := listed(stdout); code != 0 || got["Read"] == "" || got["SessionsList"] == "" || got["Bash"] != "" {
+			t.Errorf("list --agent ops --mode plan: %s", stdout)
+		}
+		outside := filepath.Join(t.TempDir(), "outside.txt")
+		writeFileT(t, outside, "far away\n")
+		code, stdout, _ = binRun(t, bin, home, nil, append([]string{"tool", "Read", "--unrestricted", "--args", `{"path":"` + outside + `"}`}, wsArgs...)...)
+		if code != 0 || !strings.Contains(stdout, "far away") {
+			t.Errorf("--unrestricted Read: exit %d %s", code, stdout)
+		}
+		code, _, stderr := binRun(t, bin, home, nil, append([]string{"tool", "SessionsList", "--unrestricted"}, wsArgs...)...)
+		if code != 2 || !strings.Contains(stderr, "--unrestricted does not apply to SessionsList") {
+			t.Errorf("--unrestricted on a session tool: exit %d %s", code, stderr)
+		}
+	})
 	t.Run("list --output json marks session tools", func(t *testing.T) {
 		code, stdout, _ := binRun(t, bin, home, nil, append([]string{"tool", "list", "--output", "json"}, wsArgs...)...)
 		var infos []struct {
@@ -181,4 +204,11 @@ func TestToolAgentFlagsThroughTheBinary(t *testing.T) {
 			}
 		}
 	})
+}
+
+func writeFileT(t *testing.T, path, content string) {
+	t.Helper()
+	if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
+		t.Fatal(err)
+	}
 }
