@@ -281,7 +281,8 @@ func suggestRules(tool string, params map[string]any, wsDir string) []config.Rul
 func onceOnlyReason(tool string, params map[string]any, wsDir string, rules []config.Rule, hold string) string {
 	switch {
 	case hold != "":
-		return "TinyElf asks about this command every time, even in auto mode: " + strings.TrimSuffix(hold, ".")
+		// The hold itself is among the warnings the card shows.
+		return "TinyElf asks about this command every time, even in auto mode, because the shell guard cannot check what it would do"
 	case len(rules) > 0:
 		return ""
 	case tool != "Bash":
