@@ -182,3 +182,45 @@ def dispatch(name, args):
 		t.Errorf("a credential the code names only at run time: %+v", res)
 	}
 }
+
+// The rest of core.tools._base that seed-style tools use: env-style keys
+// (resolved from the vault, the shared file or the environment when their
+// names are written out), ToolConfigError for a missing one, ToolResult and
+// auto_cli_guide.
+func TestCoreToolsBaseHelpers(t *testing.T) {
+	t.Parallel()
+	data := t.TempDir()
+	writeFile(t, filepath.Join(personalDir(data, "default"), "chat.py"), `from __future__ import annotations
+import dataclasses
+from core.tools._base import ToolConfigError, ToolResult, auto_cli_guide, get_env_or_fail, resolve_env_style_credential
+
+def get_tool_schemas():
+    return [{"name": "chat_post", "description": "Posts.", "input_schema": {"type": "object", "properties": {"room": {"type": "string"}, "loud": {"type": "boolean"}}, "required": ["room"]}}]
+
+def dispatch(name, args):
+    token = resolve_env_style_credential("CHAT_TOKEN__default")
+    try:
+        get_env_or_fail("CHAT_MISSING", "chat")
+        missing = "found"
+    except ToolConfigError as exc:
+        missing = str(exc)
+    return {"token_len": len(token or ""), "missing": missing,
+            "result": dataclasses.asdict(ToolResult(success=True, text="ok")),
+            "guide": auto_cli_guide("chat", get_tool_schemas())}
+`, 0)
+	s := newTestService(t, data, withEnv(testEnv{"CHAT_TOKEN__default": "tok-123456"}))
+	res := call(t, s, "default", "chat_post", map[string]any{"room": "general"})
+	var out struct {
+		TokenLen int            `json:"token_len"`
+		Missing  string         `json:"missing"`
+		Result   map[string]any `json:"result"`
+		Guide    string         `json:"guide"`
+	}
+	if res.IsError || json.Unmarshal([]byte(res.Content), &out) != nil {
+		t.Fatalf("chat_post: %+v", res)
+	}
+	if out.TokenLen != 10 || !strings.Contains(out.Missing, "CHAT_MISSING") || out.Result["success"] != true ||
+		!strings.Contains(out.Guide, "tinyelf tool chat post <room> [--loud]") {
+		t.Errorf("core.tools._base helpers: %+v", out)
+	}
+}
