@@ -49,6 +49,8 @@ import type {
   ToolTask,
   FolderOpened,
   UserToolListing,
+  HookList,
+  HooksConfig,
 } from './types';
 import { errorMessage } from './util';
 
@@ -470,6 +472,11 @@ export const getSkillSettings = () => call<{ hubIndexes: string[] }>('GetSkillSe
 export const saveSkillSettings = (hubIndexes: string[]) => call<{ hubIndexes: string[] }>('SaveSkillSettings', { hubIndexes });
 export const openSkillFolder = (scope: SkillScope, name: string, location?: string) =>
   call<object>('OpenSkillFolder', { ...scope, name, location: location || undefined });
+
+export const listHooks = (scope: SkillScope) => call<HookList>('ListHooks', scope);
+export const saveHooks = (scope: SkillScope, hooks: HooksConfig) => call<HookList>('SaveHooks', { ...scope, hooks });
+export const setHooksTrust = (scope: SkillScope, trust: 'trusted' | 'denied' | 'untrusted') =>
+  call<HookList>('SetHooksTrust', { ...scope, trust });
 
 export const getWebSettings = () => call<WebSettingsView>('GetWebSettings');
 export const saveWebSettings = (args: SaveWebArgs) => call<WebSettingsView>('SaveWebSettings', args);
