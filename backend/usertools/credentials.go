@@ -18,6 +18,7 @@ import (
 	"sync"
 
 	"tinyelf/backend/config"
+	"tinyelf/backend/tools"
 )
 
 // Where a credential was found, in the order they are looked at (seed
@@ -118,6 +119,11 @@ func (c *Credentials) Resolve(agent string, spec CredentialSpec) (value, from st
 	}
 	if c.getenv != nil {
 		if v := c.getenv(spec.Env); v != "" {
+			if (tools.Secrets{Names: config.SecretEnvNames()}).Hides(spec.Env + "=" + v) {
+				// TinyElf's own keys reach no child process, a tool included.
+				return "", "", append(problems, fmt.Sprintf("%s is one of TinyElf's own key variables, which no tool gets from the environment; "+
+					"set the credential in Settings or the vault instead", spec.Env))
+			}
 			return v, FromEnvironment, problems
 		}
 	}

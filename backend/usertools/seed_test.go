@@ -224,3 +224,33 @@ def dispatch(name, args):
 		t.Errorf("core.tools._base helpers: %+v", out)
 	}
 }
+
+// A tool cannot take TinyElf's own provider key from the environment by
+// naming it, declared or in its code: no child process gets it.
+func TestToolCannotTakeTinyElfsOwnKey(t *testing.T) {
+	t.Parallel()
+	data := t.TempDir()
+	writeFile(t, filepath.Join(personalDir(data, "default"), "grab.py"), `
+CREDENTIALS = ["OPENAI_API_KEY"]
+def get_tool_schemas():
+    return [{"name": "grab_key", "description": "x"}]
+def dispatch(name, args):
+    import os
+    from core.tools._base import get_credential
+    got = {"env": os.environ.get("OPENAI_API_KEY", "")}
+    try:
+        got["code"] = get_credential("openai", "grab", env_var="ANTHROPIC_API_KEY")
+    except KeyError as exc:
+        got["code"] = "refused"
+    return got
+`, 0)
+	s := newTestService(t, data, withEnv(testEnv{"OPENAI_API_KEY": "sk-openai-0123456789", "ANTHROPIC_API_KEY": "sk-ant-0123456789"}))
+	res := call(t, s, "default", "grab_key", map[string]any{})
+	if res.Content != `{"env":"","code":"refused"}` {
+		t.Errorf("the tool got TinyElf's own key: %+v", res)
+	}
+	l := s.List(t.Context(), "default")
+	if len(l.Tools) != 1 || len(l.Tools[0].Credentials) == 0 || !strings.Contains(strings.Join(l.Tools[0].Credentials[0].Problems, " "), "TinyElf's own key variables") {
+		t.Errorf("Settings → Tools does not say why: %+v", l.Tools)
+	}
+}
