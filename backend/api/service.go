@@ -75,8 +75,8 @@ type Options struct {
 	// project hooks may run (`tinyelf run` without --yes): untrusted ones
 	// do not run, and the session's log says how to trust them.
 	NoHookTrustPrompt bool
-	// SkillTrees are builtin skills other packages bring (tool-creator),
-	// after TinyElf's own.
+	// SkillTrees are extra builtin skill trees, after TinyElf's own and
+	// the ones its packages bring (tool-creator is always there).
 	SkillTrees []skills.BuiltinFS
 	// Titles names sessions after their first answer with the agent's
 	// background model (engine.Options.Titles): the window and the browser
@@ -192,12 +192,13 @@ func New(ctx context.Context, opts Options) (*Service, error) {
 	s.direct = &directSource{settings: settings, onChange: s.publishMCP, svcs: map[string]*directRun{}, environ: s.childEnviron, children: s.children}
 	s.resources = &resourceSource{user: s.userMCP, builtin: s.builtin, direct: s.direct, sets: map[string]resourceEntry{}}
 	s.userTools, err = usertools.New(usertools.Options{
-		DataDir:     opts.DataDir,
-		CoreNames:   coreToolNames(),
-		Credentials: func() map[string]config.Credential { return s.settings.Get().Credentials },
-		Getenv:      opts.Getenv,
-		Notifier:    s.policy,
-		OnReport:    func(r usertools.Report) { s.publishUserTools(LiveUserTools, r) },
+		DataDir:          opts.DataDir,
+		CoreNames:        coreToolNames(),
+		Credentials:      func() map[string]config.Credential { return s.settings.Get().Credentials },
+		AgentCredentials: func(agent string) map[string]config.Credential { return s.settings.Get().AgentCredentials(agent) },
+		Getenv:           opts.Getenv,
+		Notifier:         s.policy,
+		OnReport:         func(r usertools.Report) { s.publishUserTools(LiveUserTools, r) },
 		OnTask: func(t usertools.Task) {
 			s.publishUserTools(LiveToolTask, t)
 			s.notifyTaskEnded(t)
@@ -211,7 +212,7 @@ func New(ctx context.Context, opts Options) (*Service, error) {
 	}
 	s.userTools.Load(ctx) // the start-up scan of seed 002
 	s.skills = newSkillService(skillServiceOptions{
-		dataDir: opts.DataDir, home: userHome(opts), builtin: builtinSkillTrees(opts),
+		dataDir: opts.DataDir, home: userHome(opts), builtin: builtinSkillTrees(opts.SkillTrees),
 		trustProject: opts.TrustProjectSkills, noPrompt: opts.NoSkillTrustPrompt,
 		indexes: func() []string { return s.settings.Get().Skills.HubIndexes },
 		environ: s.childEnviron,

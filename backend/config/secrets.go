@@ -21,7 +21,7 @@ func SecretEnvNames() []string {
 
 // SecretValues returns the secret values stored in the settings: the
 // providers' and web search providers' API keys, the user tools' Settings
-// credentials, and the literal values of MCP servers' env entries and
+// credentials (and the agents' own), and the literal values of MCP servers' env entries and
 // headers that look like secrets (a ${VAR} reference is not a secret; the
 // variable it names is the user's). A child process never gets a variable
 // holding one of them, whatever its name, unless its own config names it.
@@ -38,10 +38,16 @@ func (s Settings) SecretValues() []string {
 	for _, p := range s.Web.Search {
 		add(p.APIKey)
 	}
-	for _, c := range s.Credentials {
-		add(c.APIKey)
-		for _, v := range c.Keys {
-			add(v)
+	creds := []map[string]Credential{s.Credentials}
+	for _, a := range s.Agents {
+		creds = append(creds, a.Credentials)
+	}
+	for _, m := range creds {
+		for _, c := range m {
+			add(c.APIKey)
+			for _, v := range c.Keys {
+				add(v)
+			}
 		}
 	}
 	servers := append([]MCPServer(nil), s.MCPServers...)

@@ -219,6 +219,18 @@ type Agent struct {
 	// Discovery overrides the settings' tool deferral for this agent; its
 	// empty fields take the settings' values.
 	Discovery Discovery `json:"discovery,omitzero"`
+	// Credentials are secrets this agent's user tools get in place of the
+	// Settings credentials of the same name (seed 002's per-agent
+	// credentials: one agent posts as its own account). Like the Settings
+	// ones they are set in the settings file and never sent back to the UI.
+	Credentials map[string]Credential `json:"credentials,omitempty"`
+}
+
+// AgentCredentials returns the credentials an agent profile sets for its
+// own user tools (nil when it sets none or does not exist).
+func (s Settings) AgentCredentials(name string) map[string]Credential {
+	a, _ := s.Agent(name)
+	return a.Credentials
 }
 
 // Permissions holds the default permission mode and the persisted rules.

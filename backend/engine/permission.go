@@ -55,6 +55,12 @@ type ApprovalRequest struct {
 	// the mode: the shell guard cannot tell what it would destroy. No rule
 	// allows such a call, so "allow always" allows it once.
 	Hold string `json:"hold,omitempty"`
+	// OnceOnly, when set, says why this call can only be allowed once: no
+	// rule can allow it (a command that writes to a file, sets a variable,
+	// uses an argument rules do not cover, or one the tool holds). An
+	// "allow always" answer to it is taken as "allow once" and saves
+	// nothing, so a surface should not offer it.
+	OnceOnly string `json:"onceOnly,omitempty"`
 	// Kind is "" for a tool call's permission, ApprovalSkillTrust for the
 	// trust of a project skill (Question is then what the card asks, Skill
 	// the skill's name; allowing trusts it in the workspace).
@@ -279,6 +285,34 @@ func suggestRules(tool string, params map[string]any, wsDir string) []config.Rul
 		out = append(out, config.Rule{Tool: tool, Pattern: br.String(), Action: config.RuleAllow})
 	}
 	return out
+}
+
+// onceOnlyReason says why no "always" rule can allow a call (rules is
+// what suggestRules found for it; hold is why the tool holds it), or ""
+// when one can.
+func onceOnlyReason(tool string, params map[string]any, wsDir string, rules []config.Rule, hold string) string {
+	switch {
+	case hold != "":
+		// The hold itself is among the warnings the card shows.
+		return "TinyElf asks about this command every time, even in auto mode, because the shell guard cannot check what it would do"
+	case len(rules) > 0:
+		return ""
+	case tool != "Bash":
+		return "no rule can describe this call"
+	}
+	cmds, err := tools.SimpleCommands(tools.String(params, "command", ""))
+	if err != nil || len(cmds) == 0 {
+		return "the command cannot be split into simple commands a rule could name"
+	}
+	for _, c := range cmds {
+		if why := tools.CommandRisk(c, wsDir); why != "" {
+			return "no rule may allow a command when " + why
+		}
+		if len(c.Words) > 0 && !c.Words[0].Literal {
+			return "the command's name (" + c.Words[0].Value + ") is only known when it runs"
+		}
+	}
+	return "no rule can allow exactly this command"
 }
 
 // NormalizeRule checks a rule the user writes and puts it in the stored

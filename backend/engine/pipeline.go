@@ -106,7 +106,8 @@ func (t *turn) execute(ctx context.Context, c llm.ToolCall) tools.CallResult {
 	}
 	// The visibility step: a tool the model was not shown this call is
 	// refused with an observation that says how to get it, not run.
-	if res, ok := t.visibility(c); !ok {
+	res, standing := t.visibility(ctx, c)
+	if standing == standRefused {
 		return res
 	}
 	callCtx := tools.WithProgress(ctx, func(msg string) {
@@ -116,7 +117,13 @@ func (t *turn) execute(ctx context.Context, c llm.ToolCall) tools.CallResult {
 	// An MCP server's elicitation or sampling request reaches the user on
 	// this call's card.
 	callCtx = tools.WithAsker(callCtx, newCallAsker(t, c.ID, c.Name))
-	return t.reg.Execute(withTurn(callCtx, t), c.ID, c.Name, json.RawMessage(c.Arguments))
+	res = t.reg.Execute(withTurn(callCtx, t), c.ID, c.Name, json.RawMessage(c.Arguments))
+	if standing == standDenied {
+		// A call to a tool a deny rule hides is as invalid as one to a
+		// tool that is not there.
+		res.Invalid = true
+	}
+	return res
 }
 
 // logResults logs a batch's results in one write. Results that cannot be
@@ -220,6 +227,14 @@ func (e *Engine) permissionMiddleware(s *sessionState) tools.Middleware {
 				}
 				return next(ctx, call)
 			}
+			if t != nil && t.directID != "" && call.ID == t.directID {
+				// The person asked for exactly this call: that is the
+				// approval (deny rules and the guard's refusals came first).
+				if err := e.answered(ctx, s.id, call.ID, AllowOnce, "", "", "cli"); err != nil {
+					return tools.Result{}, err
+				}
+				return next(tools.WithApproval(ctx), call)
+			}
 			if rule, ok := t.grantAllows(call); ok && v.hold == "" && hd.decision != hooks.Ask {
 				// A skill or command the turn loaded pre-approved it.
 				if err := e.answered(ctx, s.id, call.ID, AllowOnce, "", rule, "skill"); err != nil {
@@ -278,6 +293,7 @@ func (e *Engine) ask(ctx context.Context, s *sessionState, call *tools.Call, as 
 	req := ApprovalRequest{
 		SessionID: s.id, CallID: call.ID, Tool: call.Name, Arguments: argsJSON(call.Params),
 		Warnings: as.Warnings, Suggestion: suggestion, Hold: hold,
+		OnceOnly: onceOnlyReason(call.Name, call.Params, wsDir, rules, hold),
 	}
 	wait := func(ctx context.Context) (ApprovalAnswer, error) { return askUntilDone(ctx, e.opts.Approver, req) }
 	if e.opts.Approver == nil {
@@ -285,7 +301,7 @@ func (e *Engine) ask(ctx context.Context, s *sessionState, call *tools.Call, as 
 	}
 	if err := e.recordFor(ctx, s.id, sessions.NewEvent(sessions.EventApprovalAsked, sessions.ApprovalAsked{
 		CallID: req.CallID, Name: req.Tool, Arguments: req.Arguments, Warnings: req.Warnings, Suggestion: req.Suggestion,
-		Held: hold != "",
+		Held: hold != "", OnceOnly: req.OnceOnly,
 	})); err != nil {
 		// The UI never saw the question: nobody may wait for its answer.
 		s.mu.Lock()
@@ -299,6 +315,12 @@ func (e *Engine) ask(ctx context.Context, s *sessionState, call *tools.Call, as 
 		return ApprovalAnswer{}, err
 	}
 	rule := ""
+	if ans.Decision == AllowAlways && req.OnceOnly != "" {
+		// Nothing can be saved: say so in the audit trail instead of
+		// recording an "always" that will ask again next time.
+		ans.Decision = AllowOnce
+		ans.Reason = strings.TrimSpace("allowed once (\"always\" is not possible: " + req.OnceOnly + ") " + ans.Reason)
+	}
 	if ans.Decision == AllowAlways && e.opts.Settings != nil && len(rules) > 0 {
 		var saved []config.Rule
 		for _, r := range rules {

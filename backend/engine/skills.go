@@ -10,6 +10,7 @@ import (
 	"sync"
 
 	"tinyelf/backend/capabilities"
+	"tinyelf/backend/llm"
 	"tinyelf/backend/sessions"
 	"tinyelf/backend/skills"
 	"tinyelf/backend/tools"
@@ -244,6 +245,11 @@ type TurnOptions struct {
 	// Skill is the skill the command ran: its load is logged as a
 	// capability.loaded event and marked in the index.
 	Skill *skills.Skill
+	// Direct, when set, is a tool call the person makes themselves
+	// (`tinyelf tool` for a tool only a session has): the turn makes it in
+	// place of a model call, as the assistant's call, and ends with its
+	// result. See Engine.RunToolCall.
+	Direct *llm.ToolCall
 }
 
 // turnGrants are the allowed-tools granted within one turn: by loaded or

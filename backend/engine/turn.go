@@ -36,6 +36,8 @@ type TurnResult struct {
 	Iterations int       `json:"iterations"`
 	Usage      llm.Usage `json:"usage"`
 	Err        string    `json:"error,omitempty"`
+	// Tool is the result of a direct call's turn (TurnOptions.Direct).
+	Tool *tools.CallResult `json:"tool,omitempty"`
 }
 
 // turn is the state of one running turn.
@@ -59,6 +61,8 @@ type turn struct {
 	// Capability discovery: this call's visible set, and the policy
 	// inputs the turn gathers (the task, the project, the latest results).
 	vs          *capabilities.VisibleSet
+	directID    string     // the call a person made themselves this turn (TurnOptions.Direct)
+	loadMu      sync.Mutex // serializes loading deferred tools called by name
 	task        string
 	project     []capabilities.ProjectType
 	observation string
@@ -143,7 +147,7 @@ func (e *Engine) runInput(ctx context.Context, s *sessionState, in Input, opts T
 	if hasUser && !started {
 		userMsg = []sessions.Event{sessions.NewEvent(sessions.EventUserMessage, sessions.UserMessage{Text: text, Attachments: in.Attachments})}
 	}
-	t, err := e.prepare(ctx, s, started)
+	t, err := e.prepare(ctx, s, started, opts.Direct != nil)
 	t.task = text
 	t.resume = in.Resume
 	if err == nil {
@@ -231,6 +235,9 @@ func (t *turn) loop(ctx context.Context, opts TurnOptions) TurnResult {
 		if err := t.discover(ctx); err != nil {
 			return t.fail(ctx, "internal", lastText, iter, err)
 		}
+		if opts.Direct != nil {
+			return t.direct(ctx, *opts.Direct)
+		}
 		msgs, err := e.opts.Log.ModelMessages(ctx, s.id)
 		if err != nil {
 			return t.fail(ctx, "internal", lastText, iter, err)
@@ -311,8 +318,10 @@ func (t *turn) loop(ctx context.Context, opts TurnOptions) TurnResult {
 
 // prepare loads the session, its settings, provider and tool registry.
 // created says the session was just created with the turn's start (a
-// subagent's): its log holds nothing to restore.
-func (e *Engine) prepare(ctx context.Context, s *sessionState, created bool) (*turn, error) {
+// subagent's): its log holds nothing to restore. noModel says the turn
+// makes no model call (a direct call): a provider that is missing or
+// cannot be set up is left out instead of failing the turn.
+func (e *Engine) prepare(ctx context.Context, s *sessionState, created, noModel bool) (*turn, error) {
 	t := &turn{e: e, s: s, settings: e.settings()}
 	info, err := e.opts.Log.Info(ctx, s.id)
 	if err != nil {
@@ -333,22 +342,8 @@ func (e *Engine) prepare(ctx context.Context, s *sessionState, created bool) (*t
 		agent, _ = t.settings.Agent(config.DefaultAgent)
 	}
 	t.agent = agent
-	pc, ok := t.settings.Provider(info.Provider)
-	if !ok {
-		return t, errors.New("no model provider is set up: add one in Settings → Providers (or set OPENAI_API_KEY / ANTHROPIC_API_KEY)")
-	}
-	if info.Model != "" {
-		pc.Model = info.Model
-	}
-	if pc.Model == "" {
-		return t, fmt.Errorf("provider %s has no model selected: pick one in Settings → Providers", pc.Name)
-	}
-	if pc.StallTimeoutSeconds <= 0 {
-		pc.StallTimeoutSeconds = int(t.settings.StallTimeout() / time.Second)
-	}
-	t.provCfg = pc
-	if t.provider, err = e.opts.Providers(pc); err != nil {
-		return t, fmt.Errorf("set up provider %s: %w", pc.Name, err)
+	if err := t.setProvider(); err != nil && !noModel {
+		return t, err
 	}
 	sess, err := t.registry()
 	if err != nil {
@@ -431,6 +426,29 @@ func (t *turn) registry() (*Session, error) {
 	}
 	s.reg, s.regKey = built, key
 	return built, nil
+}
+
+// setProvider sets up the session's model provider.
+func (t *turn) setProvider() error {
+	pc, ok := t.settings.Provider(t.info.Provider)
+	if !ok {
+		return errors.New("no model provider is set up: add one in Settings → Providers (or set OPENAI_API_KEY / ANTHROPIC_API_KEY)")
+	}
+	if t.info.Model != "" {
+		pc.Model = t.info.Model
+	}
+	if pc.Model == "" {
+		return fmt.Errorf("provider %s has no model selected: pick one in Settings → Providers", pc.Name)
+	}
+	if pc.StallTimeoutSeconds <= 0 {
+		pc.StallTimeoutSeconds = int(t.settings.StallTimeout() / time.Second)
+	}
+	p, err := t.e.opts.Providers(pc)
+	if err != nil {
+		return fmt.Errorf("set up provider %s: %w", pc.Name, err)
+	}
+	t.provCfg, t.provider = pc, p
+	return nil
 }
 
 // sameTools reports whether two lists hold the same tool values. A tool of a

@@ -77,14 +77,14 @@ func TestHTTPTransports(t *testing.T) {
 			if st.Status != StatusConnected || st.ProtocolVersion != tc.protocol {
 				t.Fatalf("state = %+v, want connected on %s", st, tc.protocol)
 			}
-			if res, _ := call(t, svc, "mcp__remote__echo", map[string]any{"message": "over http"}); res.Content != "Echo: over http" {
+			if res, _ := call(t, svc, "mcp__remote__echo", map[string]any{"message": "over http"}); unmarked(t, res.Content) != "Echo: over http" {
 				t.Fatalf("echo = %+v", res)
 			}
 			s.AddTool(mcp.NewTool("late"), func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 				return mcp.NewToolResultText("late!"), nil
 			})
 			waitChange(t, rec, func(c Change) bool { return slices.Contains(c.Added, "mcp__remote__late") })
-			if res, _ := call(t, svc, "mcp__remote__late", map[string]any{}); res.Content != "late!" {
+			if res, _ := call(t, svc, "mcp__remote__late", map[string]any{}); unmarked(t, res.Content) != "late!" {
 				t.Errorf("late = %+v", res)
 			}
 		})

@@ -178,6 +178,10 @@ type ApprovalAsked struct {
 	// Held reports that the tool itself asked (the shell guard could not
 	// check the command): asked in every mode, never covered by a rule.
 	Held bool `json:"held,omitempty"`
+	// OnceOnly, when set, says why the call can only be allowed once: no
+	// rule can allow it (it writes to a file, sets a variable, the tool
+	// holds it…), so "allow always" is not offered and would count as once.
+	OnceOnly string `json:"onceOnly,omitempty"`
 	// Kind is "" for a call's permission, "skill_trust" for whether a
 	// project skill may guide the agent; Question is then the card's text
 	// and Skill the skill's name.

@@ -188,6 +188,8 @@ export interface ApprovalView {
   suggestion?: string;
   /** The shell guard could not check the command: asked in every mode, never covered by a rule. */
   held?: boolean;
+  /** Why the call can only be allowed once (no rule can allow it); "allow always" is then not offered. */
+  onceOnly?: string;
   /** kind is '' for a call's permission, 'skill_trust' for a project skill's trust, 'hooks_trust' for a folder's project hooks, 'elicitation' or 'sampling' for an MCP server's request. */
   kind?: string;
   /** question is what a skill_trust card asks (an elicitation's message); skill names the skill. */
@@ -844,10 +846,17 @@ export interface UserToolAction {
   expectedSeconds: number;
 }
 
-/** UserToolCredential says where a declared credential is found ('' when nowhere); never its value. */
+/**
+ * UserToolCredential says where a credential a tool declares, or its code asks for by name
+ * (get_credential), is found ('' when nowhere); never its value. env is its variable ('' for a
+ * Settings credential only); credential and key name the Settings credential it is looked up as.
+ */
 export interface UserToolCredential {
   env: string;
-  from: '' | 'settings' | 'vault' | 'shared_file' | 'environment';
+  credential?: string;
+  key?: string;
+  code?: boolean;
+  from: '' | 'agent' | 'settings' | 'vault' | 'shared_file' | 'environment';
   problems?: string[];
 }
 
