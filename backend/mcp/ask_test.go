@@ -95,7 +95,7 @@ func TestElicitationSamplingRoots(t *testing.T) {
 
 			a := &fakeAsker{answer: tools.Answer{Action: tools.ActionAccept, Content: map[string]any{"name": "Grace", "age": "41"}}, wait: 50 * time.Millisecond}
 			res := callAs(t, svc, tool("ask_name"), a)
-			if res.IsError || res.Content != "name=Grace age=41 color=green subscribe=false" {
+			if res.IsError || payload(res.Content) != "name=Grace age=41 color=green subscribe=false" {
 				t.Errorf("accepted form = %+v; want the typed values and the defaults of the rest", res)
 			}
 			if len(a.questions) != 1 || a.questions[0].Server != srv || a.questions[0].Message != "Who are you?" || !json.Valid(a.questions[0].Schema) {
@@ -103,7 +103,7 @@ func TestElicitationSamplingRoots(t *testing.T) {
 			}
 			for action, want := range map[string]string{tools.ActionDecline: "decline", tools.ActionCancel: "cancel"} {
 				res := callAs(t, svc, tool("ask_name"), &fakeAsker{answer: tools.Answer{Action: action}})
-				if res.Content != "the user chose to "+want {
+				if payload(res.Content) != "the user chose to "+want {
 					t.Errorf("%s = %+v", action, res)
 				}
 			}
@@ -113,13 +113,13 @@ func TestElicitationSamplingRoots(t *testing.T) {
 			}
 
 			u := &fakeAsker{answer: tools.Answer{Action: tools.ActionAccept}}
-			if res := callAs(t, svc, tool("open_page"), u); res.Content != "page: accept" || len(u.questions) != 1 || u.questions[0].URL != "https://example.com/connect" {
+			if res := callAs(t, svc, tool("open_page"), u); payload(res.Content) != "page: accept" || len(u.questions) != 1 || u.questions[0].URL != "https://example.com/connect" {
 				t.Errorf("URL elicitation = %+v, questions %+v", res, u.questions)
 			}
 
 			s := &fakeAsker{sample: tools.SampleResult{Text: "A cat sat.", Model: "test-model"}}
 			res = callAs(t, svc, tool("summarize"), s)
-			if res.Content != "summary by test-model: A cat sat." {
+			if payload(res.Content) != "summary by test-model: A cat sat." {
 				t.Errorf("sampling = %+v", res)
 			}
 			if len(s.samples) != 1 || s.samples[0].MaxTokens != 64 || s.samples[0].SystemPrompt != "You summarize." ||
@@ -132,7 +132,7 @@ func TestElicitationSamplingRoots(t *testing.T) {
 			}
 
 			ws := t.TempDir()
-			if res := callAs(t, svc, tool("roots"), &fakeAsker{workspace: ws}); res.Content != "roots: "+fileURI(ws) {
+			if res := callAs(t, svc, tool("roots"), &fakeAsker{workspace: ws}); payload(res.Content) != "roots: "+fileURI(ws) {
 				t.Errorf("roots = %+v, want %s", res, fileURI(ws))
 			}
 		})
@@ -264,4 +264,14 @@ func TestEverythingAsks(t *testing.T) {
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
+}
+
+// payload is the server's own text inside the untrusted block a result
+// reaches the model in (the text itself when it is not in one).
+func payload(content string) string {
+	i := strings.Index(content, "\n\n")
+	if !strings.HasPrefix(content, "<"+untrustedTag+" ") || i < 0 {
+		return content
+	}
+	return strings.TrimSuffix(content[i+2:], "\n</"+untrustedTag+">")
 }

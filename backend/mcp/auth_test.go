@@ -114,7 +114,7 @@ func TestSignIn(t *testing.T) {
 	if st.Auth == nil || !st.Auth.SignedIn || st.Auth.Required || st.Auth.Account != "ada@example.com" || st.Auth.ExpiresAt.IsZero() {
 		t.Errorf("after signing in: %+v", st.Auth)
 	}
-	if res, _ := call(t, svc, "mcp__files__read", map[string]any{}); res.IsError || res.Content != "read ok" {
+	if res, _ := call(t, svc, "mcp__files__read", map[string]any{}); res.IsError || payload(res.Content) != "read ok" {
 		t.Errorf("read = %+v", res)
 	}
 	// The state the UI receives holds no token.
@@ -135,7 +135,7 @@ func TestSignIn(t *testing.T) {
 	waitState(t, svc, "files", 20*time.Second, func(s ServerState) bool {
 		return s.Status == StatusConnected && s.Since.After(signedIn) && s.Auth != nil && !s.Auth.Required
 	})
-	if res, _ := call(t, svc, "mcp__files__write", map[string]any{}); res.IsError || res.Content != "write ok" {
+	if res, _ := call(t, svc, "mcp__files__write", map[string]any{}); res.IsError || payload(res.Content) != "write ok" {
 		t.Errorf("write after the step-up = %+v", res)
 	}
 	var scopes []string
