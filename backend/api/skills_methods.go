@@ -4,9 +4,7 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
-	"runtime"
 	"strings"
 	"unicode/utf8"
 
@@ -14,6 +12,7 @@ import (
 	"tinyelf/backend/config"
 	"tinyelf/backend/engine"
 	"tinyelf/backend/skills"
+	"tinyelf/backend/tools"
 )
 
 // The methods of Settings → Skills and `tinyelf skills`.
@@ -27,6 +26,8 @@ type Skills struct {
 	// sessionWorkspace finds a session's workspace (nil: no sessions here).
 	sessionWorkspace func(ctx context.Context, id string) (string, error)
 	owned            bool // the skills service is ours to close
+	// children starts git clones and the file manager.
+	children *tools.Children
 }
 
 // SkillsOptions configure OpenSkills.
@@ -59,12 +60,14 @@ func OpenSkills(o SkillsOptions) (*Skills, error) {
 	if err != nil {
 		return nil, err
 	}
+	children := newChildren(o.DataDir, settings, o.Getenv)
 	svc := newSkillService(skillServiceOptions{
 		dataDir: o.DataDir, home: userHome(Options{Home: o.Home}), builtin: o.SkillTrees,
-		indexes: func() []string { return settings.Get().Skills.HubIndexes },
-		environ: func() []string { return engine.ChildEnviron(settings.Get().WithEnvironment(o.Getenv)) },
+		indexes:  func() []string { return settings.Get().Skills.HubIndexes },
+		environ:  func() []string { return engine.ChildEnviron(settings.Get().WithEnvironment(o.Getenv)) },
+		children: children,
 	}, capabilities.NewCatalog(), func(string) {})
-	return &Skills{settings: settings, svc: svc, owned: true}, nil
+	return &Skills{settings: settings, svc: svc, owned: true, children: children}, nil
 }
 
 // Warnings returns the problems met while reading the settings and the
@@ -84,6 +87,7 @@ func (k *Skills) Warnings() []string {
 func (k *Skills) Close() error {
 	if k.owned {
 		k.svc.close()
+		k.children.KillAll()
 	}
 	return nil
 }
@@ -448,19 +452,8 @@ func (k *Skills) OpenSkillFolder(ctx context.Context, a SkillArgs) (struct{}, er
 	if e.Dir == "" {
 		return struct{}{}, invalidf("skill %s is built into TinyElf: it has no folder on disk (view its SKILL.md instead)", e.Name)
 	}
-	var cmd *exec.Cmd
-	switch runtime.GOOS {
-	case "darwin":
-		cmd = exec.Command("open", e.Dir)
-	case "windows":
-		cmd = exec.Command("explorer", e.Dir)
-	default:
-		cmd = exec.Command("xdg-open", e.Dir)
-	}
-	cmd.Env = k.svc.environ()
-	if err := cmd.Start(); err != nil {
+	if err := openFolder(k.children, e.Dir); err != nil {
 		return struct{}{}, invalidf("cannot open %s here (%v); its folder is %s", e.Name, err, e.Dir)
 	}
-	go func() { _ = cmd.Wait() }() // the opener hands over to the file manager and exits
 	return struct{}{}, nil
 }

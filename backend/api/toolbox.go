@@ -110,7 +110,7 @@ func OpenToolbox(ctx context.Context, o ToolboxOptions) (*Toolbox, error) {
 		return nil, err
 	}
 	t := &Toolbox{opts: o, settings: settings, servers: map[string]string{}, userInfo: map[string]userToolInfo{},
-		children: tools.NewChildren(filepath.Join(o.DataDir, tools.ChildrenFolder))}
+		children: newChildren(o.DataDir, settings, o.Getenv)}
 	// The skills tools, as a session has them; nobody is asked about a
 	// project skill here (a direct call is not a conversation), so an
 	// untrusted one says how to trust it.
@@ -121,7 +121,7 @@ func OpenToolbox(ctx context.Context, o ToolboxOptions) (*Toolbox, error) {
 	trust, _ := skills.OpenTrustStore(filepath.Join(o.DataDir, skills.TrustFile))
 	skOpts := skills.Options{DataDir: o.DataDir, Home: userHome(Options{Home: o.Home}), Workspace: ws, Builtin: o.SkillTrees}
 	lib := skills.NewLibrary(skOpts, trust)
-	hub := skills.NewHub(skOpts.UserSkillsDir(), func() []string { return settings.Get().Skills.HubIndexes }, skills.WithEnviron(t.childEnviron))
+	hub := skills.NewHub(skOpts.UserSkillsDir(), func() []string { return settings.Get().Skills.HubIndexes }, skills.WithEnviron(t.childEnviron), skills.WithChildren(t.children))
 	sess, err := engine.BuildRegistry(engine.BuildOptions{
 		Workspace: o.Workspace, Mode: o.Mode, Unrestricted: o.Unrestricted,
 		ExecTimeout: settings.Get().ExecTimeout(),

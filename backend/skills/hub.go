@@ -13,6 +13,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"tinyelf/backend/tools"
 )
 
 // HubEntry is one skill offered by a SkillHub index.
@@ -51,11 +53,12 @@ const (
 // Hub searches SkillHub indexes and installs skills from them into the
 // user skills folder. It is safe for concurrent use.
 type Hub struct {
-	dir     string
-	indexes func() []string
-	client  *http.Client
-	git     string
-	environ func() []string
+	dir      string
+	indexes  func() []string
+	client   *http.Client
+	git      string
+	environ  func() []string
+	children *tools.Children
 
 	mu    sync.Mutex
 	cache map[string]cachedIndex
@@ -84,6 +87,11 @@ func WithGit(path string) HubOption { return func(h *Hub) { h.git = path } }
 // passes its clean child environment, without TinyElf's secrets); nil, the
 // default, gives git only PATH, HOME and the locale.
 func WithEnviron(env func() []string) HubOption { return func(h *Hub) { h.environ = env } }
+
+// WithChildren sets the owner of the git processes (TinyElf's, which keeps
+// them from outliving it and removes the settings' secrets from their
+// environment); nil, the default, still runs each in its own group.
+func WithChildren(c *tools.Children) HubOption { return func(h *Hub) { h.children = c } }
 
 // NewHub returns a hub that installs into dir (Options.UserSkillsDir())
 // from the index URLs indexes returns (read at each search, so a settings

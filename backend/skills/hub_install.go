@@ -287,9 +287,9 @@ func (h *Hub) clone(ctx context.Context, raw, tree string) error {
 	}
 	ctx, cancel := context.WithTimeout(ctx, 5*time.Minute)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, git, "-c", "core.symlinks=true",
+	cmd := h.children.CommandContext(ctx, git, "-c", "core.symlinks=true",
 		"clone", "--depth", "1", "--single-branch", "--no-tags", "--quiet", "--", raw, tree)
-	cmd.Env = gitCloneEnv(h.gitEnviron())
+	cmd.Environ, cmd.Secrets, cmd.Named = h.gitEnviron(), tools.Secrets{Names: gitSteering}, gitSettings
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	if err := cmd.Run(); err != nil {
@@ -305,22 +305,22 @@ func (h *Hub) clone(ctx context.Context, raw, tree string) error {
 	return checkTree(tree)
 }
 
-// gitEnviron is the environment git clone starts from: the one WithEnviron
-// set (the engine's clean child environment), or, by default, only PATH,
-// HOME, the locale and the temporary folder, passed through tools.CleanEnv
-// (never the whole environment: it may hold API keys a hostile
-// repository's helpers could read).
+// gitEnviron is the environment git clone starts from, before the child
+// constructor removes TinyElf's secrets from it: the one WithEnviron set
+// (the engine's clean child environment), or, by default, only PATH, HOME,
+// the locale and the temporary folder (never the whole environment: it may
+// hold API keys a hostile repository's helpers could read).
 func (h *Hub) gitEnviron() []string {
 	if h.environ != nil {
 		return h.environ()
 	}
-	var base []string
+	base := []string{}
 	for _, k := range []string{"PATH", "HOME", "LANG", "LC_ALL", "TMPDIR", "SYSTEMROOT", "USERPROFILE"} {
 		if v, ok := os.LookupEnv(k); ok {
 			base = append(base, k+"="+v)
 		}
 	}
-	return tools.CleanEnv(base, tools.Secrets{})
+	return base
 }
 
 // gitSteering are the variables that would make a clone read another
@@ -328,14 +328,12 @@ func (h *Hub) gitEnviron() []string {
 // the one named: they are dropped from whatever environment git gets.
 var gitSteering = []string{"GIT_*", "SSH_AUTH_SOCK", "XDG_CONFIG_HOME"}
 
-// gitCloneEnv is base (a clean child environment) without the variables
-// that steer git, with prompts and LFS downloads turned off and the user's
-// global and system git configuration left out (a url.insteadOf or a
-// credential helper there must not apply to a skill's clone).
-func gitCloneEnv(base []string) []string {
-	return tools.CleanEnv(base, tools.Secrets{Names: gitSteering},
-		"GIT_TERMINAL_PROMPT=0", "GIT_ASKPASS=", "SSH_ASKPASS=", "GIT_LFS_SKIP_SMUDGE=1",
-		"GIT_CONFIG_NOSYSTEM=1", "GIT_CONFIG_GLOBAL="+os.DevNull)
+// gitSettings turn prompts and LFS downloads off and leave the user's
+// global and system git configuration out (a url.insteadOf or a credential
+// helper there must not apply to a skill's clone).
+var gitSettings = []string{
+	"GIT_TERMINAL_PROMPT=0", "GIT_ASKPASS=", "SSH_ASKPASS=", "GIT_LFS_SKIP_SMUDGE=1",
+	"GIT_CONFIG_NOSYSTEM=1", "GIT_CONFIG_GLOBAL=" + os.DevNull,
 }
 
 // findSkillRoot finds the skill's folder in an unpacked tree: the tree
