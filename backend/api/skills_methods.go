@@ -395,6 +395,11 @@ type ValidateReport struct {
 	Problems []skills.Problem `json:"problems"`
 	// Valid is false when any problem is not a warning.
 	Valid bool `json:"valid"`
+	// Loads says whether TinyElf loads (and SkillHub would install) the
+	// skill anyway: the loader forgives what the Agent Skills client guide
+	// allows. LoadProblem is why not, when it does not.
+	Loads       bool            `json:"loads"`
+	LoadProblem *skills.Problem `json:"loadProblem,omitempty"`
 }
 
 // ValidateSkill checks a skill folder strictly, as the reference
@@ -407,7 +412,13 @@ func (k *Skills) ValidateSkill(_ context.Context, a ValidateSkillArgs) (Validate
 	if ps == nil {
 		ps = []skills.Problem{}
 	}
-	return ValidateReport{Dir: a.Dir, Problems: ps, Valid: !skills.HasErrors(ps)}, nil
+	rep := ValidateReport{Dir: a.Dir, Problems: ps, Valid: !skills.HasErrors(ps)}
+	sk, inv := skills.LoadFolder(a.Dir, "")
+	rep.Loads = sk != nil
+	if inv != nil {
+		rep.LoadProblem = &inv.Problem
+	}
+	return rep, nil
 }
 
 // SkillSettings are the skills' settings: the SkillHub indexes.

@@ -15,6 +15,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -92,7 +93,7 @@ func (h *Hub) InstallEntry(ctx context.Context, e HubEntry) (Installed, error) {
 	if err != nil {
 		return Installed{}, fmt.Errorf("install %s: %w", e.ID, err)
 	}
-	name, warnings, err := checkInstallable(skillDir)
+	name, warnings, err := checkInstallable(skillDir, entryFolderName(e))
 	if err != nil {
 		return Installed{}, fmt.Errorf("install %s: %w", e.ID, err)
 	}
@@ -340,7 +341,7 @@ var gitSettings = []string{
 // itself when SKILL.md is at its top, or its only folder (archives usually
 // wrap their content in one, such as repo-main/).
 func findSkillRoot(tree string) (string, error) {
-	if fileExists(filepath.Join(tree, "SKILL.md")) {
+	if hasSkillFile(tree) {
 		return tree, nil
 	}
 	entries, err := os.ReadDir(tree)
@@ -353,41 +354,59 @@ func findSkillRoot(tree string) (string, error) {
 			dirs = append(dirs, e.Name())
 		}
 	}
-	if len(dirs) == 1 && fileExists(filepath.Join(tree, dirs[0], "SKILL.md")) {
+	if len(dirs) == 1 && hasSkillFile(filepath.Join(tree, dirs[0])) {
 		return filepath.Join(tree, dirs[0]), nil
 	}
 	return "", errors.New("there is no SKILL.md at the top of the download or in its single top folder")
 }
 
-// installForgiven are the validation rules an install tolerates: the
-// folder is renamed after the skill, fields other clients add are kept.
-var installForgiven = map[string]bool{"name-dir-mismatch": true, "unknown-field": true}
+// hasSkillFile reports whether dir holds a skill file under one of the
+// names the loader reads (SKILL.md, or skill.md).
+func hasSkillFile(dir string) bool {
+	return fileExists(filepath.Join(dir, "SKILL.md")) || fileExists(filepath.Join(dir, "skill.md"))
+}
 
-// checkInstallable validates the unpacked skill and returns its name. The
-// name must follow the spec strictly: it becomes a folder name.
-func checkInstallable(dir string) (string, []string, error) {
-	data, err := os.ReadFile(filepath.Join(dir, "SKILL.md"))
+// entryFolderName is the folder name a skill without a name: field gets
+// when installed from e: the entry's name, or the last part of its ID.
+func entryFolderName(e HubEntry) string {
+	for _, n := range []string{e.Name, e.ID[strings.LastIndexAny(e.ID, "/:")+1:]} {
+		if n = strings.TrimSpace(n); n != "" && folderNameProblem(n) == "" {
+			return n
+		}
+	}
+	return "skill"
+}
+
+// checkInstallable decides whether the unpacked skill in dir may be
+// installed, and under which name, by the loader's own rules (LoadFolder):
+// install accepts exactly what TinyElf loads, no more, no less. What the
+// loader forgives comes back as warnings, with what the strict validator
+// (`tinyelf skills validate`) would say, so the user can tell the author.
+// folderName is what a skill without a name: is called.
+func checkInstallable(dir, folderName string) (string, []string, error) {
+	sk, inv := LoadFolder(dir, folderName)
+	switch {
+	case inv != nil:
+		p := inv.Problem
+		where := "SKILL.md"
+		if p.Line > 0 {
+			where += fmt.Sprintf(":%d", p.Line)
+		}
+		return "", nil, fmt.Errorf("TinyElf would not load this skill (%s: %s)", where, p.Message)
+	case sk == nil:
+		return "", nil, errors.New("there is no SKILL.md in the skill's folder")
+	}
+	warnings := slices.Clone(sk.Warnings)
+	data, err := os.ReadFile(filepath.Join(dir, filepath.Base(sk.File)))
 	if err != nil {
 		return "", nil, err
 	}
-	sk, prob := parseSkill(data, filepath.Base(dir))
-	if prob != nil {
-		return "", nil, fmt.Errorf("SKILL.md is not valid: %s", prob.Message)
-	}
-	var warnings, errs []string
-	name := sk.Name
-	for _, p := range validateData(data, "SKILL.md", name, dir) {
-		switch {
-		case p.Warning || installForgiven[p.Rule]:
-			warnings = append(warnings, p.String())
-		default:
-			errs = append(errs, p.String())
+	for _, p := range validateData(data, "SKILL.md", sk.Name, dir) {
+		if p.Rule != "name-dir-mismatch" { // the folder is named after the skill
+			warnings = append(warnings, "skills validate: "+p.String())
 		}
 	}
-	if len(errs) > 0 {
-		return "", nil, fmt.Errorf("the skill does not validate:\n%s", strings.Join(errs, "\n"))
-	}
-	return name, warnings, nil
+	return sk.Name, warnings, nil
 }
 
 // ErrNotInstalled is returned (wrapped) by Remove for a skill SkillHub did
@@ -397,7 +416,7 @@ var ErrNotInstalled = errors.New("not installed from SkillHub")
 // Remove deletes a skill SkillHub installed into the user skills folder. A
 // skill the user made by hand, or one elsewhere, is never removed.
 func (h *Hub) Remove(name string) error {
-	if name == "" || len(nameProblems(name)) > 0 {
+	if name == "" || folderNameProblem(name) != "" {
 		return fmt.Errorf("%q is not a skill name", name)
 	}
 	unlock, err := h.lock()
