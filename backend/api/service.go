@@ -187,7 +187,7 @@ func New(ctx context.Context, opts Options) (*Service, error) {
 	s.skills = newSkillService(skillServiceOptions{
 		dataDir: opts.DataDir, home: userHome(opts), builtin: builtinSkillTrees(opts),
 		trustProject: opts.TrustProjectSkills, noPrompt: opts.NoSkillTrustPrompt,
-		indexes: func() []string { return s.settings.Get().Skills.HubIndexes },
+		indexes: func() []string { return s.settings.Get().Skills.Indexes() },
 		environ: s.childEnviron, children: s.children,
 	}, s.catalog, s.publishSkills)
 	s.skillsAPI = &Skills{settings: settings, svc: s.skills, children: s.children, sessionWorkspace: func(ctx context.Context, id string) (string, error) {

@@ -63,7 +63,7 @@ func OpenSkills(o SkillsOptions) (*Skills, error) {
 	children := newChildren(o.DataDir, settings, o.Getenv)
 	svc := newSkillService(skillServiceOptions{
 		dataDir: o.DataDir, home: userHome(Options{Home: o.Home}), builtin: o.SkillTrees,
-		indexes:  func() []string { return settings.Get().Skills.HubIndexes },
+		indexes:  func() []string { return settings.Get().Skills.Indexes() },
 		environ:  func() []string { return engine.ChildEnviron(settings.Get().WithEnvironment(o.Getenv)) },
 		children: children,
 	}, capabilities.NewCatalog(), func(string) {})
@@ -119,8 +119,10 @@ type SkillList struct {
 	Roots []skills.Root `json:"roots"`
 	// UserDir is where SkillHub installs.
 	UserDir string `json:"userDir"`
-	// HubIndexes are the configured SkillHub indexes (none: SkillHub off).
+	// HubIndexes are the SkillHub indexes in effect (none: SkillHub off).
 	HubIndexes []string `json:"hubIndexes"`
+	// DefaultHubIndexes are TinyElf's default ones (see SkillSettings).
+	DefaultHubIndexes []string `json:"defaultHubIndexes"`
 	// Warning explains a trust file that could not be read.
 	Warning string `json:"warning,omitempty"`
 }
@@ -134,10 +136,7 @@ func (k *Skills) ListSkills(ctx context.Context, a SkillsArgs) (SkillList, error
 	}
 	lib := k.svc.fresh(ws)
 	out := SkillList{Workspace: ws, Skills: []SkillInfo{}, Roots: lib.Snapshot().Roots, UserDir: lib.Options().UserSkillsDir(),
-		HubIndexes: k.settings.Get().Skills.HubIndexes, Warning: k.svc.warning}
-	if out.HubIndexes == nil {
-		out.HubIndexes = []string{}
-	}
+		HubIndexes: k.hubIndexes(), DefaultHubIndexes: config.DefaultHubIndexes(), Warning: k.svc.warning}
 	for _, e := range lib.List() {
 		out.Skills = append(out.Skills, k.skillInfo(e))
 	}
@@ -423,24 +422,41 @@ func (k *Skills) ValidateSkill(_ context.Context, a ValidateSkillArgs) (Validate
 
 // SkillSettings are the skills' settings: the SkillHub indexes.
 type SkillSettings struct {
+	// HubIndexes are the indexes in effect (TinyElf's default ones until
+	// the user saves a list; an empty list turns SkillHub off).
 	HubIndexes []string `json:"hubIndexes"`
+	// DefaultHubIndexes are TinyElf's default indexes, so that a surface
+	// can mark them and offer them back once removed (ignored on save).
+	DefaultHubIndexes []string `json:"defaultHubIndexes"`
+	// RestoreDefault, on save, goes back to the default indexes (and to
+	// whatever later versions of TinyElf ship as default) instead of
+	// saving HubIndexes.
+	RestoreDefault bool `json:"restoreDefault,omitempty"`
 }
 
 // GetSkillSettings returns the skills' settings.
 func (k *Skills) GetSkillSettings(context.Context, struct{}) (SkillSettings, error) {
-	idx := k.settings.Get().Skills.HubIndexes
-	if idx == nil {
-		idx = []string{}
+	return SkillSettings{HubIndexes: k.hubIndexes(), DefaultHubIndexes: config.DefaultHubIndexes()}, nil
+}
+
+// hubIndexes returns the indexes in effect, never nil.
+func (k *Skills) hubIndexes() []string {
+	if idx := k.settings.Get().Skills.Indexes(); idx != nil {
+		return idx
 	}
-	return SkillSettings{HubIndexes: idx}, nil
+	return []string{}
 }
 
 // SaveSkillSettings replaces the SkillHub indexes (https, or http on this
-// machine only; none turns SkillHub off).
+// machine only; none turns SkillHub off, the default one included), or
+// restores the default ones.
 func (k *Skills) SaveSkillSettings(ctx context.Context, a SkillSettings) (SkillSettings, error) {
-	idx, err := config.NormalizeHubIndexes(a.HubIndexes)
-	if err != nil {
-		return SkillSettings{}, invalidf("%v", err)
+	var idx []string // nil: the default indexes
+	if !a.RestoreDefault {
+		var err error
+		if idx, err = config.NormalizeHubIndexes(a.HubIndexes); err != nil {
+			return SkillSettings{}, invalidf("%v", err)
+		}
 	}
 	if err := k.settings.Update(func(st *config.Settings) error { st.Skills.HubIndexes = idx; return nil }); err != nil {
 		return SkillSettings{}, err

@@ -121,7 +121,7 @@ func OpenToolbox(ctx context.Context, o ToolboxOptions) (*Toolbox, error) {
 	trust, _ := skills.OpenTrustStore(filepath.Join(o.DataDir, skills.TrustFile))
 	skOpts := skills.Options{DataDir: o.DataDir, Home: userHome(Options{Home: o.Home}), Workspace: ws, Builtin: o.SkillTrees}
 	lib := skills.NewLibrary(skOpts, trust)
-	hub := skills.NewHub(skOpts.UserSkillsDir(), func() []string { return settings.Get().Skills.HubIndexes }, skills.WithEnviron(t.childEnviron), skills.WithChildren(t.children))
+	hub := skills.NewHub(skOpts.UserSkillsDir(), func() []string { return settings.Get().Skills.Indexes() }, skills.WithEnviron(t.childEnviron), skills.WithChildren(t.children))
 	sess, err := engine.BuildRegistry(engine.BuildOptions{
 		Workspace: o.Workspace, Mode: o.Mode, Unrestricted: o.Unrestricted,
 		ExecTimeout: settings.Get().ExecTimeout(),

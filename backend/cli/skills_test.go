@@ -68,6 +68,9 @@ func TestSkillsCommand(t *testing.T) {
 	if code, out, _ := runCLI(t, "skills", "show", "test-fix"); code != exitOK || !strings.Contains(out, "name: test-fix") {
 		t.Errorf("show: %d %s", code, out)
 	}
+	// The default index is on in fresh settings; the user removed it
+	// here (a test never reaches the internet).
+	writeSkillFile(t, filepath.Join(os.Getenv("TINYELF_HOME"), "settings.json"), `{"version": 2, "skills": {"hubIndexes": []}}`)
 	if code, _, errOut := runCLI(t, "skills", "search", "lint"); code != exitError || !strings.Contains(errOut, "Settings → Skills") {
 		t.Errorf("search without an index: %d %s", code, errOut)
 	}

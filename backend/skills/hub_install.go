@@ -200,6 +200,16 @@ func (h *Hub) fetchInto(ctx context.Context, e HubEntry, staging, tree string) e
 	if err != nil {
 		return err
 	}
+	if e.Type == TypeSkillMD { // a skill that is its SKILL.md alone
+		if err := os.Mkdir(tree, 0o755); err != nil {
+			return err
+		}
+		skill := filepath.Join(tree, "SKILL.md")
+		if err := os.Rename(archive, skill); err != nil {
+			return err
+		}
+		return os.Chmod(skill, 0o644)
+	}
 	switch kind {
 	case kindZip:
 		return extractZip(archive, tree)
