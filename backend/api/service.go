@@ -12,6 +12,7 @@ import (
 	"tinyelf/backend/capabilities"
 	"tinyelf/backend/config"
 	"tinyelf/backend/engine"
+	"tinyelf/backend/hooks"
 	"tinyelf/backend/mcp"
 	"tinyelf/backend/notify"
 	"tinyelf/backend/sessions"
@@ -62,6 +63,13 @@ type Options struct {
 	// may guide the agent (`tinyelf run` without --yes): project skills not
 	// trusted yet are listed but not loadable, with how to trust them.
 	NoSkillTrustPrompt bool
+	// TrustProjectHooks runs a workspace's project hooks without asking
+	// and without saving an answer (`tinyelf run --yes`).
+	TrustProjectHooks bool
+	// NoHookTrustPrompt says nobody can be asked whether a workspace's
+	// project hooks may run (`tinyelf run` without --yes): untrusted ones
+	// do not run, and the session's log says how to trust them.
+	NoHookTrustPrompt bool
 	// SkillTrees are builtin skills other packages bring (tool-creator),
 	// after TinyElf's own.
 	SkillTrees []skills.BuiltinFS
@@ -109,6 +117,8 @@ type Service struct {
 	// skillsAPI offers them to the UI.
 	skills    *skillService
 	skillsAPI *Skills
+	// hooksAPI offers the user's hooks to Settings → Hooks.
+	hooksAPI *Hooks
 
 	// noticeDismissed is set once the user dismissed the settings notice.
 	noticeDismissed atomic.Bool
@@ -193,6 +203,16 @@ func New(ctx context.Context, opts Options) (*Service, error) {
 	s.skillsAPI = &Skills{settings: settings, svc: s.skills, children: s.children, sessionWorkspace: func(ctx context.Context, id string) (string, error) {
 		return s.commandWorkspace(ctx, id, "")
 	}}
+	hookTrust, err := hooks.OpenTrustStore(filepath.Join(opts.DataDir, hooks.TrustFile))
+	if err != nil {
+		s.skills.close()
+		_ = s.userTools.Close()
+		_ = s.userMCP.Close()
+		store.Close()
+		return nil, err
+	}
+	s.hooksAPI = &Hooks{settings: settings, trust: hookTrust, runner: &hooks.Runner{Children: s.children, Environ: s.childEnviron},
+		sessionWorkspace: func(ctx context.Context, id string) (string, error) { return s.commandWorkspace(ctx, id, "") }}
 	s.engine = engine.New(engine.Options{
 		Settings:    settings,
 		Log:         engine.StoreLog{Store: store},
@@ -216,6 +236,8 @@ func New(ctx context.Context, opts Options) (*Service, error) {
 		Catalog:           s.catalog,
 		Children:          s.children,
 		Titles:            opts.Titles,
+		Hooks: &engine.HookOptions{Trust: hookTrust, TrustProject: opts.TrustProjectHooks, NoTrustPrompt: opts.NoHookTrustPrompt,
+			TranscriptDir: filepath.Join(opts.DataDir, TranscriptsFolder)},
 	})
 	s.skills.start()
 	return s, nil

@@ -52,6 +52,8 @@ const (
 	EndMaxIterations = engine.EndMaxIterations
 	EndCancelled     = engine.EndCancelled
 	EndError         = engine.EndError
+	// EndBlocked: a hook refused the message or stopped the agent.
+	EndBlocked = engine.EndBlocked
 )
 
 // Mode is a permission mode.

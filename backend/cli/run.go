@@ -116,8 +116,11 @@ func runRun(ctx context.Context, args []string, stdout, stderr io.Writer, o Opti
 		// before (tinyelf skills trust) load.
 		TrustProjectSkills: f.yes,
 		NoSkillTrustPrompt: !f.yes,
-		Getenv:             f.getenv(os.Getenv),
-		Version:            o.Version,
+		// The same for the workspace's project hooks.
+		TrustProjectHooks: f.yes,
+		NoHookTrustPrompt: !f.yes,
+		Getenv:            f.getenv(os.Getenv),
+		Version:           o.Version,
 	})
 	if err != nil {
 		return fail(stderr, "run", err)

@@ -80,6 +80,13 @@ type Settings struct {
 	// Skills configures skills and SkillHub (Settings → Skills).
 	Skills Skills `json:"skills,omitzero"`
 
+	// Hooks is the user's hooks section in Claude Code's shape ({"PreToolUse":
+	// [{"matcher": "Bash", "hooks": [{"type": "command", "command": ...}]}]}),
+	// kept as written: package hooks reads it, reporting what it cannot use,
+	// so a hook TinyElf does not understand never makes the settings file
+	// unreadable, and saving other settings keeps it as it was.
+	Hooks json.RawMessage `json:"hooks,omitempty"`
+
 	// Credentials are the secrets user tools ask for, by credential name
 	// (seed 002's config.json "credentials"); the first place a user tool's
 	// credential is looked for. They are never sent back to the UI.

@@ -329,7 +329,9 @@ func (t *turn) execRegistry(view *capabilities.View) *tools.Registry {
 	if d.exec != nil && d.execKey == view.Key() {
 		return d.exec
 	}
-	reg := tools.NewRegistry(tools.WithMiddleware(t.e.permissionMiddleware(s)), tools.WithSchemaCache(t.e.schemas))
+	// The hooks wrap the gate: PreToolUse before it decides, PostToolUse
+	// only around calls it let through.
+	reg := tools.NewRegistry(tools.WithMiddleware(t.e.preToolHooks(s), t.e.permissionMiddleware(s), t.e.postToolHooks()), tools.WithSchemaCache(t.e.schemas))
 	for _, e := range view.Entries() {
 		if e.Kind != capabilities.KindTool {
 			continue

@@ -409,7 +409,7 @@ func TestDiscoveryBadInput(t *testing.T) {
 		want := []struct {
 			err  bool
 			text string
-		}{{true, "query is empty"}, {false, "cut to its first 500 characters"}, {true, "does not compile"},
+		}{{true, "query is empty"}, {false, "cut to its first"}, {true, "does not compile"},
 			{true, "was not loaded for this step"}, {false, "get_issue ok"}}
 		if len(rs) != len(want) {
 			t.Fatalf("results %+v", rs)

@@ -9,6 +9,7 @@ import (
 
 	"tinyelf/backend/capabilities"
 	"tinyelf/backend/config"
+	"tinyelf/backend/hooks"
 	"tinyelf/backend/llm"
 	"tinyelf/backend/sessions"
 	"tinyelf/backend/tools"
@@ -176,6 +177,23 @@ func (e *Engine) permissionMiddleware(s *sessionState) tools.Middleware {
 					v = verdict{allow: true, by: "rule", rule: used}
 				}
 			}
+			// A PreToolUse hook's word: ask forces the question even where
+			// the mode or a rule allows; allow skips it where the user would
+			// be asked. Neither beats a denial (deny rules, plan mode, the
+			// shell guard) or a call the guard holds for a person.
+			hd := hookDecisionFrom(ctx)
+			switch {
+			case v.deny || v.hold != "":
+			case hd.decision == hooks.Ask:
+				v = verdict{}
+				if r := strings.TrimSpace(hd.reason); r != "" {
+					as.Warnings = append(as.Warnings, "A PreToolUse hook asks you to approve this: "+r)
+				} else {
+					as.Warnings = append(as.Warnings, "A PreToolUse hook asks you to approve this call.")
+				}
+			case hd.decision == hooks.Allow && !v.allow:
+				v = verdict{allow: true, by: "hook"}
+			}
 			switch {
 			case v.deny && v.by == "guard":
 				if err := e.answered(ctx, s.id, call.ID, Deny, v.reason, "", v.by); err != nil {
@@ -188,9 +206,9 @@ func (e *Engine) permissionMiddleware(s *sessionState) tools.Middleware {
 				}
 				return tools.Errorf("Permission denied for %s: %s. Do not retry this call; choose another approach or ask the user.", call.Name, v.reason), nil
 			case v.allow:
-				if v.by == "rule" {
+				if v.by == "rule" || v.by == "hook" {
 					// A call the audit trail does not show must not run.
-					if err := e.answered(ctx, s.id, call.ID, AllowOnce, "", v.rule, "rule"); err != nil {
+					if err := e.answered(ctx, s.id, call.ID, AllowOnce, "", v.rule, v.by); err != nil {
 						return tools.Result{}, err
 					}
 				}
@@ -199,11 +217,19 @@ func (e *Engine) permissionMiddleware(s *sessionState) tools.Middleware {
 				}
 				return next(ctx, call)
 			}
-			if rule, ok := t.grantAllows(call); ok && v.hold == "" {
+			if rule, ok := t.grantAllows(call); ok && v.hold == "" && hd.decision != hooks.Ask {
 				// A skill or command the turn loaded pre-approved it.
 				if err := e.answered(ctx, s.id, call.ID, AllowOnce, "", rule, "skill"); err != nil {
 					return tools.Result{}, err
 				}
+				return next(tools.WithApproval(ctx), call)
+			}
+			switch d, reason, err := e.permissionRequestHooks(ctx, s, call, v.hold, wsDir); {
+			case err != nil:
+				return tools.Result{}, err
+			case d == hooks.Deny:
+				return tools.Errorf("A PermissionRequest hook denied this call to %s: %s Do not repeat the same call.", call.Name, reason), nil
+			case d == hooks.Allow:
 				return next(tools.WithApproval(ctx), call)
 			}
 			ans, err := e.ask(ctx, s, call, as, v.hold, wsDir)

@@ -11,6 +11,7 @@ import (
 
 	"tinyelf/backend/capabilities"
 	"tinyelf/backend/config"
+	"tinyelf/backend/hooks"
 	"tinyelf/backend/llm"
 	"tinyelf/backend/sessions"
 	"tinyelf/backend/tools"
@@ -79,6 +80,8 @@ type turn struct {
 
 	// grants are the allowed-tools skills and commands granted this turn.
 	grants turnGrants
+	// hooks are the user's hooks for this turn.
+	hooks hookState
 }
 
 // record logs events for this turn. A write that fails stops the turn: the
@@ -124,7 +127,9 @@ func (t *turn) logFailure() error {
 
 // runInput runs a turn started by in: a user message (with its
 // attachments), or a resumed turn with none; opts are what a typed slash
-// command asks of it.
+// command asks of it. The user's hooks run first: SessionStart for the
+// session's first turn here, UserPromptSubmit for the message (which may
+// refuse it: it is then never sent, nor part of the conversation).
 func (e *Engine) runInput(ctx context.Context, s *sessionState, in Input, opts TurnOptions) TurnResult {
 	text := in.Text
 	// Results an earlier turn could not log come first: those calls ran.
@@ -134,16 +139,20 @@ func (e *Engine) runInput(ctx context.Context, s *sessionState, in Input, opts T
 	s.mu.Unlock()
 	hasUser := in.Resume == ""
 	started := len(in.started) > 0 // user.message and turn.start logged with the session
+	var userMsg []sessions.Event
 	if hasUser && !started {
-		first = append(first, sessions.NewEvent(sessions.EventUserMessage, sessions.UserMessage{Text: text, Attachments: in.Attachments}))
+		userMsg = []sessions.Event{sessions.NewEvent(sessions.EventUserMessage, sessions.UserMessage{Text: text, Attachments: in.Attachments})}
 	}
 	t, err := e.prepare(ctx, s, started)
 	t.task = text
 	t.resume = in.Resume
+	if err == nil {
+		err = t.loadHooks(ctx)
+	}
 	if err != nil {
 		// The user message is still logged so nothing they typed is lost.
-		if len(first) > 0 && t.record(ctx, first...) != nil && hasUser && !started {
-			t.unlogged = first[:len(first)-1]
+		if evs := append(first, userMsg...); len(evs) > 0 && t.record(ctx, evs...) != nil {
+			t.unlogged = first
 		}
 		return t.fail(ctx, "config", "", 0, err)
 	}
@@ -161,17 +170,30 @@ func (e *Engine) runInput(ctx context.Context, s *sessionState, in Input, opts T
 		}
 		return t.loop(ctx, opts)
 	}
-	logged, err := t.recordLogged(ctx, append(first, sessions.NewEvent(sessions.EventTurnStart, sessions.TurnStart{Mode: string(t.info.Mode), Resume: in.Resume}))...)
-	if err != nil {
-		if hasUser {
-			t.unlogged = first[:len(first)-1]
-		} else {
-			t.unlogged = first
+	// unlogged results, SessionStart's runs, the message, UserPromptSubmit's
+	// runs, turn.start: one write.
+	evs := append(first, t.sessionStartHooks(ctx)...)
+	if hasUser {
+		after, refusal := t.promptHooks(ctx, text)
+		if refusal != "" {
+			evs = append(append(evs, after...), sessions.NewEvent(sessions.EventTurnStart, sessions.TurnStart{Mode: string(t.info.Mode)}))
+			if err := t.record(ctx, evs...); err != nil {
+				t.unlogged = first
+				return t.fail(ctx, "internal", "", 0, logFailed(err))
+			}
+			return t.end(ctx, EndBlocked, "", 0, errors.New(refusal))
 		}
+		userMsg = append(userMsg, after...)
+	}
+	userAt := len(evs)
+	evs = append(append(evs, userMsg...), sessions.NewEvent(sessions.EventTurnStart, sessions.TurnStart{Mode: string(t.info.Mode), Resume: in.Resume}))
+	logged, err := t.recordLogged(ctx, evs...)
+	if err != nil {
+		t.unlogged = first
 		return t.fail(ctx, "internal", "", 0, logFailed(err))
 	}
 	if hasUser {
-		t.userSeq = logged[len(first)-1].Seq
+		t.userSeq = logged[userAt].Seq
 	}
 	return t.loop(ctx, opts)
 }
@@ -240,8 +262,24 @@ func (t *turn) loop(ctx context.Context, opts TurnOptions) TurnResult {
 			return t.fail(ctx, llm.ErrorKind(err), lastText, iter, err)
 		}
 		if len(resp.ToolCalls) == 0 {
+			answer := t.assistantEvents(resp, false)
+			if t.hooks.set.Has(hooks.Stop) || t.hooks.set.Has(hooks.SubagentStop) {
+				// The answer is logged first, so the hooks' transcript has it.
+				if err := t.record(ctx, answer...); err != nil {
+					return t.fail(ctx, "internal", resp.Text, iter, logFailed(err))
+				}
+				var goOn bool
+				if answer, goOn = t.stopHooks(ctx); goOn {
+					// A Stop hook blocked: the model reads why and goes on.
+					if err := t.record(ctx, answer...); err != nil {
+						return t.fail(ctx, "internal", resp.Text, iter, logFailed(err))
+					}
+					lastText = resp.Text
+					continue
+				}
+			}
 			// The answer and the turn's end go out in one write.
-			res := t.endWith(ctx, EndDone, resp.Text, iter, nil, t.assistantEvents(resp, false))
+			res := t.endWith(ctx, EndDone, resp.Text, iter, nil, answer)
 			if res.Reason == EndDone && t.titleWorthy(resp.Text) {
 				e.nameSession(t, resp.Text)
 			}
@@ -254,6 +292,13 @@ func (t *turn) loop(ctx context.Context, opts TurnOptions) TurnResult {
 		results := t.runCalls(ctx, resp.ToolCalls)
 		if err := t.logFailure(); err != nil {
 			return t.fail(ctx, "internal", lastText, iter, logFailed(err))
+		}
+		if reason, stop := t.hooks.stopRequested(); stop {
+			msg := "a hook stopped the agent"
+			if reason != "" {
+				msg += ": " + reason
+			}
+			return t.end(ctx, EndBlocked, lastText, iter, errors.New(msg))
 		}
 		for _, r := range results {
 			if r.Name == "SessionsYield" && !r.IsError {
@@ -549,21 +594,30 @@ func (t *turn) endWith(ctx context.Context, reason, text string, iterations int,
 			res.Reason, res.Err, reason, msg = EndError, lerr.Error(), EndError, lerr.Error()
 		}
 	}
-	if n := t.e.opts.Notices; n != nil && (t.sub == nil || t.sub.background) {
+	if t.sub == nil || t.sub.background {
 		// A foreground subagent's end is its parent's business: the parent
 		// goes on, and its own end is what the user hears of.
+		n := t.e.opts.Notices
 		nctx := context.WithoutCancel(ctx)
 		stopped, finished, background := "TinyElf stopped", "TinyElf finished", t.e.opts.Background
 		if t.sub != nil {
 			stopped, finished, background = "TinyElf's subagent stopped", "TinyElf's subagent finished", true
 		}
 		switch reason {
-		case EndError, EndMaxIterations:
-			_ = n.TurnFailed(nctx, withTitle(stopped, t.info.Title), tools.CutUTF8(msg, 200), background)
+		case EndError, EndMaxIterations, EndBlocked:
+			title, body := withTitle(stopped, t.info.Title), tools.CutUTF8(msg, 200)
+			if n != nil {
+				_ = n.TurnFailed(nctx, title, body, background)
+			}
+			t.turnNotifyHooks(hooks.NotifyIdle, title, notifyText(title, body))
 		case EndCancelled:
 			// The user stopped it; they know.
 		default:
-			_ = n.TurnEnded(nctx, withTitle(finished, t.info.Title), tools.CutUTF8(text, 200), background)
+			title, body := withTitle(finished, t.info.Title), tools.CutUTF8(text, 200)
+			if n != nil {
+				_ = n.TurnEnded(nctx, title, body, background)
+			}
+			t.turnNotifyHooks(hooks.NotifyIdle, title, notifyText(title, body))
 		}
 	}
 	return res
@@ -574,4 +628,13 @@ func withTitle(prefix, title string) string {
 		return prefix
 	}
 	return prefix + ": " + title
+}
+
+// notifyText is a Notification hook's message: the notice's text, or its
+// title when it has none.
+func notifyText(title, body string) string {
+	if body = strings.TrimSpace(body); body == "" {
+		return title
+	}
+	return body
 }

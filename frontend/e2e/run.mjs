@@ -1273,6 +1273,69 @@ describe('TinyElf in the browser', { concurrency: 1, timeout: 20 * 60_000 }, () 
     await again.panel.locator('li[data-skill="deploy"][data-source="project"][data-status="ready"]').waitFor();
   });
 
+  scenario(
+    'hooks: Settings → Hooks adds a hook, a folder\'s project hooks are trusted on the card, and each run is a quiet line in the chat',
+    {
+      script: {
+        turns: [
+          { toolCalls: [{ id: 'call_rm', name: 'Bash', arguments: JSON.stringify({ command: 'rm -rf build' }) }] },
+          { text: 'The hook kept me from deleting build.' },
+        ],
+      },
+      seed: (data, { workspace }) =>
+        writeFiles(workspace, {
+          '.claude/settings.json': JSON.stringify({
+            hooks: {
+              PreToolUse: [{ matcher: 'Bash', hooks: [{ type: 'command', command: "grep -q 'rm -rf' && { echo 'Blocked by the project: no rm -rf' >&2; exit 2; }; exit 0" }] }],
+            },
+          }),
+          'build/keep.txt': 'precious\n',
+        }),
+    },
+    async (app) => {
+      const { page, workspace } = app;
+      await openApp(app);
+      // Settings → Hooks: add a UserPromptSubmit hook that adds context.
+      await page.keyboard.press('Control+,');
+      const dialog = page.getByRole('dialog', { name: 'Settings' });
+      await dialog.getByRole('tab', { name: 'Hooks' }).click();
+      const panel = dialog.getByRole('tabpanel', { name: 'Hooks' });
+      await panel.getByText('No hooks yet.').waitFor();
+      await panel.getByText("grep -q 'rm -rf'", { exact: false }).waitFor();
+      await panel.getByText('Not decided: TinyElf asks before they first run').waitFor();
+      await panel.getByRole('button', { name: 'Add a hook' }).click();
+      const form = panel.getByRole('form', { name: 'New hook' });
+      await form.getByRole('combobox', { name: 'Event' }).selectOption('UserPromptSubmit');
+      await form.getByRole('textbox', { name: 'Command' }).fill('echo "The team ships on Fridays."');
+      assert.deepEqual(await unlabelled(page), [], 'every Hooks control has a label');
+      await shot(app, 'settings-hooks-form');
+      await form.getByRole('button', { name: 'Save' }).click();
+      await panel.getByRole('cell', { name: 'echo "The team ships on Fridays."', exact: true }).waitFor();
+      await shot(app, 'settings-hooks');
+      await page.keyboard.press('Escape');
+      await dialog.waitFor({ state: 'detached' });
+
+      // The first message asks whether the folder's hooks may run.
+      await send(page, 'clean up the build folder');
+      const dock = page.getByRole('region', { name: "Let this folder's hooks run?" });
+      await dock.getByText('.claude/settings.json').first().waitFor();
+      await shot(app, 'hooks-trust-card');
+      await dock.getByRole('button', { name: /Let them run/ }).click();
+      await page.getByText('The hook kept me from deleting build.').waitFor();
+      // The call is blocked by the hook, which shows under its card; the
+      // prompt hook is a quiet line of its own.
+      const card = page.getByRole('article', { name: /Bash/ });
+      await card.getByText('Blocked by a hook:').waitFor();
+      await card.getByText('PreToolUse hook').waitFor();
+      await card.getByText('blocked the call').waitFor();
+      await page.getByTestId('hook-run').filter({ hasText: 'UserPromptSubmit hook' }).getByText('added context').waitFor();
+      assert.ok(fs.existsSync(path.join(workspace, 'build', 'keep.txt')), 'the blocked command did not run');
+      await shot(app, 'hooks-in-chat');
+      const list = await callAPI(page, 'ListHooks', { workspace });
+      assert.equal(list.project.trust, 'trusted');
+    },
+  );
+
   scenario('skills: the / menu lists every command with its source and hint, and runs a Markdown command', { seed: seedSkills }, async (app) => {
     const { page } = app;
     await openApp(app);

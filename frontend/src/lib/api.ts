@@ -50,6 +50,8 @@ import type {
   ToolTask,
   FolderOpened,
   UserToolListing,
+  HookList,
+  HooksConfig,
 } from './types';
 import { errorMessage } from './util';
 
@@ -473,6 +475,11 @@ export const saveSkillSettings = (hubIndexes: string[], restoreDefault = false) 
   call<SkillSettings>('SaveSkillSettings', { hubIndexes, restoreDefault: restoreDefault || undefined });
 export const openSkillFolder = (scope: SkillScope, name: string, location?: string) =>
   call<object>('OpenSkillFolder', { ...scope, name, location: location || undefined });
+
+export const listHooks = (scope: SkillScope) => call<HookList>('ListHooks', scope);
+export const saveHooks = (scope: SkillScope, hooks: HooksConfig) => call<HookList>('SaveHooks', { ...scope, hooks });
+export const setHooksTrust = (scope: SkillScope, trust: 'trusted' | 'denied' | 'untrusted') =>
+  call<HookList>('SetHooksTrust', { ...scope, trust });
 
 export const getWebSettings = () => call<WebSettingsView>('GetWebSettings');
 export const saveWebSettings = (args: SaveWebArgs) => call<WebSettingsView>('SaveWebSettings', args);
