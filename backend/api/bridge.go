@@ -3,12 +3,14 @@ package api
 import (
 	"context"
 	"fmt"
+	"os"
 	"path/filepath"
 
 	"tinyelf/backend/config"
 	"tinyelf/backend/mcp"
 	"tinyelf/backend/notify"
 	"tinyelf/backend/sessions"
+	"tinyelf/backend/tools"
 )
 
 // BridgeOptions configures StartBridge; empty fields take the defaults.
@@ -32,6 +34,7 @@ type BridgeOptions struct {
 // with a bearer token (tinyelf mcp bridge). Close it to stop serving.
 type Bridge struct {
 	b        *mcp.Bridge
+	children *tools.Children
 	store    *sessions.Store
 	warnings []string
 }
@@ -50,8 +53,14 @@ func StartBridge(ctx context.Context, o BridgeOptions) (*Bridge, error) {
 	if o.Notifier == nil {
 		o.Notifier = notify.New()
 	}
-	br := &Bridge{}
-	reg := mcp.NewProviderRegistry(mcp.NewWorkspaceProvider(o.Workspace))
+	settings, err := config.OpenStore(filepath.Join(o.DataDir, config.SettingsFile))
+	if err != nil {
+		return nil, err
+	}
+	// No records: the bridge is a process of its own, and its ripgrep
+	// children die with it.
+	br := &Bridge{children: newChildren("", settings, os.Getenv)}
+	reg := mcp.NewProviderRegistry(mcp.NewWorkspaceProvider(o.Workspace, br.children))
 	if store, err := sessions.Open(ctx, filepath.Join(o.DataDir, SessionsFile)); err == nil {
 		br.store = store
 		_ = reg.Register(mcp.NewSessionsProvider(storeReader{store}))
@@ -100,6 +109,7 @@ func (b *Bridge) Done() <-chan error { return b.b.Done() }
 // the session history.
 func (b *Bridge) Close(ctx context.Context) error {
 	err := b.b.Close(ctx)
+	b.children.KillAll()
 	if b.store != nil {
 		b.store.Close()
 	}

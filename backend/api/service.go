@@ -170,7 +170,7 @@ func New(ctx context.Context, opts Options) (*Service, error) {
 	// What a TinyElf that crashed or was killed left running dies first.
 	childRoot := filepath.Join(opts.DataDir, tools.ChildrenFolder)
 	_, _ = tools.ReapOrphans(childRoot) // a failed cleanup must not keep TinyElf from starting
-	s := &Service{opts: opts, settings: settings, store: store, bus: NewBus(), children: tools.NewChildren(childRoot), catalog: capabilities.NewCatalog()}
+	s := &Service{opts: opts, settings: settings, store: store, bus: NewBus(), children: newChildren(opts.DataDir, settings, opts.Getenv), catalog: capabilities.NewCatalog()}
 	s.catalog.Replace("surface", channelEntries(opts), capabilities.PartitionOptions{Priority: capabilities.PriorityOther, Reason: "the surface's abilities"})
 	s.policy = notify.NewPolicy(opts.Notifier, settings.Get().NotificationsOn())
 	s.policy.SetRules(notifyRules(settings.Get()))
@@ -214,10 +214,10 @@ func New(ctx context.Context, opts Options) (*Service, error) {
 	s.skills = newSkillService(skillServiceOptions{
 		dataDir: opts.DataDir, home: userHome(opts), builtin: builtinSkillTrees(opts.SkillTrees),
 		trustProject: opts.TrustProjectSkills, noPrompt: opts.NoSkillTrustPrompt,
-		indexes: func() []string { return s.settings.Get().Skills.HubIndexes },
-		environ: s.childEnviron,
+		indexes: func() []string { return s.settings.Get().Skills.Indexes() },
+		environ: s.childEnviron, children: s.children,
 	}, s.catalog, s.publishSkills)
-	s.skillsAPI = &Skills{settings: settings, svc: s.skills, sessionWorkspace: func(ctx context.Context, id string) (string, error) {
+	s.skillsAPI = &Skills{settings: settings, svc: s.skills, children: s.children, sessionWorkspace: func(ctx context.Context, id string) (string, error) {
 		return s.commandWorkspace(ctx, id, "")
 	}}
 	hookTrust, err := hooks.OpenTrustStore(filepath.Join(opts.DataDir, hooks.TrustFile))

@@ -15,6 +15,7 @@ import (
 	"tinyelf/backend/engine"
 	"tinyelf/backend/mcp"
 	"tinyelf/backend/skills"
+	"tinyelf/backend/tools"
 	"tinyelf/backend/usertools"
 )
 
@@ -73,6 +74,7 @@ type skillServiceOptions struct {
 	noPrompt      bool
 	indexes       func() []string
 	environ       func() []string
+	children      *tools.Children
 }
 
 func newSkillService(o skillServiceOptions, catalog *capabilities.Catalog, publish func(string)) *skillService {
@@ -86,7 +88,7 @@ func newSkillService(o skillServiceOptions, catalog *capabilities.Catalog, publi
 		s.trust = trust
 		s.warning = trust.Warning()
 	}
-	s.hub = skills.NewHub(base.UserSkillsDir(), o.indexes, skills.WithEnviron(o.environ))
+	s.hub = skills.NewHub(base.UserSkillsDir(), o.indexes, skills.WithEnviron(o.environ), skills.WithChildren(o.children))
 	s.shared = skills.NewLibrary(base, s.trust)
 	s.syncShared("skills loaded")
 	return s

@@ -4,9 +4,7 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
-	"runtime"
 	"strings"
 	"unicode/utf8"
 
@@ -14,6 +12,7 @@ import (
 	"tinyelf/backend/config"
 	"tinyelf/backend/engine"
 	"tinyelf/backend/skills"
+	"tinyelf/backend/tools"
 )
 
 // The methods of Settings → Skills and `tinyelf skills`.
@@ -27,6 +26,8 @@ type Skills struct {
 	// sessionWorkspace finds a session's workspace (nil: no sessions here).
 	sessionWorkspace func(ctx context.Context, id string) (string, error)
 	owned            bool // the skills service is ours to close
+	// children starts git clones and the file manager.
+	children *tools.Children
 }
 
 // SkillsOptions configure OpenSkills.
@@ -59,12 +60,14 @@ func OpenSkills(o SkillsOptions) (*Skills, error) {
 	if err != nil {
 		return nil, err
 	}
+	children := newChildren(o.DataDir, settings, o.Getenv)
 	svc := newSkillService(skillServiceOptions{
 		dataDir: o.DataDir, home: userHome(Options{Home: o.Home}), builtin: builtinSkillTrees(o.SkillTrees),
-		indexes: func() []string { return settings.Get().Skills.HubIndexes },
-		environ: func() []string { return engine.ChildEnviron(settings.Get().WithEnvironment(o.Getenv)) },
+		indexes:  func() []string { return settings.Get().Skills.Indexes() },
+		environ:  func() []string { return engine.ChildEnviron(settings.Get().WithEnvironment(o.Getenv)) },
+		children: children,
 	}, capabilities.NewCatalog(), func(string) {})
-	return &Skills{settings: settings, svc: svc, owned: true}, nil
+	return &Skills{settings: settings, svc: svc, owned: true, children: children}, nil
 }
 
 // Warnings returns the problems met while reading the settings and the
@@ -84,6 +87,7 @@ func (k *Skills) Warnings() []string {
 func (k *Skills) Close() error {
 	if k.owned {
 		k.svc.close()
+		k.children.KillAll()
 	}
 	return nil
 }
@@ -115,8 +119,10 @@ type SkillList struct {
 	Roots []skills.Root `json:"roots"`
 	// UserDir is where SkillHub installs.
 	UserDir string `json:"userDir"`
-	// HubIndexes are the configured SkillHub indexes (none: SkillHub off).
+	// HubIndexes are the SkillHub indexes in effect (none: SkillHub off).
 	HubIndexes []string `json:"hubIndexes"`
+	// DefaultHubIndexes are TinyElf's default ones (see SkillSettings).
+	DefaultHubIndexes []string `json:"defaultHubIndexes"`
 	// Warning explains a trust file that could not be read.
 	Warning string `json:"warning,omitempty"`
 }
@@ -130,10 +136,7 @@ func (k *Skills) ListSkills(ctx context.Context, a SkillsArgs) (SkillList, error
 	}
 	lib := k.svc.fresh(ws)
 	out := SkillList{Workspace: ws, Skills: []SkillInfo{}, Roots: lib.Snapshot().Roots, UserDir: lib.Options().UserSkillsDir(),
-		HubIndexes: k.settings.Get().Skills.HubIndexes, Warning: k.svc.warning}
-	if out.HubIndexes == nil {
-		out.HubIndexes = []string{}
-	}
+		HubIndexes: k.hubIndexes(), DefaultHubIndexes: config.DefaultHubIndexes(), Warning: k.svc.warning}
 	for _, e := range lib.List() {
 		out.Skills = append(out.Skills, k.skillInfo(e))
 	}
@@ -391,6 +394,11 @@ type ValidateReport struct {
 	Problems []skills.Problem `json:"problems"`
 	// Valid is false when any problem is not a warning.
 	Valid bool `json:"valid"`
+	// Loads says whether TinyElf loads (and SkillHub would install) the
+	// skill anyway: the loader forgives what the Agent Skills client guide
+	// allows. LoadProblem is why not, when it does not.
+	Loads       bool            `json:"loads"`
+	LoadProblem *skills.Problem `json:"loadProblem,omitempty"`
 }
 
 // ValidateSkill checks a skill folder strictly, as the reference
@@ -403,29 +411,52 @@ func (k *Skills) ValidateSkill(_ context.Context, a ValidateSkillArgs) (Validate
 	if ps == nil {
 		ps = []skills.Problem{}
 	}
-	return ValidateReport{Dir: a.Dir, Problems: ps, Valid: !skills.HasErrors(ps)}, nil
+	rep := ValidateReport{Dir: a.Dir, Problems: ps, Valid: !skills.HasErrors(ps)}
+	sk, inv := skills.LoadFolder(a.Dir, "")
+	rep.Loads = sk != nil
+	if inv != nil {
+		rep.LoadProblem = &inv.Problem
+	}
+	return rep, nil
 }
 
 // SkillSettings are the skills' settings: the SkillHub indexes.
 type SkillSettings struct {
+	// HubIndexes are the indexes in effect (TinyElf's default ones until
+	// the user saves a list; an empty list turns SkillHub off).
 	HubIndexes []string `json:"hubIndexes"`
+	// DefaultHubIndexes are TinyElf's default indexes, so that a surface
+	// can mark them and offer them back once removed (ignored on save).
+	DefaultHubIndexes []string `json:"defaultHubIndexes"`
+	// RestoreDefault, on save, goes back to the default indexes (and to
+	// whatever later versions of TinyElf ship as default) instead of
+	// saving HubIndexes.
+	RestoreDefault bool `json:"restoreDefault,omitempty"`
 }
 
 // GetSkillSettings returns the skills' settings.
 func (k *Skills) GetSkillSettings(context.Context, struct{}) (SkillSettings, error) {
-	idx := k.settings.Get().Skills.HubIndexes
-	if idx == nil {
-		idx = []string{}
+	return SkillSettings{HubIndexes: k.hubIndexes(), DefaultHubIndexes: config.DefaultHubIndexes()}, nil
+}
+
+// hubIndexes returns the indexes in effect, never nil.
+func (k *Skills) hubIndexes() []string {
+	if idx := k.settings.Get().Skills.Indexes(); idx != nil {
+		return idx
 	}
-	return SkillSettings{HubIndexes: idx}, nil
+	return []string{}
 }
 
 // SaveSkillSettings replaces the SkillHub indexes (https, or http on this
-// machine only; none turns SkillHub off).
+// machine only; none turns SkillHub off, the default one included), or
+// restores the default ones.
 func (k *Skills) SaveSkillSettings(ctx context.Context, a SkillSettings) (SkillSettings, error) {
-	idx, err := config.NormalizeHubIndexes(a.HubIndexes)
-	if err != nil {
-		return SkillSettings{}, invalidf("%v", err)
+	var idx []string // nil: the default indexes
+	if !a.RestoreDefault {
+		var err error
+		if idx, err = config.NormalizeHubIndexes(a.HubIndexes); err != nil {
+			return SkillSettings{}, invalidf("%v", err)
+		}
 	}
 	if err := k.settings.Update(func(st *config.Settings) error { st.Skills.HubIndexes = idx; return nil }); err != nil {
 		return SkillSettings{}, err
@@ -448,19 +479,8 @@ func (k *Skills) OpenSkillFolder(ctx context.Context, a SkillArgs) (struct{}, er
 	if e.Dir == "" {
 		return struct{}{}, invalidf("skill %s is built into TinyElf: it has no folder on disk (view its SKILL.md instead)", e.Name)
 	}
-	var cmd *exec.Cmd
-	switch runtime.GOOS {
-	case "darwin":
-		cmd = exec.Command("open", e.Dir)
-	case "windows":
-		cmd = exec.Command("explorer", e.Dir)
-	default:
-		cmd = exec.Command("xdg-open", e.Dir)
-	}
-	cmd.Env = k.svc.environ()
-	if err := cmd.Start(); err != nil {
+	if err := openFolder(k.children, e.Dir); err != nil {
 		return struct{}{}, invalidf("cannot open %s here (%v); its folder is %s", e.Name, err, e.Dir)
 	}
-	go func() { _ = cmd.Wait() }() // the opener hands over to the file manager and exits
 	return struct{}{}, nil
 }

@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"tinyelf/backend/capabilities"
+	"tinyelf/backend/config"
 	"tinyelf/backend/llm/llmtest"
 	"tinyelf/backend/sessions"
 )
@@ -279,8 +280,26 @@ func TestSkillsHubSettingsInstallRemove(t *testing.T) {
 	h := newSvc(t)
 	ctx := context.Background()
 	k := h.svc.skillsAPI
+	// Out of the box: TinyElf's default index, which the user can remove
+	// (kept as "hubIndexes": [] in the settings file) and restore.
+	def := config.DefaultHubIndexes()
+	if st, err := k.GetSkillSettings(ctx, struct{}{}); err != nil || !slices.Equal(st.HubIndexes, def) || !slices.Equal(st.DefaultHubIndexes, def) {
+		t.Fatalf("fresh settings: %+v %v", st, err)
+	}
+	if l, err := k.ListSkills(ctx, SkillsArgs{}); err != nil || !slices.Equal(l.HubIndexes, def) {
+		t.Errorf("list on fresh settings: %v %v", l.HubIndexes, err)
+	}
+	if st, err := k.SaveSkillSettings(ctx, SkillSettings{HubIndexes: []string{""}}); err != nil || len(st.HubIndexes) != 0 || st.HubIndexes == nil {
+		t.Fatalf("remove the default: %+v %v", st, err)
+	}
+	if b, _ := os.ReadFile(filepath.Join(h.svc.opts.DataDir, config.SettingsFile)); !strings.Contains(string(b), `"hubIndexes": []`) {
+		t.Errorf("the settings file does not keep the removal:\n%s", b)
+	}
 	if _, err := k.SearchSkillHub(ctx, HubSearchArgs{Query: "sql"}); !isCode(err, CodeInvalid) || !strings.Contains(err.Error(), "Settings → Skills") {
 		t.Errorf("search without an index: %v", err)
+	}
+	if st, err := k.SaveSkillSettings(ctx, SkillSettings{RestoreDefault: true}); err != nil || !slices.Equal(st.HubIndexes, def) {
+		t.Errorf("restore the default: %+v %v", st, err)
 	}
 	if _, err := k.SaveSkillSettings(ctx, SkillSettings{HubIndexes: []string{"http://example.com/index.json"}}); !isCode(err, CodeInvalid) {
 		t.Errorf("plain http to another machine was accepted: %v", err)

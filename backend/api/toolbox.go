@@ -126,7 +126,7 @@ func OpenToolbox(ctx context.Context, o ToolboxOptions) (*Toolbox, error) {
 		return nil, err
 	}
 	t := &Toolbox{opts: o, settings: settings, servers: map[string]string{}, userInfo: map[string]userToolInfo{},
-		children: tools.NewChildren(filepath.Join(o.DataDir, tools.ChildrenFolder))}
+		children: newChildren(o.DataDir, settings, o.Getenv)}
 	agent, ok := settings.Get().Agent(o.Agent)
 	if !ok {
 		agent, _ = settings.Get().Agent(config.DefaultAgent)
@@ -143,7 +143,7 @@ func OpenToolbox(ctx context.Context, o ToolboxOptions) (*Toolbox, error) {
 	trust, _ := skills.OpenTrustStore(filepath.Join(o.DataDir, skills.TrustFile))
 	skOpts := skills.Options{DataDir: o.DataDir, Home: userHome(Options{Home: o.Home}), Workspace: ws, Builtin: builtinSkillTrees(o.SkillTrees)}
 	lib := skills.NewLibrary(skOpts, trust)
-	hub := skills.NewHub(skOpts.UserSkillsDir(), func() []string { return settings.Get().Skills.HubIndexes }, skills.WithEnviron(t.childEnviron))
+	hub := skills.NewHub(skOpts.UserSkillsDir(), func() []string { return settings.Get().Skills.Indexes() }, skills.WithEnviron(t.childEnviron), skills.WithChildren(t.children))
 	sess, err := engine.BuildRegistry(engine.BuildOptions{
 		Workspace: o.Workspace, Mode: o.Mode, Unrestricted: o.Unrestricted,
 		ExecTimeout: settings.Get().ExecTimeout(),

@@ -6,8 +6,6 @@ import (
 	"errors"
 	"io"
 	"os"
-	"os/exec"
-	"runtime"
 	"strings"
 	"time"
 
@@ -206,29 +204,10 @@ func (s *Service) OpenToolsFolder(_ context.Context, a OpenToolsFolderArgs) (Fol
 	}
 	open := s.opts.OpenFolder
 	if open == nil {
-		open = openFolder
+		open = func(dir string) error { return openFolder(s.children, dir) }
 	}
 	if err := open(dir); err != nil {
 		return FolderOpened{Path: dir, Error: err.Error()}, nil
 	}
 	return FolderOpened{Path: dir, Opened: true}, nil
-}
-
-// openFolder asks the desktop's file manager to show dir.
-func openFolder(dir string) error {
-	var cmd *exec.Cmd
-	switch runtime.GOOS {
-	case "darwin":
-		cmd = exec.Command("open", dir)
-	case "windows":
-		cmd = exec.Command("explorer", dir)
-	default:
-		cmd = exec.Command("xdg-open", dir)
-	}
-	if err := cmd.Start(); err != nil {
-		return err
-	}
-	// The opener hands over to the file manager and exits; reap it.
-	go func() { _ = cmd.Wait() }()
-	return nil
 }

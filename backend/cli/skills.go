@@ -150,14 +150,27 @@ func (c skillsCmd) list(ctx context.Context) int {
 	}
 	tw := tabwriter.NewWriter(c.stdout, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "NAME\tSOURCE\tSTATE\tDESCRIPTION")
+	var skipped []api.SkillInfo
 	for _, s := range l.Skills {
 		desc := s.Description
-		if s.Reason != "" && s.Status != "untrusted" {
+		switch {
+		case s.Status == "invalid":
+			desc = "not loaded: see below"
+			skipped = append(skipped, s)
+		case s.Reason != "" && s.Status != "untrusted":
 			desc = s.Reason
 		}
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", oneLine(s.Name), oneLine(string(s.Source)), oneLine(string(s.Status)), oneLine(cutRunes(desc, 90)))
 	}
 	tw.Flush()
+	if len(skipped) > 0 {
+		// The whole problem, as the parser said it: it names the file and
+		// line to fix.
+		fmt.Fprintln(c.stdout, "\nSkipped, not loaded:")
+		for _, s := range skipped {
+			fmt.Fprintf(c.stdout, "  %s: %s\n", oneLine(s.Name), oneLine(s.Reason))
+		}
+	}
 	for _, s := range l.Skills {
 		if s.Status == "untrusted" {
 			fmt.Fprintf(c.stdout, "\nProject skills not trusted yet are not loaded. Trust one with:\n  tinyelf skills trust %s --workspace %s\n", oneLine(s.Name), oneLine(l.Workspace))
@@ -258,6 +271,10 @@ func (c skillsCmd) validate(ctx context.Context, dir string) int {
 		fmt.Fprintln(c.stdout, oneLine(p.String()))
 	}
 	switch {
+	case !rep.Valid && rep.Loads:
+		fmt.Fprintf(c.stderr, "%s is not a valid skill; TinyElf still loads it (forgiving what the Agent Skills client guide allows), stricter clients may not.\n", oneLine(dir))
+	case !rep.Valid && rep.LoadProblem != nil:
+		fmt.Fprintf(c.stderr, "%s is not a valid skill; TinyElf skips it and lists it as invalid: %s\n", oneLine(dir), oneLine(rep.LoadProblem.Message))
 	case !rep.Valid:
 		fmt.Fprintf(c.stderr, "%s is not a valid skill.\n", oneLine(dir))
 	case len(rep.Problems) > 0:

@@ -7,8 +7,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"os"
-	"os/exec"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -262,15 +260,4 @@ func (t textWriter) Write(p []byte) (int, error) {
 
 // detachSelf starts this binary with args as a process of its own, not
 // waited for, that outlives the command (the runner of a submitted task).
-func detachSelf(args []string) error {
-	exe, err := os.Executable()
-	if err != nil {
-		return err
-	}
-	cmd := exec.Command(exe, args...)
-	detachAttr(cmd)
-	if err := cmd.Start(); err != nil {
-		return err
-	}
-	return cmd.Process.Release()
-}
+func detachSelf(args []string) error { return api.StartSelf(args...) }

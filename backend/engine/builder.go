@@ -33,8 +33,8 @@ type BuildOptions struct {
 	// Environ returns the environment Bash commands start from (see
 	// ChildEnviron); nil leaves out at least config.SecretEnvNames.
 	Environ func() []string
-	// Children starts Bash commands and keeps them from outliving TinyElf;
-	// may be nil.
+	// Children starts Bash commands and Grep's ripgrep and keeps them from
+	// outliving TinyElf; may be nil.
 	Children *tools.Children
 	// Reads, when set, makes Write and Edit refuse files the agent has not
 	// read in this session, or that changed since (the engine passes the
@@ -108,7 +108,7 @@ func BuildRegistry(opts BuildOptions) (*Session, error) {
 		{"filesystem", func() []tools.Tool {
 			return []tools.Tool{
 				tools.NewRead(ws), tools.NewWrite(ws), tools.NewEdit(ws), tools.NewListDir(ws),
-				tools.NewGlob(ws), tools.NewGrep(ws, tools.GrepOptions{}),
+				tools.NewGlob(ws), tools.NewGrep(ws, tools.GrepOptions{Children: opts.Children}),
 			}
 		}},
 		{"shell", func() []tools.Tool {

@@ -38,7 +38,7 @@ func (discardLog) ListSessions(context.Context, int, int) ([]tools.SessionSummar
 // whose hooks are set.
 func hookPipeline(b *testing.B, set *hooks.Set, ho *HookOptions, gate bool) (tools.Handler, context.Context, *tools.Call) {
 	b.Helper()
-	ch := tools.NewChildren(b.TempDir())
+	ch := tools.NewChildren(b.TempDir(), nil)
 	b.Cleanup(ch.KillAll)
 	settings, err := config.OpenStore(filepath.Join(b.TempDir(), config.SettingsFile))
 	if err != nil {
@@ -100,15 +100,15 @@ func BenchmarkPreToolUseNoMatchingHook(b *testing.B) {
 // hook step adds to the process. Goal: process start plus under 2 ms.
 func BenchmarkPreToolUseTrueHook(b *testing.B) {
 	b.Run("process", func(b *testing.B) {
-		ch := tools.NewChildren(b.TempDir())
+		ch := tools.NewChildren(b.TempDir(), nil)
 		b.Cleanup(ch.KillAll)
 		bash, err := exec.LookPath("bash")
 		if err != nil {
 			b.Skip("no bash")
 		}
 		for b.Loop() {
-			cmd := exec.Command(bash, "-c", "true")
-			child, err := ch.Start(cmd)
+			cmd := ch.Command(bash, "-c", "true")
+			child, err := cmd.Start()
 			if err != nil {
 				b.Fatal(err)
 			}

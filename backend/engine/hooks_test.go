@@ -39,7 +39,7 @@ func withHooks(raw string, mod ...func(*HookOptions)) harnessOption {
 			m(ho)
 		}
 		o.Hooks = ho
-		ch := tools.NewChildren(filepath.Join(h.dir, "children"))
+		ch := tools.NewChildren(filepath.Join(h.dir, "children"), nil)
 		h.t.Cleanup(ch.KillAll)
 		o.Children = ch
 	}

@@ -123,11 +123,9 @@ func (r *Runner) Run(ctx context.Context, hooks []*Hook, in Input, dir string) [
 
 // environ is the hooks' environment for a workspace.
 func (r *Runner) environ(dir string) []string {
-	var base []string
+	base := os.Environ() // Children removes the secrets its owner names
 	if r.Environ != nil {
 		base = r.Environ()
-	} else {
-		base = tools.CleanEnv(os.Environ(), tools.Secrets{})
 	}
 	return tools.CleanEnv(base, tools.Secrets{}, "CLAUDE_PROJECT_DIR="+dir, "TINYELF_PROJECT_DIR="+dir)
 }
@@ -143,14 +141,14 @@ func (r *Runner) runOne(ctx context.Context, h *Hook, ev Event, payload []byte, 
 		run.Duration = time.Since(start)
 	}()
 	sh, flag := shell()
-	cmd := exec.Command(sh, flag, h.Command)
+	cmd := r.Children.Command(sh, flag, h.Command)
 	cmd.Dir = dir
-	cmd.Env = env
+	cmd.Environ = env
 	cmd.Stdin = bytes.NewReader(payload)
 	stdout, stderr := &capped{max: MaxOutputBytes}, &capped{max: MaxOutputBytes}
 	cmd.Stdout, cmd.Stderr = stdout, stderr
 	cmd.WaitDelay = waitDelay
-	child, err := r.Children.Start(cmd)
+	child, err := cmd.Start()
 	if err != nil {
 		run.Verdict = Verdict{Problem: "it could not be started: " + err.Error()}
 		return run

@@ -79,7 +79,7 @@ func testProviders(t *testing.T) (*ProviderRegistry, *fakeNotifier, string) {
 	ws := t.TempDir()
 	must(t, os.WriteFile(filepath.Join(ws, "README.md"), []byte("# Demo\nhello bridge\n"), 0o644))
 	n := &fakeNotifier{}
-	return NewProviderRegistry(NewSessionsProvider(fakeSessions{}), NewNotifyProvider(n), NewWorkspaceProvider(ws), progressProvider{}), n, ws
+	return NewProviderRegistry(NewSessionsProvider(fakeSessions{}), NewNotifyProvider(n), NewWorkspaceProvider(ws, nil), progressProvider{}), n, ws
 }
 
 // TestBuiltinProviders connects the providers an agent is eligible for

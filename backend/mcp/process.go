@@ -25,7 +25,7 @@ const stderrDrainGrace = time.Second
 // transport only notices on the next request) and kill the whole group,
 // grandchildren included, when the connection ends.
 type process struct {
-	cmd    *exec.Cmd
+	cmd    *tools.Command
 	child  *tools.Child
 	stdin  io.WriteCloser // the child's stdin (our end)
 	stdout *os.File       // the child's stdout (our end)
@@ -41,8 +41,9 @@ type process struct {
 }
 
 // startProcess starts cfg's command with its args, environment (added to
-// environ's, TinyElf's own without its secrets; os.Environ() when nil) and
-// working folder, through children. Its stderr goes to log line by line.
+// environ's, or TinyElf's own when nil, either way without the secrets
+// children's owner names) and working folder, through children. Its stderr
+// goes to log line by line.
 func startProcess(cfg config.MCPServer, log io.Writer, environ func() []string, children *tools.Children) (*process, error) {
 	if cfg.Command == "" {
 		return nil, errors.New("no command is configured")
@@ -56,10 +57,10 @@ func startProcess(cfg config.MCPServer, log io.Writer, environ func() []string, 
 			return nil, fmt.Errorf("working folder %s is not a folder", cfg.Cwd)
 		}
 	}
-	cmd := exec.Command(cfg.Command, cfg.Args...)
+	cmd := children.Command(cfg.Command, cfg.Args...)
 	cmd.Dir = cfg.Cwd
-	if environ == nil {
-		environ = os.Environ
+	if environ != nil {
+		cmd.Environ = environ()
 	}
 	keys := make([]string, 0, len(cfg.Env))
 	for k := range cfg.Env {
@@ -72,7 +73,7 @@ func startProcess(cfg config.MCPServer, log io.Writer, environ func() []string, 
 	}
 	// What the server's config names explicitly is passed even when it
 	// looks like a secret: the user gave it to this server.
-	cmd.Env = tools.CleanEnv(environ(), tools.Secrets{}, named...)
+	cmd.Named = named
 
 	stdin, err := cmd.StdinPipe()
 	if err != nil {
@@ -92,7 +93,7 @@ func startProcess(cfg config.MCPServer, log io.Writer, environ func() []string, 
 		return nil, fmt.Errorf("stderr pipe: %w", err)
 	}
 	cmd.Stdout, cmd.Stderr = outW, errW
-	child, err := children.Start(cmd)
+	child, err := cmd.Start()
 	if err != nil {
 		for _, f := range []*os.File{outR, outW, errR, errW} {
 			f.Close()

@@ -69,7 +69,7 @@ func TestExitIsReportedWithTheLastStderr(t *testing.T) {
 	t.Parallel()
 	for i := range 20 {
 		log := newLineLog(StderrLines)
-		p, err := startProcess(config.MCPServer{Command: "sh", Args: []string{"-c", `echo "panic: simulated crash $0" >&2; exit 2`, strconv.Itoa(i)}}, log, nil, tools.NewChildren(""))
+		p, err := startProcess(config.MCPServer{Command: "sh", Args: []string{"-c", `echo "panic: simulated crash $0" >&2; exit 2`, strconv.Itoa(i)}}, log, nil, tools.NewChildren("", nil))
 		must(t, err)
 		select {
 		case <-p.done:

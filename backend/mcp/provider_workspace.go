@@ -7,14 +7,19 @@ import (
 	"tinyelf/backend/tools"
 )
 
-type workspaceProvider struct{ dir string }
+type workspaceProvider struct {
+	dir      string
+	children *tools.Children
+}
 
 // NewWorkspaceProvider returns the "workspace" provider: TinyElf's
 // read-only file tools (read_file, list_dir, glob, grep) confined to a
 // folder, the Caller's Workspace or else dir. It is eligible for external
 // CLI agents that have a folder, since TinyElf's own agents have the local
-// tools.
-func NewWorkspaceProvider(dir string) Provider { return workspaceProvider{dir: dir} }
+// tools. children starts grep's ripgrep (may be nil).
+func NewWorkspaceProvider(dir string, children *tools.Children) Provider {
+	return workspaceProvider{dir: dir, children: children}
+}
 
 func (p workspaceProvider) Name() string { return "workspace" }
 
@@ -53,7 +58,9 @@ func (p workspaceProvider) Tools(ctx context.Context) ([]tools.Tool, error) {
 		{"read_file", tools.NewRead},
 		{"list_dir", tools.NewListDir},
 		{"glob", tools.NewGlob},
-		{"grep", func(ws *tools.Workspace) tools.Tool { return tools.NewGrep(ws, tools.GrepOptions{}) }},
+		{"grep", func(ws *tools.Workspace) tools.Tool {
+			return tools.NewGrep(ws, tools.GrepOptions{Children: p.children})
+		}},
 	}
 	var out []tools.Tool
 	for _, m := range makers {

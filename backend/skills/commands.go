@@ -250,7 +250,7 @@ func splitCommand(data []byte) (string, *frontmatter, *Problem) {
 		text := strings.ReplaceAll(strings.TrimPrefix(string(data), "\uFEFF"), "\r\n", "\n")
 		return strings.TrimSpace(text), nil, nil
 	}
-	fm, prob := parseFrontmatter(doc, true)
+	fm, prob := parseFrontmatter(doc, lenientYAML)
 	if prob != nil {
 		return "", nil, prob
 	}

@@ -17,9 +17,12 @@
 // Loading is lenient (the Agent Skills client guide): a name that differs
 // from its folder or breaks the naming rules loads with a warning; a file
 // without frontmatter, without a description, with YAML that does not parse
-// even after quoting `key: value: more` lines, that is not UTF-8 or that is
-// too large is listed as invalid with the exact problem and skipped. Nothing
-// one skill does breaks the loading of the others. Validate is the strict
+// even after the guide's one retry (quoting an unquoted `key: value: more`
+// value, or Claude Code's `argument-hint: [a] [b]`), with a name that
+// cannot be a folder's, that is not UTF-8 or that is too large is listed as
+// invalid with the exact problem (the parser's message and line) and
+// skipped. Nothing one skill does breaks the loading of the others.
+// SkillHub installs by the same rules (LoadFolder); Validate is the strict
 // counterpart for `tinyelf skills validate`.
 //
 // # Wiring (for the engine, the catalog, the API and the CLI)
@@ -53,7 +56,8 @@
 //     Library.RunCommand(ctx, CommandCall{..., ByUser: true}, prompts)
 //     renders what the user typed. PromptSource adapts the MCP service.
 //   - SkillHub: NewHub(opts.UserSkillsDir(), indexURLs) with the index URLs
-//     from the settings; Hub.Search, Hub.Install, Hub.Remove back the CLI
+//     from the settings (config.Skills.Indexes: the default one until the
+//     user sets a list); Hub.Search, Hub.Install, Hub.Remove back the CLI
 //     and the UI; reload the library after an install or removal.
 //   - `tinyelf skills validate DIR`: print Validate(DIR), exit 1 when
 //     HasErrors.

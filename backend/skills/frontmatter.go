@@ -134,13 +134,33 @@ func (fm *frontmatter) get(key string) (field, bool) {
 
 var yamlLineRE = regexp.MustCompile(`line (\d+)`)
 
-// parseFrontmatter parses the YAML block. With repair, YAML that fails is
-// retried with unquoted `key: value: more` (and `key: [a] [b]`) values
-// quoted, as the client guide suggests; the lines changed are recorded.
-func parseFrontmatter(doc *document, repair bool) (*frontmatter, *Problem) {
+// repairs says whether parseFrontmatter may retry YAML that does not
+// parse. Loading a skill, installing one and loading a Markdown command use
+// the same retry, so that install accepts exactly what the loader loads;
+// only `skills validate` is strict.
+type repairs int
+
+const (
+	// strictYAML makes no retry (`skills validate`).
+	strictYAML repairs = iota
+	// lenientYAML makes the one retry of the Agent Skills client guide:
+	// unquoted plain values that other clients' parsers accept and strict
+	// YAML refuses are quoted, and the block parsed again. They are a value
+	// containing ': ' or ending in ':' (`description: Use when: the user
+	// asks`, the guide's case), and an argument-hint written as several
+	// bracketed words (`argument-hint: [file] [format]`, as Claude Code's
+	// own documentation writes it). Nothing else is guessed: YAML that
+	// still fails makes the skill invalid, skipped and reported with the
+	// parser's message (`description: [unclosed` is not read as text).
+	lenientYAML
+)
+
+// parseFrontmatter parses the YAML block, making the retry mode allows;
+// the lines a retry changed are recorded.
+func parseFrontmatter(doc *document, mode repairs) (*frontmatter, *Problem) {
 	root, err := parseYAML(doc.yaml)
 	var repaired []int
-	if err != nil && repair {
+	if err != nil && mode == lenientYAML {
 		if fixed, lines := quoteColonValues(doc.yaml); len(lines) > 0 {
 			if r2, err2 := parseYAML(fixed); err2 == nil {
 				root, err = r2, nil
@@ -151,18 +171,7 @@ func parseFrontmatter(doc *document, repair bool) (*frontmatter, *Problem) {
 		}
 	}
 	if err != nil {
-		msg := strings.TrimPrefix(err.Error(), "yaml: ")
-		line := doc.yamlLine
-		if m := yamlLineRE.FindStringSubmatch(msg); m != nil {
-			n, _ := strconv.Atoi(m[1])
-			line = n + doc.yamlLine - 1
-			msg = strings.Replace(msg, m[0], "line "+strconv.Itoa(line), 1)
-		}
-		hint := ""
-		if _, lines := quoteColonValues(doc.yaml); len(lines) > 0 && !repair {
-			hint = " (a value containing ': ' or starting with '[' must be quoted)"
-		}
-		return nil, &Problem{Rule: "yaml", Line: line, Message: "the frontmatter is not valid YAML: " + msg + hint}
+		return nil, yamlProblem(doc, err, mode)
 	}
 	fm := &frontmatter{repaired: repaired}
 	if root == nil {
@@ -198,12 +207,69 @@ func parseYAML(text string) (*yaml.Node, error) {
 	return doc.Content[0], nil
 }
 
+// yamlProblem turns a YAML error into the problem reported for the skill:
+// the parser's message with the file's line, and a hint at the usual
+// causes.
+func yamlProblem(doc *document, err error, mode repairs) *Problem {
+	msg := strings.TrimPrefix(err.Error(), "yaml: ")
+	line := doc.yamlLine
+	if m := yamlLineRE.FindStringSubmatch(msg); m != nil {
+		n, _ := strconv.Atoi(m[1])
+		if parserError(msg) {
+			n++ // the YAML package counts these from 0
+		}
+		line = n + doc.yamlLine - 1
+		msg = strings.Replace(msg, m[0], "line "+strconv.Itoa(line), 1)
+	}
+	lines := strings.Split(doc.yaml, "\n")
+	var hints []string
+	if _, colons := quoteColonValues(doc.yaml); len(colons) > 0 && mode == strictYAML {
+		hints = append(hints, "a value containing ': ' or written as [a] [b] must be quoted")
+	}
+	for _, l := range lines {
+		if m := plainValueRE.FindStringSubmatch(l); m != nil && (m[3][0] == '[' || m[3][0] == '{') {
+			var n yaml.Node
+			if yaml.Unmarshal([]byte("k: "+strings.TrimSpace(m[3])), &n) != nil {
+				hints = append(hints, fmt.Sprintf("%s: starts with '%c', which begins a YAML list or mapping; quote the value to write text", m[2], m[3][0]))
+				break
+			}
+		}
+	}
+	for _, l := range lines {
+		if strings.HasPrefix(strings.TrimLeft(l, " "), "\t") {
+			hints = append(hints, "YAML does not allow tabs for indentation; indent with spaces")
+			break
+		}
+	}
+	hint := ""
+	if len(hints) > 0 {
+		hint = " (" + strings.Join(hints, "; ") + ")"
+	}
+	return &Problem{Rule: "yaml", Line: line, Message: "the frontmatter is not valid YAML: " + msg + hint}
+}
+
+// parserError reports whether a YAML message comes from the parser rather
+// than the scanner: yaml.v3 gives the former's line counted from 0.
+func parserError(msg string) bool {
+	for _, p := range []string{"did not find expected <document start>", "did not find expected node content",
+		"did not find expected key", "did not find expected '-' indicator", "did not find expected ',' or ']'",
+		"did not find expected ',' or '}'"} {
+		if strings.Contains(msg, p) {
+			return true
+		}
+	}
+	return false
+}
+
 var plainValueRE = regexp.MustCompile(`^(\s*)([A-Za-z0-9_.-]+):[ \t]+(\S.*)$`)
 
 // quoteColonValues double-quotes the plain values that published skills
-// write and strict YAML refuses: `description: Use when: the user asks` and
-// `argument-hint: [file] [format]`. It returns the new text and the
-// (1-based) lines it changed.
+// write and strict YAML refuses: `description: Use when: the user asks`
+// (the client guide's case) and Claude Code's `argument-hint: [file]
+// [format]`. Any other value that YAML reads as something other than a
+// plain scalar (quoted, a block, a flow list or mapping, an anchor, alias
+// or tag) is never touched. It returns the new text and the (1-based)
+// lines it changed.
 func quoteColonValues(text string) (string, []int) {
 	lines := strings.Split(text, "\n")
 	var changed []int
@@ -217,9 +283,8 @@ func quoteColonValues(text string) (string, []int) {
 		case '"', '\'', '|', '>', '&', '*', '!', '#':
 			continue
 		case '[', '{':
-			var n yaml.Node
-			if yaml.Unmarshal([]byte("k: "+val), &n) == nil {
-				continue // a well-formed flow list or mapping
+			if m[2] != "argument-hint" || !bracketWords.MatchString(val) {
+				continue
 			}
 		default:
 			if !strings.Contains(val, ": ") && !strings.HasSuffix(val, ":") {
@@ -233,6 +298,9 @@ func quoteColonValues(text string) (string, []int) {
 	}
 	return strings.Join(lines, "\n"), changed
 }
+
+// bracketWords is Claude Code's argument-hint style: `[a] [b c] [d]`.
+var bracketWords = regexp.MustCompile(`^(\[[^\[\]]*\]\s*){2,}$`)
 
 func nodeKind(n *yaml.Node) string {
 	switch n.Kind {

@@ -9,10 +9,13 @@ import (
 	"net"
 	"net/http"
 	"net/url"
+	"regexp"
 	"sort"
 	"strings"
 	"sync"
 	"time"
+
+	"tinyelf/backend/tools"
 )
 
 // HubEntry is one skill offered by a SkillHub index.
@@ -26,14 +29,38 @@ type HubEntry struct {
 	URL string `json:"url"`
 	// SHA256 is the archive's digest (hex); when given, install checks it.
 	SHA256 string `json:"sha256,omitempty"`
+	// Type is "skill-md" when URL is a lone SKILL.md (an Agent Skills
+	// discovery index says so); otherwise URL is an archive or a git
+	// repository.
+	Type string `json:"type,omitempty"`
 	// Index is the URL of the index the entry came from.
 	Index string `json:"index"`
 }
 
-// hubIndex is the document an index URL serves.
+// hubIndex is the document an index URL serves: TinyElf's own ({skills:
+// [{id, name, description, version, url, sha256}]}, no $schema), or an
+// Agent Skills discovery index ($schema discoverySchema; entries {name,
+// type, description, url, digest, version}).
 type hubIndex struct {
-	Skills []HubEntry `json:"skills"`
+	Schema string          `json:"$schema"`
+	Skills []hubIndexEntry `json:"skills"`
 }
+
+type hubIndexEntry struct {
+	HubEntry
+	Digest string `json:"digest"`
+}
+
+// discoverySchema is the $schema of the Agent Skills discovery index
+// (agentskills.io's well-known URI: /.well-known/agent-skills/index.json)
+// that TinyElf reads.
+const discoverySchema = "https://schemas.agentskills.io/discovery/0.2.0/schema.json"
+
+// The entry types of a discovery index.
+const (
+	TypeSkillMD = "skill-md"
+	TypeArchive = "archive"
+)
 
 // The SkillHub limits.
 const (
@@ -51,11 +78,12 @@ const (
 // Hub searches SkillHub indexes and installs skills from them into the
 // user skills folder. It is safe for concurrent use.
 type Hub struct {
-	dir     string
-	indexes func() []string
-	client  *http.Client
-	git     string
-	environ func() []string
+	dir      string
+	indexes  func() []string
+	client   *http.Client
+	git      string
+	environ  func() []string
+	children *tools.Children
 
 	mu    sync.Mutex
 	cache map[string]cachedIndex
@@ -66,6 +94,7 @@ type Hub struct {
 type cachedIndex struct {
 	at      time.Time
 	entries []HubEntry
+	skipped []string
 }
 
 // HubOption configures a Hub.
@@ -84,6 +113,11 @@ func WithGit(path string) HubOption { return func(h *Hub) { h.git = path } }
 // passes its clean child environment, without TinyElf's secrets); nil, the
 // default, gives git only PATH, HOME and the locale.
 func WithEnviron(env func() []string) HubOption { return func(h *Hub) { h.environ = env } }
+
+// WithChildren sets the owner of the git processes (TinyElf's, which keeps
+// them from outliving it and removes the settings' secrets from their
+// environment); nil, the default, still runs each in its own group.
+func WithChildren(c *tools.Children) HubOption { return func(h *Hub) { h.children = c } }
 
 // NewHub returns a hub that installs into dir (Options.UserSkillsDir())
 // from the index URLs indexes returns (read at each search, so a settings
@@ -161,11 +195,12 @@ func (h *Hub) Entries(ctx context.Context) (SearchResult, error) {
 	seen := map[string]bool{}
 	ok := 0
 	for _, u := range urls {
-		entries, err := h.fetchIndex(ctx, u)
+		entries, skipped, err := h.fetchIndex(ctx, u)
 		if err != nil {
 			res.Problems = append(res.Problems, err.Error())
 			continue
 		}
+		res.Problems = append(res.Problems, skipped...)
 		ok++
 		for _, e := range entries {
 			if !seen[e.ID] {
@@ -180,60 +215,102 @@ func (h *Hub) Entries(ctx context.Context) (SearchResult, error) {
 	return res, nil
 }
 
-func (h *Hub) fetchIndex(ctx context.Context, raw string) ([]HubEntry, error) {
+// fetchIndex reads one index (or its copy of the last minute). skipped
+// says which entries could not be used, and why; the others still count.
+func (h *Hub) fetchIndex(ctx context.Context, raw string) ([]HubEntry, []string, error) {
 	h.mu.Lock()
 	c, ok := h.cache[raw]
 	h.mu.Unlock()
 	if ok && time.Since(c.at) < indexTTL {
-		return c.entries, nil
+		return c.entries, c.skipped, nil
 	}
 	u, err := url.Parse(raw)
 	if err != nil {
-		return nil, fmt.Errorf("index %q is not a URL: %v", raw, err)
+		return nil, nil, fmt.Errorf("index %q is not a URL: %v", raw, err)
 	}
 	if err := checkFetchURL(u); err != nil {
-		return nil, fmt.Errorf("index %w", err)
+		return nil, nil, fmt.Errorf("index %w", err)
 	}
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u.String(), nil)
 	if err != nil {
-		return nil, fmt.Errorf("index %s: %v", u.Redacted(), err)
+		return nil, nil, fmt.Errorf("index %s: %v", u.Redacted(), err)
 	}
 	req.Header.Set("Accept", "application/json")
 	resp, err := h.client.Do(req)
 	if err != nil {
-		return nil, fmt.Errorf("cannot reach the SkillHub index %s (offline?): %v", u.Redacted(), err)
+		return nil, nil, fmt.Errorf("cannot reach the SkillHub index %s (offline?): %v", u.Redacted(), err)
 	}
 	defer resp.Body.Close()
 	if resp.StatusCode != http.StatusOK {
-		return nil, fmt.Errorf("the SkillHub index %s answered %s", u.Redacted(), resp.Status)
+		return nil, nil, fmt.Errorf("the SkillHub index %s answered %s", u.Redacted(), resp.Status)
 	}
 	body, err := io.ReadAll(io.LimitReader(resp.Body, maxIndexBytes+1))
 	if err != nil {
-		return nil, fmt.Errorf("read the SkillHub index %s: %v", u.Redacted(), err)
+		return nil, nil, fmt.Errorf("read the SkillHub index %s: %v", u.Redacted(), err)
 	}
 	if len(body) > maxIndexBytes {
-		return nil, fmt.Errorf("the SkillHub index %s is over %s", u.Redacted(), humanBytes(maxIndexBytes))
+		return nil, nil, fmt.Errorf("the SkillHub index %s is over %s", u.Redacted(), humanBytes(maxIndexBytes))
 	}
 	var doc hubIndex
 	if err := json.Unmarshal(body, &doc); err != nil {
-		return nil, fmt.Errorf("the SkillHub index %s is not an index document ({\"skills\": [...]}): %v", u.Redacted(), err)
+		return nil, nil, fmt.Errorf("the SkillHub index %s is not an index document ({\"skills\": [...]}): %v", u.Redacted(), err)
+	}
+	discovery := doc.Schema != ""
+	if discovery && doc.Schema != discoverySchema {
+		// The discovery spec: an unknown schema is not processed.
+		return nil, nil, fmt.Errorf("the SkillHub index %s is in a format TinyElf does not know ($schema %q; it reads %s)", u.Redacted(), doc.Schema, discoverySchema)
 	}
 	var entries []HubEntry
-	for _, e := range doc.Skills {
+	var skipped []string
+	for _, de := range doc.Skills {
+		e := de.HubEntry
 		e.ID, e.Name, e.URL = strings.TrimSpace(e.ID), strings.TrimSpace(e.Name), strings.TrimSpace(e.URL)
+		if discovery {
+			if why := fromDiscovery(&e, de.Digest); why != "" {
+				skipped = append(skipped, fmt.Sprintf("the SkillHub index %s offers %q, which cannot be installed: %s", u.Redacted(), e.Name, why))
+				continue
+			}
+		} else {
+			e.Type = ""
+		}
 		if e.ID == "" || e.URL == "" {
 			continue // unusable; the rest of the index still counts
 		}
 		if e.Name == "" {
 			e.Name = e.ID
 		}
+		// Relative URLs are resolved against the index's (RFC 3986), as
+		// the discovery spec has it.
+		if ref, err := url.Parse(e.URL); err == nil && gitURL(e.URL) == "" {
+			e.URL = u.ResolveReference(ref).String()
+		}
 		e.Index = raw
 		entries = append(entries, e)
 	}
 	h.mu.Lock()
-	h.cache[raw] = cachedIndex{at: time.Now(), entries: entries}
+	h.cache[raw] = cachedIndex{at: time.Now(), entries: entries, skipped: skipped}
 	h.mu.Unlock()
-	return entries, nil
+	return entries, skipped, nil
+}
+
+var digestRE = regexp.MustCompile(`^sha256:[0-9a-f]{64}$`)
+
+// fromDiscovery fills the TinyElf fields of a discovery index entry (its
+// name is its ID; its digest is checked at install) and says why it cannot
+// be used, or "".
+func fromDiscovery(e *HubEntry, digest string) string {
+	e.ID, e.SHA256 = e.Name, ""
+	switch {
+	case e.Name == "":
+		return "it has no name"
+	case e.Type != TypeSkillMD && e.Type != TypeArchive:
+		return fmt.Sprintf("its type %q is neither %s nor %s", e.Type, TypeSkillMD, TypeArchive)
+	case !digestRE.MatchString(digest):
+		// "Clients must not use unverified content."
+		return fmt.Sprintf("its digest %q is not sha256:<64 lowercase hex digits>, and content that cannot be verified is not installed", digest)
+	}
+	e.SHA256 = strings.TrimPrefix(digest, "sha256:")
+	return ""
 }
 
 // Search ranks the entries of every index against query (words matched in

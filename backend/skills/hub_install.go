@@ -15,6 +15,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -92,7 +93,7 @@ func (h *Hub) InstallEntry(ctx context.Context, e HubEntry) (Installed, error) {
 	if err != nil {
 		return Installed{}, fmt.Errorf("install %s: %w", e.ID, err)
 	}
-	name, warnings, err := checkInstallable(skillDir)
+	name, warnings, err := checkInstallable(skillDir, entryFolderName(e))
 	if err != nil {
 		return Installed{}, fmt.Errorf("install %s: %w", e.ID, err)
 	}
@@ -199,6 +200,16 @@ func (h *Hub) fetchInto(ctx context.Context, e HubEntry, staging, tree string) e
 	if err != nil {
 		return err
 	}
+	if e.Type == TypeSkillMD { // a skill that is its SKILL.md alone
+		if err := os.Mkdir(tree, 0o755); err != nil {
+			return err
+		}
+		skill := filepath.Join(tree, "SKILL.md")
+		if err := os.Rename(archive, skill); err != nil {
+			return err
+		}
+		return os.Chmod(skill, 0o644)
+	}
 	switch kind {
 	case kindZip:
 		return extractZip(archive, tree)
@@ -287,9 +298,9 @@ func (h *Hub) clone(ctx context.Context, raw, tree string) error {
 	}
 	ctx, cancel := context.WithTimeout(ctx, 5*time.Minute)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, git, "-c", "core.symlinks=true",
+	cmd := h.children.CommandContext(ctx, git, "-c", "core.symlinks=true",
 		"clone", "--depth", "1", "--single-branch", "--no-tags", "--quiet", "--", raw, tree)
-	cmd.Env = gitCloneEnv(h.gitEnviron())
+	cmd.Environ, cmd.Secrets, cmd.Named = h.gitEnviron(), tools.Secrets{Names: gitSteering}, gitSettings
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	if err := cmd.Run(); err != nil {
@@ -305,22 +316,22 @@ func (h *Hub) clone(ctx context.Context, raw, tree string) error {
 	return checkTree(tree)
 }
 
-// gitEnviron is the environment git clone starts from: the one WithEnviron
-// set (the engine's clean child environment), or, by default, only PATH,
-// HOME, the locale and the temporary folder, passed through tools.CleanEnv
-// (never the whole environment: it may hold API keys a hostile
-// repository's helpers could read).
+// gitEnviron is the environment git clone starts from, before the child
+// constructor removes TinyElf's secrets from it: the one WithEnviron set
+// (the engine's clean child environment), or, by default, only PATH, HOME,
+// the locale and the temporary folder (never the whole environment: it may
+// hold API keys a hostile repository's helpers could read).
 func (h *Hub) gitEnviron() []string {
 	if h.environ != nil {
 		return h.environ()
 	}
-	var base []string
+	base := []string{}
 	for _, k := range []string{"PATH", "HOME", "LANG", "LC_ALL", "TMPDIR", "SYSTEMROOT", "USERPROFILE"} {
 		if v, ok := os.LookupEnv(k); ok {
 			base = append(base, k+"="+v)
 		}
 	}
-	return tools.CleanEnv(base, tools.Secrets{})
+	return base
 }
 
 // gitSteering are the variables that would make a clone read another
@@ -328,21 +339,19 @@ func (h *Hub) gitEnviron() []string {
 // the one named: they are dropped from whatever environment git gets.
 var gitSteering = []string{"GIT_*", "SSH_AUTH_SOCK", "XDG_CONFIG_HOME"}
 
-// gitCloneEnv is base (a clean child environment) without the variables
-// that steer git, with prompts and LFS downloads turned off and the user's
-// global and system git configuration left out (a url.insteadOf or a
-// credential helper there must not apply to a skill's clone).
-func gitCloneEnv(base []string) []string {
-	return tools.CleanEnv(base, tools.Secrets{Names: gitSteering},
-		"GIT_TERMINAL_PROMPT=0", "GIT_ASKPASS=", "SSH_ASKPASS=", "GIT_LFS_SKIP_SMUDGE=1",
-		"GIT_CONFIG_NOSYSTEM=1", "GIT_CONFIG_GLOBAL="+os.DevNull)
+// gitSettings turn prompts and LFS downloads off and leave the user's
+// global and system git configuration out (a url.insteadOf or a credential
+// helper there must not apply to a skill's clone).
+var gitSettings = []string{
+	"GIT_TERMINAL_PROMPT=0", "GIT_ASKPASS=", "SSH_ASKPASS=", "GIT_LFS_SKIP_SMUDGE=1",
+	"GIT_CONFIG_NOSYSTEM=1", "GIT_CONFIG_GLOBAL=" + os.DevNull,
 }
 
 // findSkillRoot finds the skill's folder in an unpacked tree: the tree
 // itself when SKILL.md is at its top, or its only folder (archives usually
 // wrap their content in one, such as repo-main/).
 func findSkillRoot(tree string) (string, error) {
-	if fileExists(filepath.Join(tree, "SKILL.md")) {
+	if hasSkillFile(tree) {
 		return tree, nil
 	}
 	entries, err := os.ReadDir(tree)
@@ -355,41 +364,59 @@ func findSkillRoot(tree string) (string, error) {
 			dirs = append(dirs, e.Name())
 		}
 	}
-	if len(dirs) == 1 && fileExists(filepath.Join(tree, dirs[0], "SKILL.md")) {
+	if len(dirs) == 1 && hasSkillFile(filepath.Join(tree, dirs[0])) {
 		return filepath.Join(tree, dirs[0]), nil
 	}
 	return "", errors.New("there is no SKILL.md at the top of the download or in its single top folder")
 }
 
-// installForgiven are the validation rules an install tolerates: the
-// folder is renamed after the skill, fields other clients add are kept.
-var installForgiven = map[string]bool{"name-dir-mismatch": true, "unknown-field": true}
+// hasSkillFile reports whether dir holds a skill file under one of the
+// names the loader reads (SKILL.md, or skill.md).
+func hasSkillFile(dir string) bool {
+	return fileExists(filepath.Join(dir, "SKILL.md")) || fileExists(filepath.Join(dir, "skill.md"))
+}
 
-// checkInstallable validates the unpacked skill and returns its name. The
-// name must follow the spec strictly: it becomes a folder name.
-func checkInstallable(dir string) (string, []string, error) {
-	data, err := os.ReadFile(filepath.Join(dir, "SKILL.md"))
+// entryFolderName is the folder name a skill without a name: field gets
+// when installed from e: the entry's name, or the last part of its ID.
+func entryFolderName(e HubEntry) string {
+	for _, n := range []string{e.Name, e.ID[strings.LastIndexAny(e.ID, "/:")+1:]} {
+		if n = strings.TrimSpace(n); n != "" && folderNameProblem(n) == "" {
+			return n
+		}
+	}
+	return "skill"
+}
+
+// checkInstallable decides whether the unpacked skill in dir may be
+// installed, and under which name, by the loader's own rules (LoadFolder):
+// install accepts exactly what TinyElf loads, no more, no less. What the
+// loader forgives comes back as warnings, with what the strict validator
+// (`tinyelf skills validate`) would say, so the user can tell the author.
+// folderName is what a skill without a name: is called.
+func checkInstallable(dir, folderName string) (string, []string, error) {
+	sk, inv := LoadFolder(dir, folderName)
+	switch {
+	case inv != nil:
+		p := inv.Problem
+		where := "SKILL.md"
+		if p.Line > 0 {
+			where += fmt.Sprintf(":%d", p.Line)
+		}
+		return "", nil, fmt.Errorf("TinyElf would not load this skill (%s: %s)", where, p.Message)
+	case sk == nil:
+		return "", nil, errors.New("there is no SKILL.md in the skill's folder")
+	}
+	warnings := slices.Clone(sk.Warnings)
+	data, err := os.ReadFile(filepath.Join(dir, filepath.Base(sk.File)))
 	if err != nil {
 		return "", nil, err
 	}
-	sk, prob := parseSkill(data, filepath.Base(dir))
-	if prob != nil {
-		return "", nil, fmt.Errorf("SKILL.md is not valid: %s", prob.Message)
-	}
-	var warnings, errs []string
-	name := sk.Name
-	for _, p := range validateData(data, "SKILL.md", name, dir) {
-		switch {
-		case p.Warning || installForgiven[p.Rule]:
-			warnings = append(warnings, p.String())
-		default:
-			errs = append(errs, p.String())
+	for _, p := range validateData(data, "SKILL.md", sk.Name, dir) {
+		if p.Rule != "name-dir-mismatch" { // the folder is named after the skill
+			warnings = append(warnings, "skills validate: "+p.String())
 		}
 	}
-	if len(errs) > 0 {
-		return "", nil, fmt.Errorf("the skill does not validate:\n%s", strings.Join(errs, "\n"))
-	}
-	return name, warnings, nil
+	return sk.Name, warnings, nil
 }
 
 // ErrNotInstalled is returned (wrapped) by Remove for a skill SkillHub did
@@ -399,7 +426,7 @@ var ErrNotInstalled = errors.New("not installed from SkillHub")
 // Remove deletes a skill SkillHub installed into the user skills folder. A
 // skill the user made by hand, or one elsewhere, is never removed.
 func (h *Hub) Remove(name string) error {
-	if name == "" || len(nameProblems(name)) > 0 {
+	if name == "" || folderNameProblem(name) != "" {
 		return fmt.Errorf("%q is not a skill name", name)
 	}
 	unlock, err := h.lock()

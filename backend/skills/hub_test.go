@@ -213,7 +213,8 @@ func TestHubInstall(t *testing.T) {
 		}())},
 		{ID: "bomb", URL: srv.put("/bomb.zip", bomb)},
 		{ID: "huge-download", URL: srv.URL + "/endless"},
-		{ID: "invalid", URL: srv.put("/invalid.zip", makeZip(t, []archiveFile{{name: "SKILL.md", body: "---\nname: Not_Valid\ndescription: d\n---\n"}}))},
+		{ID: "invalid", URL: srv.put("/invalid.zip", makeZip(t, []archiveFile{{name: "SKILL.md", body: "---\nname: not-yaml\ndescription: [unclosed\n---\n"}}))},
+		{ID: "lenient", URL: srv.put("/lenient.zip", makeZip(t, []archiveFile{{name: "SKILL.md", body: "---\nname: Not_Valid\ndescription: Use when: asked\n---\n"}}))},
 		{ID: "no-skill", URL: srv.put("/none.zip", makeZip(t, []archiveFile{{name: "a/README.md", body: "x"}, {name: "b/README.md", body: "y"}}))},
 		{ID: "not-archive", URL: srv.put("/plain", []byte("just text"))},
 		{ID: "missing", URL: srv.URL + "/404.zip"},
@@ -257,6 +258,16 @@ func TestHubInstall(t *testing.T) {
 		t.Errorf("tar: %+v %v", inst, err)
 	}
 
+	// What the loader forgives, install takes, saying what was forgiven.
+	if inst, err := hub.Install(ctx, "lenient"); err != nil || inst.Name != "Not_Valid" ||
+		!strings.Contains(strings.Join(inst.Warnings, "\n"), "must be lowercase") ||
+		!strings.Contains(strings.Join(inst.Warnings, "\n"), "skills validate: SKILL.md:3: the frontmatter is not valid YAML") {
+		t.Errorf("lenient: %+v %v", inst, err)
+	}
+	if err := hub.Remove("Not_Valid"); err != nil {
+		t.Errorf("remove the lenient install: %v", err)
+	}
+
 	before := dirNames(t, dir)
 	failures := []struct{ id, msg string }{
 		{"bad-sha", "sha256 is " + sha(good)},
@@ -269,7 +280,7 @@ func TestHubInstall(t *testing.T) {
 		{"hardlink", "hard link"},
 		{"bomb", "unpacks to more than 20.0 MB"},
 		{"huge-download", "over the 20.0 MB limit"},
-		{"invalid", "must be lowercase"},
+		{"invalid", "TinyElf would not load this skill (SKILL.md:3: the frontmatter is not valid YAML"},
 		{"no-skill", "no SKILL.md"},
 		{"not-archive", "neither a .zip nor a .tar.gz"},
 		{"missing", "404"},

@@ -202,6 +202,23 @@ func Load(opts Options) *Snapshot {
 	return snap
 }
 
+// LoadFolder loads the one skill in dir by exactly the rules Load applies
+// to each folder of a root (the same lenient parsing, limits and checks),
+// as if the folder were named folderName ("" keeps dir's own name). It
+// returns the skill, or why it would be skipped; both nil when dir holds
+// no SKILL.md. SkillHub installs what this loads and nothing else.
+func LoadFolder(dir, folderName string) (*Skill, *Invalid) {
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		abs = dir
+	}
+	if folderName == "" {
+		folderName = filepath.Base(abs)
+	}
+	r := Root{Source: SourceUser, Dir: filepath.Dir(abs)}
+	return loadSkill(r, os.DirFS(abs), ".", folderName)
+}
+
 // readSized reads a file whose size is known, in one allocation; a file
 // that grew meanwhile is read to at most maxSkillFileBytes+1.
 func readSized(f io.Reader, size int64) ([]byte, error) {

@@ -54,6 +54,27 @@ func nameProblems(name string) []string {
 	return out
 }
 
+// folderNameProblem says why name cannot be the name of a skill's folder,
+// or "" when it can. Installing names the folder after the skill, and a
+// hidden folder is not looked in, so a skill whose name fails here is
+// refused by both the loader and install rather than loaded in one and not
+// the other.
+func folderNameProblem(name string) string {
+	switch {
+	case name == "." || name == "..":
+		return fmt.Sprintf("name %q is not a usable name", name)
+	case strings.HasPrefix(name, "."):
+		return fmt.Sprintf("name %q starts with a dot, which hides its folder", name)
+	case len(name) > 255:
+		return fmt.Sprintf("name is %d bytes long, more than a folder name can be", len(name))
+	case strings.ContainsAny(name, `/\`):
+		return fmt.Sprintf("name %q contains a path separator", name)
+	case strings.ContainsFunc(name, unicode.IsControl):
+		return fmt.Sprintf("name %q contains a control character", name)
+	}
+	return ""
+}
+
 // parseSkill reads SKILL.md leniently, as the client guide says: the
 // problems it forgives become warnings on the skill; the ones it cannot
 // (returned as a Problem) make the skill invalid. dirName is the skill's
@@ -63,13 +84,13 @@ func parseSkill(data []byte, dirName string) (*Skill, *Problem) {
 	if prob != nil {
 		return nil, prob
 	}
-	fm, prob := parseFrontmatter(doc, true)
+	fm, prob := parseFrontmatter(doc, lenientYAML)
 	if prob != nil {
 		return nil, prob
 	}
 	s := &Skill{UserInvocable: true}
 	for _, l := range fm.repaired {
-		s.Warnings = append(s.Warnings, fmt.Sprintf("line %d: a value containing ': ' (or a bracket) is not quoted; it was read as quoted text", l))
+		s.Warnings = append(s.Warnings, fmt.Sprintf("line %d: a value containing ': ' (or written as [a] [b]) is not quoted, which strict YAML refuses; it was read as quoted text", l))
 	}
 	for _, d := range fm.duplicates {
 		s.Warnings = append(s.Warnings, fmt.Sprintf("line %d: %s is given twice; the first one counts", d.line, d.key))
@@ -98,6 +119,8 @@ func parseSkill(data []byte, dirName string) (*Skill, *Problem) {
 			warnType(f, "text")
 		case name == "":
 			s.Warnings = append(s.Warnings, fmt.Sprintf("line %d: name is empty; the folder's name %q is used", f.line, dirName))
+		case folderNameProblem(name) != "":
+			return nil, &Problem{Rule: "name-unsafe", Field: "name", Line: f.line, Message: folderNameProblem(name) + "; a skill's name must be usable as its folder's name"}
 		default:
 			s.Name = name
 			for _, p := range nameProblems(name) {

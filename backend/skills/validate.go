@@ -66,7 +66,7 @@ func validateData(data []byte, file, dirName, dir string) []Problem {
 		prob.File = file
 		return []Problem{*prob}
 	}
-	fm, prob := parseFrontmatter(doc, false)
+	fm, prob := parseFrontmatter(doc, strictYAML)
 	if prob != nil {
 		prob.File = file
 		return []Problem{*prob}

@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/exec"
 	"slices"
 	"strings"
 	"sync"
@@ -47,12 +46,12 @@ type BashOptions struct {
 	// (default 100 KB).
 	MaxOutputBytes int
 	// Env holds extra NAME=value entries added to the environment after the
-	// agent's own (they win over it).
+	// agent's own (they win over it, and are kept as given).
 	Env []string
-	// Environ returns the environment commands start from, at each call:
-	// the user's environment without TinyElf's secrets (CleanEnv). Nil means
-	// os.Environ() as it is; engine.BuildRegistry always passes a cleaned
-	// one.
+	// Environ returns the environment commands start from, at each call
+	// (engine.BuildRegistry passes the user's without TinyElf's secrets).
+	// Nil means os.Environ(); either way Children removes the secrets its
+	// owner names (the settings' keys) before the command sees it.
 	Environ func() []string
 	// Children starts the commands and keeps them from outliving TinyElf;
 	// nil still runs each in a process group of its own.
@@ -246,20 +245,23 @@ func (t *bashTool) run(ctx context.Context, command string, timeout time.Duratio
 	if err != nil {
 		return nil, fmt.Errorf("create output pipe: %w", err)
 	}
-	cmd := exec.Command("bash", "-c", command)
+	cmd := t.opts.Children.Command("bash", "-c", command)
 	if t.ws != nil {
 		cmd.Dir = t.ws.Dir()
 	}
-	base := os.Environ()
+	var base []string // nil: TinyElf's own, without the owner's secrets
 	if t.opts.Environ != nil {
 		base = t.opts.Environ()
 	}
-	env := []string{"GIT_TERMINAL_PROMPT=0", "GIT_PAGER=cat", "PAGER=cat"}
-	cmd.Env = dedupEnv(append(append(env, base...), t.opts.Env...))
+	if base == nil {
+		base = os.Environ()
+	}
+	cmd.Environ = append([]string{"GIT_TERMINAL_PROMPT=0", "GIT_PAGER=cat", "PAGER=cat"}, base...)
+	cmd.Named = t.opts.Env
 	cmd.Stdout, cmd.Stderr = pw, pw // one pipe keeps stdout and stderr in order
 
 	start := time.Now()
-	child, err := t.opts.Children.Start(cmd)
+	child, err := cmd.Start()
 	pw.Close()
 	if err != nil {
 		pr.Close()

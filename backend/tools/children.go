@@ -27,11 +27,14 @@ import (
 // still the one recorded (its start time, or the TINYELF_CHILD_OF tag in its
 // environment), so that a pid the system has reused is never touched.
 //
-// A nil *Children starts children in their own groups and records nothing.
+// Every child is made with Command (command.go), which also gives it the
+// clean environment, without the secrets the owner's source names. A nil
+// *Children starts children in their own groups and records nothing.
 // Children is safe for concurrent use.
 type Children struct {
-	dir string // this owner's records: root/<owner>; "" keeps none
-	tag string // this owner's ChildOfEnv value
+	dir     string         // this owner's records: root/<owner>; "" keeps none
+	tag     string         // this owner's ChildOfEnv value
+	secrets func() Secrets // what no child may inherit; nil names nothing
 
 	mu      sync.Mutex
 	live    map[*Child]struct{}
@@ -86,12 +89,16 @@ func (c *Children) startCmd(cmd *exec.Cmd) error {
 const ChildrenFolder = "children"
 
 // NewChildren returns a tracker that records its groups under root (the data
-// dir's ChildrenFolder); root "" records nothing on disk.
-func NewChildren(root string) *Children {
+// dir's ChildrenFolder; "" records nothing on disk) and keeps from every
+// child it starts what secrets returns at that moment (TinyElf passes
+// engine.ChildSecrets of the current settings, so a key added in Settings
+// applies to the next child at once; nil names nothing beyond what each
+// caller names).
+func NewChildren(root string, secrets func() Secrets) *Children {
 	// The random part keeps two trackers of one process (tests) apart.
 	var rnd [4]byte
 	_, _ = rand.Read(rnd[:])
-	c := &Children{tag: ownerID(os.Getpid()) + "-" + hex.EncodeToString(rnd[:]), live: map[*Child]struct{}{}}
+	c := &Children{tag: ownerID(os.Getpid()) + "-" + hex.EncodeToString(rnd[:]), live: map[*Child]struct{}{}, secrets: secrets}
 	if root != "" && recordsOnDisk {
 		c.dir = filepath.Join(root, c.tag)
 	}
@@ -122,18 +129,21 @@ type Child struct {
 	sys    childSys
 }
 
-// Start starts cmd as the leader of a new process group (StartInOwnGroup),
-// with TINYELF_CHILD_OF set in its environment (cmd.Env, or TinyElf's own
-// when nil), and records the group. The caller still Waits for cmd, and
-// calls Exited once Wait has returned.
-func (c *Children) Start(cmd *exec.Cmd) (*Child, error) {
-	StartInOwnGroup(cmd)
+// secretsNow returns what the owner's source names now (nothing for a nil
+// owner or source).
+func (c *Children) secretsNow() Secrets {
+	if c == nil || c.secrets == nil {
+		return Secrets{}
+	}
+	return c.secrets()
+}
+
+// start starts cmd, whose environment (already clean) and process group
+// Command.Start has set, with TINYELF_CHILD_OF added to the environment,
+// and records the group.
+func (c *Children) start(cmd *exec.Cmd) (*Child, error) {
 	if c != nil {
-		env := cmd.Env
-		if env == nil {
-			env = os.Environ()
-		}
-		cmd.Env = append(CleanEnv(env, Secrets{}), ChildOfEnv+"="+c.tag)
+		cmd.Env = append(cmd.Env, ChildOfEnv+"="+c.tag)
 		c.sweep()
 		if c.dir != "" {
 			// The owner's folder exists before the child does: should

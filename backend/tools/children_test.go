@@ -75,19 +75,19 @@ func startSleeper(t *testing.T, c *Children) (*exec.Cmd, *Child, []int) {
 	t.Helper()
 	pidFile := filepath.Join(t.TempDir(), "pids")
 	script := fmt.Sprintf(`sleep 300 & echo $! >> %[1]q; setsid sleep 301 & echo $! >> %[1]q; echo $$ >> %[1]q; wait`, pidFile)
-	cmd := exec.Command("sh", "-c", script)
-	ch, err := c.Start(cmd)
+	cmd := c.Command("sh", "-c", script)
+	ch, err := cmd.Start()
 	if err != nil {
 		t.Fatal(err)
 	}
 	go func() { _ = cmd.Wait() }()
-	return cmd, ch, readPids(t, pidFile, 3)
+	return cmd.Cmd, ch, readPids(t, pidFile, 3)
 }
 
 func TestChildrenKillAll(t *testing.T) {
 	t.Parallel()
 	root := t.TempDir()
-	c := NewChildren(root)
+	c := NewChildren(root, nil)
 	_, ch, pids := startSleeper(t, c)
 	recs, _ := filepath.Glob(filepath.Join(root, "*", strconv.Itoa(ch.Pid())))
 	if len(recs) != 1 {
@@ -102,8 +102,8 @@ func TestChildrenKillAll(t *testing.T) {
 		t.Errorf("records left after KillAll: %v", entries)
 	}
 	// Nothing started after KillAll outlives it.
-	cmd := exec.Command("sleep", "300")
-	if _, err := c.Start(cmd); err != nil {
+	cmd := c.Command("sleep", "300")
+	if _, err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
 	go func() { _ = cmd.Wait() }()
@@ -113,9 +113,9 @@ func TestChildrenKillAll(t *testing.T) {
 func TestChildrenForgetEndedGroups(t *testing.T) {
 	t.Parallel()
 	root := t.TempDir()
-	c := NewChildren(root)
-	cmd := exec.Command("true")
-	ch, err := c.Start(cmd)
+	c := NewChildren(root, nil)
+	cmd := c.Command("true")
+	ch, err := cmd.Start()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -139,7 +139,7 @@ func TestReapOrphans(t *testing.T) {
 	t.Parallel()
 	root := t.TempDir()
 	// A live owner: this test process's own tracker.
-	live := NewChildren(root)
+	live := NewChildren(root, nil)
 	_, _, livePids := startSleeper(t, live)
 	defer live.KillAll()
 
@@ -207,41 +207,49 @@ func TestReapOrphans(t *testing.T) {
 	}
 }
 
-// TestPdeathsig: a child started in its own group dies with the process
-// that started it, however that one dies. The starter is this test binary
-// run again as a helper, which starts `sleep`, prints its pid and exits
-// without any cleanup.
+// TestPdeathsig: a child started with Command dies with the process that
+// started it, however that one dies; a detached one (the file manager)
+// stays. The starter is this test binary run again as a helper, which
+// starts both, prints their pids and exits without any cleanup.
 func TestPdeathsig(t *testing.T) {
 	t.Parallel()
+	dir := t.TempDir()
 	cmd := exec.Command(os.Args[0], "-test.run=^TestPdeathsigHelper$")
-	cmd.Env = append(os.Environ(), "TINYELF_PDEATHSIG_HELPER=1")
-	out, err := cmd.Output()
-	if err != nil {
-		t.Fatalf("helper: %v", err)
+	cmd.Env = append(os.Environ(), "TINYELF_PDEATHSIG_HELPER="+dir)
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("helper: %v\n%s", err, out)
 	}
-	var pid int
-	for _, line := range strings.Split(string(out), "\n") {
-		if p, ok := strings.CutPrefix(line, "child "); ok {
-			pid, _ = strconv.Atoi(p)
-		}
+	pids := readPids(t, filepath.Join(dir, "pids"), 2)
+	child, detached := pids[0], pids[1]
+	t.Cleanup(func() { _ = syscall.Kill(detached, syscall.SIGKILL) })
+	waitGone(t, 5*time.Second, child)
+	// The child is gone, so the kernel has acted on the helper's death.
+	if procGone(detached) {
+		t.Error("the detached child died with the process that started it")
 	}
-	if pid == 0 {
-		t.Fatalf("the helper printed no pid:\n%s", out)
-	}
-	waitGone(t, 5*time.Second, pid)
 }
 
 // TestPdeathsigHelper is TestPdeathsig's starter; it does nothing in a
 // normal run.
 func TestPdeathsigHelper(t *testing.T) {
-	if os.Getenv("TINYELF_PDEATHSIG_HELPER") != "1" {
+	dir := os.Getenv("TINYELF_PDEATHSIG_HELPER")
+	if dir == "" {
 		t.Skip("only run by TestPdeathsig")
 	}
-	cmd := exec.Command("sleep", "300")
-	StartInOwnGroup(cmd)
-	if err := cmd.Start(); err != nil {
+	c := NewChildren("", nil)
+	ch, err := c.Command("sleep", "300").Start()
+	if err != nil {
 		t.Fatal(err)
 	}
-	fmt.Printf("child %d\n", cmd.Process.Pid)
+	det := c.Command("sh", "-c", `echo $$ > "$0/detached"; exec sleep 300`, dir)
+	if err := det.Detach(); err != nil {
+		t.Fatal(err)
+	}
+	var detPid []byte
+	for len(detPid) == 0 {
+		detPid, _ = os.ReadFile(filepath.Join(dir, "detached"))
+		time.Sleep(5 * time.Millisecond)
+	}
+	_ = os.WriteFile(filepath.Join(dir, "pids"), fmt.Appendf(nil, "%d\n%s", ch.Pid(), detPid), 0o644)
 	os.Exit(0)
 }

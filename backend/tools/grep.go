@@ -36,21 +36,25 @@ type GrepOptions struct {
 	// MaxLineLength cuts longer lines, in bytes (DefaultGrepMaxLineLength
 	// when 0).
 	MaxLineLength int
+	// Children starts ripgrep (the clean environment, its own group, gone
+	// with TinyElf); nil still gives it its own group.
+	Children *Children
 }
 
 // grepTool is the seed's GrepTool. Both engines see the same files (the
 // walk rules of gitignore.go) and the same pattern (translated once by
 // compileGrepPattern), so they give the same output.
 type grepTool struct {
-	ws      *Workspace
-	rg      string // "" means the Go engine
-	maxHits int
-	maxLine int
+	ws       *Workspace
+	rg       string // "" means the Go engine
+	maxHits  int
+	maxLine  int
+	children *Children
 }
 
 // NewGrep returns the Grep tool over ws. It is safe for concurrent use.
 func NewGrep(ws *Workspace, opts GrepOptions) Tool {
-	t := &grepTool{ws: ws, maxHits: opts.MaxMatches, maxLine: opts.MaxLineLength}
+	t := &grepTool{ws: ws, maxHits: opts.MaxMatches, maxLine: opts.MaxLineLength, children: opts.Children}
 	if t.maxHits <= 0 {
 		t.maxHits = DefaultGrepMaxMatches
 	}

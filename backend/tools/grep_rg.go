@@ -68,7 +68,7 @@ func (t *grepTool) searchRg(ctx context.Context, req *grepRequest) error {
 	}
 	args = append(args, "--", req.pattern.rg, target)
 
-	cmd := exec.CommandContext(ctx, t.rg, args...)
+	cmd := t.children.CommandContext(ctx, t.rg, args...)
 	cmd.Dir = req.root.ref
 	cmd.WaitDelay = 2 * time.Second
 	var stderr limitedBuffer
@@ -77,14 +77,16 @@ func (t *grepTool) searchRg(ctx context.Context, req *grepRequest) error {
 	if err != nil {
 		return fmt.Errorf("run rg: %w", err)
 	}
-	if err := cmd.Start(); err != nil {
+	child, err := cmd.Start()
+	if err != nil {
 		return fmt.Errorf("run rg: %w", err)
 	}
 	perr := t.parseRg(stdout, req)
 	if perr != nil {
-		_ = cmd.Process.Kill()
+		child.Signal(true)
 	}
 	werr := cmd.Wait()
+	child.Exited()
 	defer verifyRg(req)
 	if err := ctx.Err(); err != nil {
 		return err

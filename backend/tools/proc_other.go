@@ -10,6 +10,9 @@ import (
 // StartInOwnGroup is a no-op where process groups are not available.
 func StartInOwnGroup(cmd *exec.Cmd) {}
 
+// startDetached is a no-op where process groups are not available.
+func startDetached(cmd *exec.Cmd) {}
+
 // SignalGroup kills the process; its children are not reached on this
 // platform.
 func SignalGroup(p *os.Process, kill bool) {

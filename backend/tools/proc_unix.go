@@ -20,6 +20,11 @@ func StartInOwnGroup(cmd *exec.Cmd) {
 	cmd.SysProcAttr = attr
 }
 
+// startDetached makes cmd the leader of a new session, like
+// StartInOwnGroup, but without the parent-death signal: the child may
+// outlive TinyElf.
+func startDetached(cmd *exec.Cmd) { cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true} }
+
 // SignalGroup sends SIGTERM (or SIGKILL when kill is set) to every process
 // of the group p leads. A group that is already gone is not an error.
 func SignalGroup(p *os.Process, kill bool) {

@@ -17,6 +17,12 @@ func StartInOwnGroup(cmd *exec.Cmd) {
 	cmd.SysProcAttr = &syscall.SysProcAttr{CreationFlags: syscall.CREATE_NEW_PROCESS_GROUP}
 }
 
+// startDetached starts cmd in a new console process group and, unlike
+// Command.Start, puts it in no job object: the child may outlive TinyElf.
+func startDetached(cmd *exec.Cmd) {
+	cmd.SysProcAttr = &syscall.SysProcAttr{CreationFlags: syscall.CREATE_NEW_PROCESS_GROUP}
+}
+
 // SignalGroup kills the process; its children are reached through the job
 // object Children made for it (Child.Signal).
 func SignalGroup(p *os.Process, kill bool) {

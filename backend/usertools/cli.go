@@ -60,11 +60,12 @@ func (s *Service) RunCLI(ctx context.Context, agent, tool string, argv []string,
 	}
 	m := masker(found)
 	out, errOut := &maskWriter{w: stdout, m: m}, &maskWriter{w: stderr, m: m}
-	cmd := exec.Command(cmdArgv[0], cmdArgv[1:]...)
-	cmd.Dir, cmd.Env = d.Dir, env
+	cmd := s.opts.Children.Command(cmdArgv[0], cmdArgv[1:]...)
+	cmd.Dir = d.Dir
+	cmd.NoInherit, cmd.Named = true, env // built whole: an allowlist and the tool's credentials
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = stdin, out, errOut
 	cmd.WaitDelay = 2 * time.Second
-	child, err := s.opts.Children.Start(cmd)
+	child, err := cmd.Start()
 	if err != nil {
 		return 0, fmt.Errorf("start %s: %w", tool, err)
 	}

@@ -78,10 +78,10 @@ func (z *forkServer) start() error {
 	}
 	syscall.CloseOnExec(fds[0])
 	ours, theirs := os.NewFile(uintptr(fds[0]), "zygote"), os.NewFile(uintptr(fds[1]), "zygote-child")
-	cmd := exec.Command(z.argv[0], z.argv[1:]...)
-	cmd.Env = z.env
+	cmd := z.children.Command(z.argv[0], z.argv[1:]...)
+	cmd.NoInherit, cmd.Named = true, z.env // built whole, as for a call
 	cmd.ExtraFiles = []*os.File{theirs}
-	child, err := z.children.Start(cmd)
+	child, err := cmd.Start()
 	if err != nil {
 		ours.Close()
 		theirs.Close()
@@ -97,9 +97,9 @@ func (z *forkServer) start() error {
 		return fmt.Errorf("fork server socket: %w", err)
 	}
 	conn := fc.(*net.UnixConn)
-	z.cmd, z.conn, z.dead = cmd, conn, make(chan struct{})
+	z.cmd, z.conn, z.dead = cmd.Cmd, conn, make(chan struct{})
 	z.pending, z.exits = map[int]chan forkReply{}, map[int]chan forkExit{}
-	go z.read(conn, cmd, child, z.dead)
+	go z.read(conn, cmd.Cmd, child, z.dead)
 	return nil
 }
 

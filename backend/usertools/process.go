@@ -70,9 +70,11 @@ func runProcess(ctx context.Context, spec processSpec) (processResult, error) {
 	}
 	runCtx, cancel := context.WithTimeout(ctx, spec.timeout)
 	defer cancel()
-	cmd := exec.Command(spec.argv[0], spec.argv[1:]...)
+	cmd := spec.children.Command(spec.argv[0], spec.argv[1:]...)
 	cmd.Dir = spec.dir
-	cmd.Env = spec.env
+	// The environment is built whole from an allowlist and the tool's own
+	// credentials (toolEnv): nothing of TinyElf's is inherited.
+	cmd.NoInherit, cmd.Named = true, spec.env
 	cmd.Stdin = bytes.NewReader(spec.stdin)
 	stdout := &capWriter{limit: limit, full: make(chan struct{})}
 	stderr := &tailWriter{limit: stderrTailBytes}
@@ -80,7 +82,7 @@ func runProcess(ctx context.Context, spec processSpec) (processResult, error) {
 	// A grandchild that keeps the pipes open must not keep us waiting.
 	cmd.WaitDelay = 2 * time.Second
 	start := time.Now()
-	child, err := spec.children.Start(cmd)
+	child, err := cmd.Start()
 	if err != nil {
 		return processResult{}, err
 	}

@@ -195,8 +195,8 @@ func (h *pyHost) scan(ctx context.Context, env []string, mods []pyModule) map[st
 // when the host stopped early, the module it was importing and why.
 func (h *pyHost) scanOnce(ctx context.Context, python string, env []string, mods []pyModule) (got []pyModuleInfo, stuck, reason string) {
 	req, _ := json.Marshal(map[string]any{"modules": mods, "timeout": h.timeout.Seconds()})
-	cmd := exec.Command(python, h.argv(python, "schemas")[1:]...)
-	cmd.Env = env
+	cmd := h.children.Command(python, h.argv(python, "schemas")[1:]...)
+	cmd.NoInherit, cmd.Named = true, env // built whole, as for a call
 	cmd.Dir = filepath.Dir(mods[0].Path)
 	cmd.Stdin = bytes.NewReader(req)
 	stderr := &tailWriter{limit: stderrTailBytes}
@@ -206,7 +206,7 @@ func (h *pyHost) scanOnce(ctx context.Context, python string, env []string, mods
 		return nil, "", err.Error()
 	}
 	cmd.WaitDelay = 2 * time.Second
-	child, err := h.children.Start(cmd)
+	child, err := cmd.Start()
 	if err != nil {
 		return nil, "", fmt.Sprintf("cannot start %s: %v", python, err)
 	}
@@ -266,7 +266,7 @@ func (h *pyHost) scanOnce(ctx context.Context, python string, env []string, mods
 					return got, current, "its schemas are larger than 4 MB"
 				}
 				wait()
-				why := hostExit(cmd, stderr)
+				why := hostExit(cmd.Cmd, stderr)
 				if current != "" {
 					return got, current, "importing it ended the Python process (" + why + ")"
 				}

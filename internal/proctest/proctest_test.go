@@ -45,6 +45,8 @@ type runner struct {
 	home      string // TINYELF_HOME
 	workspace string
 	srv       *llmtest.Server
+	path      string   // a folder put first on TinyElf's PATH ("" none)
+	extraEnv  []string // more NAME=value entries of TinyElf's environment
 }
 
 func newRunner(t *testing.T, turns ...llmtest.Turn) *runner {
@@ -67,6 +69,10 @@ func (r *runner) start(prompt string) (*exec.Cmd, *bytes.Buffer) {
 		env = append(env, kv)
 	}
 	cmd.Env = append(env, "TINYELF_HOME="+r.home, "DBUS_SESSION_BUS_ADDRESS=unix:path="+filepath.Join(r.home, "no-bus"))
+	if r.path != "" {
+		cmd.Env = append(cmd.Env, "PATH="+r.path+string(os.PathListSeparator)+os.Getenv("PATH"))
+	}
+	cmd.Env = append(cmd.Env, r.extraEnv...)
 	out := &bytes.Buffer{}
 	cmd.Stdout, cmd.Stderr = out, out
 	if err := cmd.Start(); err != nil {

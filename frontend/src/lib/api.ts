@@ -40,6 +40,7 @@ import type {
   SettingsView,
   SkillDetail,
   SkillList,
+  SkillSettings,
   SubagentRun,
   TestResult,
   SaveWebArgs,
@@ -471,8 +472,10 @@ export const setSkillTrust = (scope: SkillScope, name: string, trust: 'trusted' 
 export const searchSkillHub = (query: string, limit?: number) => call<HubSearchResult>('SearchSkillHub', { query, limit });
 export const installSkill = (id: string) => call<InstalledSkill>('InstallSkill', { id });
 export const removeSkill = (name: string) => call<object>('RemoveSkill', { name });
-export const getSkillSettings = () => call<{ hubIndexes: string[] }>('GetSkillSettings');
-export const saveSkillSettings = (hubIndexes: string[]) => call<{ hubIndexes: string[] }>('SaveSkillSettings', { hubIndexes });
+export const getSkillSettings = () => call<SkillSettings>('GetSkillSettings');
+/** saveSkillSettings saves the SkillHub indexes; restoreDefault goes back to TinyElf's default ones instead. */
+export const saveSkillSettings = (hubIndexes: string[], restoreDefault = false) =>
+  call<SkillSettings>('SaveSkillSettings', { hubIndexes, restoreDefault: restoreDefault || undefined });
 export const openSkillFolder = (scope: SkillScope, name: string, location?: string) =>
   call<object>('OpenSkillFolder', { ...scope, name, location: location || undefined });
 

@@ -966,8 +966,17 @@ export interface SkillList {
   skills: SkillInfo[];
   roots: SkillRoot[];
   userDir: string;
+  /** hubIndexes are the SkillHub indexes in effect (TinyElf's default ones until the user saves a list). */
   hubIndexes: string[];
+  /** defaultHubIndexes are TinyElf's default indexes. */
+  defaultHubIndexes?: string[];
   warning?: string;
+}
+
+/** SkillSettings is GetSkillSettings(): the SkillHub indexes in effect and TinyElf's default ones. */
+export interface SkillSettings {
+  hubIndexes: string[];
+  defaultHubIndexes: string[];
 }
 
 /** SkillDetail is GetSkill(): a skill with its SKILL.md and files. */

@@ -103,10 +103,10 @@ export async function remove(name: string): Promise<boolean> {
   }
 }
 
-/** saveIndexes replaces the SkillHub index URLs; it throws so the form can show why. */
-export async function saveIndexes(urls: string[]): Promise<string[]> {
-  const res = await api.saveSkillSettings(urls);
-  skillList.update((l) => (l ? { ...l, hubIndexes: res.hubIndexes } : l));
+/** saveIndexes replaces the SkillHub index URLs (restoreDefault: back to TinyElf's default ones); it throws so the form can show why. */
+export async function saveIndexes(urls: string[], restoreDefault = false): Promise<string[]> {
+  const res = await api.saveSkillSettings(urls, restoreDefault);
+  skillList.update((l) => (l ? { ...l, hubIndexes: res.hubIndexes, defaultHubIndexes: res.defaultHubIndexes } : l));
   return res.hubIndexes;
 }
 
