@@ -404,5 +404,10 @@ func toolResult(t *testing.T, h *svcHarness, sessionID, tool string) string {
 			got = m.Tool.Result
 		}
 	}
+	// The server's own text, inside the untrusted block MCP results reach
+	// the model in.
+	if i := strings.Index(got, "\n\n"); strings.HasPrefix(got, "<mcp_content ") && i >= 0 {
+		got = strings.TrimSuffix(got[i+2:], "\n</mcp_content>")
+	}
 	return got
 }

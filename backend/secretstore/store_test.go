@@ -221,9 +221,21 @@ func TestSecretServiceKeyring(t *testing.T) {
 	}
 	t.Cleanup(func() { _ = daemon.Process.Kill(); _ = daemon.Wait() })
 
-	// Wait for the Secret Service to answer (it registers on the bus
-	// shortly after starting).
+	// Wait for the daemon to have made the login keyring from the password
+	// on its stdin: a request that reaches it before then finds no
+	// unlocked default collection, and the daemon makes a locked one that
+	// nothing will unlock.
 	deadline := time.Now().Add(10 * time.Second)
+	for {
+		if _, err := os.Stat(filepath.Join(data, "keyrings", "login.keyring")); err == nil {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("gnome-keyring-daemon made no login keyring")
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	// Then for the Secret Service to answer.
 	for {
 		_, err := SystemKeyring{}.Get(Service, "probe")
 		if errors.Is(err, keyring.ErrNotFound) {
