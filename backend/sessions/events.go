@@ -35,6 +35,13 @@ const (
 	EventTurnEnd          EventType = "turn.end"          // TurnEnd
 	EventHookRun          EventType = "hook.run"          // HookRun
 
+	// What a reopened session picks up again (DurableState, OpenTurn):
+	// the files the agent has seen, the tools ToolSearch promoted, and
+	// what a loaded skill or a typed command pre-approved for its turn.
+	EventReadMarks          EventType = "read.marks"          // ReadMarks
+	EventCapabilityPromoted EventType = "capability.promoted" // CapabilityPromoted
+	EventPermissionGranted  EventType = "permission.granted"  // PermissionGranted
+
 	// Added by the sessions package: soft delete and its undo are events so
 	// that the session list can be rebuilt from the log alone.
 	EventSessionDeleted  EventType = "session.deleted"  // SessionDeleted
@@ -385,4 +392,50 @@ type HookRun struct {
 	// Prompt is the user's message a UserPromptSubmit hook refused: it is
 	// not in the conversation, so it is kept here.
 	Prompt string `json:"prompt,omitempty"`
+}
+
+// ReadMarks records files the agent read or wrote, each as it was then, so
+// that a reopened session's Write and Edit still refuse a file it has not
+// read or that changed since, and still allow one it has (seed 000's
+// read-before-write). A tool batch's marks are logged with its results.
+type ReadMarks struct {
+	Marks []ReadMark `json:"marks"`
+}
+
+// ReadMark is one file as the agent last saw it.
+type ReadMark struct {
+	// Path is the file's absolute path with symbolic links followed.
+	Path string `json:"path"`
+	// Hash is the hex SHA-256 of its content; "" when it was not hashed
+	// (too large, or it changed while it was being hashed), which a
+	// reopened session takes as not read.
+	Hash string `json:"hash,omitempty"`
+	Size int64  `json:"size"`
+}
+
+// CapabilityPromoted records tools made visible for the rest of the
+// session: found by ToolSearch, or called by their exact name while
+// deferred (seed 003 §七). A reopened session promotes them again.
+type CapabilityPromoted struct {
+	Tools []Promotion `json:"tools"`
+}
+
+// Promotion is one promoted tool and why.
+type Promotion struct {
+	Name string `json:"name"`
+	Why  string `json:"why"`
+}
+
+// PermissionGranted records allowed-tools that a loaded skill or a typed
+// command pre-approved for the rest of its turn, so that a turn taken up
+// again after a restart (an approval answered on reopen) keeps them. They
+// never reach another turn.
+type PermissionGranted struct {
+	// Tools are the grants in the allowed-tools notation ("Bash(git:*) Read").
+	Tools string `json:"tools"`
+	// By names who granted them ("skill test-fix", "/review").
+	By string `json:"by"`
+	// Filter marks a Markdown command's grant, which also narrows the
+	// turn's tools to those it names.
+	Filter bool `json:"filter,omitempty"`
 }

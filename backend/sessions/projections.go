@@ -268,7 +268,7 @@ func known(t EventType) bool {
 		EventModeChanged, EventModelChanged, EventUserMessage, EventAssistantMessage, EventToolIntent,
 		EventApprovalAsked, EventApprovalAnswered, EventToolResult, EventCapabilityDiff,
 		EventCapabilityLoad, EventModelRequest, EventCompaction, EventError, EventUsage, EventTurnStart, EventTurnEnd,
-		EventHookRun:
+		EventHookRun, EventReadMarks, EventCapabilityPromoted, EventPermissionGranted:
 		return true
 	}
 	return false
@@ -482,6 +482,13 @@ func project(s *Session, ev Event, out sink) error {
 		return projectHookRun(ev, item, out)
 	case EventModelRequest, EventTurnStart, EventTurnEnd:
 		// Only UpdatedAt.
+	case EventReadMarks:
+		// Read back by DurableState when the session is reopened.
+		return decode(ev, &ReadMarks{})
+	case EventCapabilityPromoted:
+		return decode(ev, &CapabilityPromoted{})
+	case EventPermissionGranted:
+		return decode(ev, &PermissionGranted{})
 	}
 	return nil
 }

@@ -213,6 +213,8 @@ type writeTx struct {
 	// when it commits: per session, or everything (a rebuild, a purge).
 	history      map[string]*historyDelta
 	clearHistory bool
+	// appended is set once the transaction appends events.
+	appended bool
 }
 
 // historyDelta returns the session's entry in w.history, made at first use.
@@ -279,7 +281,7 @@ func (w *writeTx) append(id string, events []Event, create bool) (Session, []Eve
 		}
 		last = sess.LastSeq
 	}
-	w.sid = id
+	w.sid, w.appended = id, true
 	if d := w.historyDelta(id); d.lastSeq == 0 {
 		d.prevSeq = last // the first append of the transaction to this session
 	}

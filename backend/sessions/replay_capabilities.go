@@ -135,24 +135,9 @@ func (s *Store) LastCapabilities(ctx context.Context, id string) (CapabilityStat
 		if err != nil {
 			return st, fmt.Errorf("read the capabilities of session %s: %w", id, err)
 		}
-		if ev.Type == EventError {
-			var e Error
-			if err := decode(ev, &e); err != nil {
-				return st, err
-			}
-			if e.Kind == ErrorKindToolSkipped {
-				st.ToolSkipped = e.Message
-			}
-			continue
-		}
-		if ev.Type != EventCapabilityDiff {
-			continue
-		}
-		var d CapabilityDiff
-		if err := decode(ev, &d); err != nil {
+		if err := st.fold(ev); err != nil {
 			return st, err
 		}
-		st.apply(d)
 	}
 	return st, nil
 }

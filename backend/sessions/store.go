@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -52,6 +53,8 @@ type Store struct {
 	now         func() time.Time
 	// blobs holds attachments' content, beside the database file.
 	blobs *Blobs
+	// logWrites counts the committed transactions that appended events.
+	logWrites atomic.Int64
 
 	closeOnce sync.Once
 	closed    chan struct{} // closed by Close
@@ -249,6 +252,9 @@ func (s *Store) write(ctx context.Context, fn func(w *writeTx) error) error {
 		s.rows = nil // the file is in an unknown state: read it again
 		return classify(err)
 	}
+	if w.appended {
+		s.logWrites.Add(1)
+	}
 	if w.clearHistory {
 		s.history.clear()
 		s.rows = map[string]Session{}
@@ -267,6 +273,12 @@ func (s *Store) write(ctx context.Context, fn func(w *writeTx) error) error {
 	}
 	return nil
 }
+
+// LogWrites returns how many transactions that appended events (to any
+// session) this store has committed since Open: the figure the engine's
+// budget of log writes per turn is checked against. The search index and
+// checkpoints that follow writes are not counted.
+func (s *Store) LogWrites() int64 { return s.logWrites.Load() }
 
 // rowCacheSize bounds the session rows kept for the write path.
 const rowCacheSize = 512
