@@ -17,10 +17,13 @@ type Discovery struct {
 	promoted map[string]string // tool name → why
 	used     map[string]bool
 	failures map[string]int // consecutive invalid calls, by tool name
-	touched  []string
-	loaded   []string // skill IDs
-	order    []string // tool names in first-visible order
-	last     *VisibleSet
+	// promotedOrder and usedOrder are the keys of promoted and used, oldest
+	// first, for forgetting the oldest past maxRemembered.
+	promotedOrder, usedOrder []string
+	touched                  []string
+	loaded                   []string // skill IDs
+	order                    []string // tool names in first-visible order
+	last                     *VisibleSet
 	// rendered caches the last rendered index texts by their input, one
 	// slot per kind of index.
 	rendered [2]struct{ key, text string }
@@ -33,6 +36,10 @@ const (
 	DemoteAfter = 3
 	// maxTouched bounds the touched paths kept (the newest win).
 	maxTouched = 64
+	// maxRemembered bounds the tools a session remembers as promoted, as
+	// used and as failing; past it, those noted longest ago are forgotten
+	// (a session that met thousands of tools keeps what it met last).
+	maxRemembered = 1024
 )
 
 // NewDiscovery returns an empty discovery state.
@@ -45,8 +52,33 @@ func NewDiscovery() *Discovery {
 func (d *Discovery) Promote(name, why string) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	d.promoted[name] = why
+	d.promoteLocked(name, why)
 	delete(d.failures, name)
+}
+
+// promoteLocked records a promotion, keeping at most maxRemembered; d.mu
+// is held.
+func (d *Discovery) promoteLocked(name, why string) {
+	if _, ok := d.promoted[name]; ok {
+		d.promotedOrder = slices.DeleteFunc(d.promotedOrder, func(n string) bool { return n == name })
+	}
+	d.promotedOrder = append(d.promotedOrder, name)
+	d.promoted[name] = why
+	d.promotedOrder = forgetOldest(d.promoted, d.promotedOrder)
+}
+
+// forgetOldest deletes the oldest keys of m (order lists them, oldest
+// first) past maxRemembered, an eighth more at once, and returns the order
+// left.
+func forgetOldest[V any](m map[string]V, order []string) []string {
+	if len(m) <= maxRemembered {
+		return order
+	}
+	drop := len(order) - maxRemembered*7/8
+	for _, k := range order[:drop] {
+		delete(m, k)
+	}
+	return slices.Clone(order[drop:])
 }
 
 // Promoted returns why a tool was promoted, if it was.
@@ -65,11 +97,17 @@ func (d *Discovery) NoteCall(name string, invalid bool) (failures int) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	if invalid {
+		if len(d.failures) >= maxRemembered {
+			clear(d.failures) // counts of invalid calls in a row: cheap to lose
+		}
 		d.failures[name]++
 		return d.failures[name]
 	}
 	delete(d.failures, name)
-	d.used[name] = true
+	if !d.used[name] {
+		d.used[name] = true
+		d.usedOrder = forgetOldest(d.used, append(d.usedOrder, name))
+	}
 	return 0
 }
 
@@ -116,7 +154,7 @@ func (d *Discovery) Restore(visible []string) {
 	defer d.mu.Unlock()
 	for _, n := range visible {
 		if _, ok := d.promoted[n]; !ok {
-			d.promoted[n] = "visible before the session was reopened"
+			d.promoteLocked(n, "visible before the session was reopened")
 		}
 		if !slices.Contains(d.order, n) {
 			d.order = append(d.order, n)

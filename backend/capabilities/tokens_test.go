@@ -39,16 +39,24 @@ func definitionTokens(t testing.TB, vs *VisibleSet) (tools, index int) {
 	return tools, realTokens(t, vs.IndexText())
 }
 
-func TestTokenReport(t *testing.T) {
+// TestDefinitionTokens holds the README's goal for the tool definitions of
+// one model call over the 191-tool catalog, counted with the o200k_base
+// tokenizer as BenchmarkDefinitionTokens reports them: with deferral, at
+// most 2,500 tokens of definitions and index, and at least 90% fewer than
+// sending everything.
+func TestDefinitionTokens(t *testing.T) {
+	const ceiling, fewer = 2500, 0.90
 	v := fixtureCatalog(t).Snapshot().View("")
 	all := Compute(v, Inputs{Mode: "default", Settings: Settings{Defer: DeferNever}}, NewDiscovery())
-	def := Compute(v, Inputs{Mode: "default"}, NewDiscovery())
+	def := Compute(v, Inputs{Mode: "default", ContextWindow: 200_000}, NewDiscovery())
 	at, ai := definitionTokens(t, all)
 	dt, di := definitionTokens(t, def)
-	t.Logf("everything: %d tools, %d tokens (estimate %d); deferred: %d tools %d tokens + index %d (estimate %d + %d)",
-		len(all.Tools), at+ai, all.ToolTokens, len(def.Tools), dt, di, def.ToolTokens, def.IndexTokens)
-	for _, d := range def.Definitions() {
-		b, _ := json.Marshal(d)
-		t.Logf("  %-14s %d", d.Name, realTokens(t, string(b)))
+	if dt+di > ceiling || float64(dt+di) > (1-fewer)*float64(at+ai) {
+		t.Errorf("deferred: %d tools, %d tokens + index %d = %d; everything: %d tools, %d tokens; want at most %d and at least %.0f%% fewer",
+			len(def.Tools), dt, di, dt+di, len(all.Tools), at+ai, ceiling, 100*fewer)
+		for _, d := range def.Definitions() {
+			b, _ := json.Marshal(d)
+			t.Logf("  %-14s %d", d.Name, realTokens(t, string(b)))
+		}
 	}
 }
