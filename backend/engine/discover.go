@@ -462,6 +462,7 @@ func (t *turn) loadCalled(ctx context.Context, name string) (bool, string, error
 	defer t.loadMu.Unlock()
 	d := t.s.discoveryState()
 	d.Promote(name, reasonCalledByName)
+	t.notePromoted(name) // logged with the diff below, or the next write
 	vs := capabilities.Compute(t.vs.View(), t.inputs(), d)
 	if !vs.IsVisible(name) {
 		_, dec, _ := vs.Lookup(name)
@@ -485,7 +486,7 @@ func (t *turn) SearchCapabilities(_ context.Context, req capabilities.SearchRequ
 	if err != nil {
 		return res, err
 	}
-	t.s.discoveryState().PromoteHits(res)
+	t.notePromoted(t.s.discoveryState().PromoteHits(res)...)
 	return res, nil
 }
 

@@ -236,6 +236,8 @@ type Engine struct {
 	summaries *tools.SummaryCache
 	// subagents runs spawn_agent's children and knows who spawned whom.
 	subagents *SubagentManager
+	// waiting are the approvals earlier runs left open (durable.go).
+	waiting waitingApprovals
 	// schemas are the tools' compiled parameter schemas, shared by every
 	// session's registries; entries their catalog entries.
 	schemas *tools.SchemaCache
@@ -262,7 +264,9 @@ type sessionState struct {
 	// reads is what the agent has read in this session, so that Write and
 	// Edit refuse files it has not seen; it outlives registry rebuilds
 	// (not the session's release from memory: the agent then reads again).
-	reads  *tools.ReadTracker
+	reads *tools.ReadTracker
+	// marks are the read marks made since they were last logged.
+	marks  markBuffer
 	reg    *Session
 	regKey string
 	// discovery is the session's capability-discovery state; disc is
@@ -494,10 +498,12 @@ func (e *Engine) begin(sessionID string) (*sessionState, *turnRun, context.Conte
 		e.mu.Lock()
 		s, ok := e.sessions[sessionID]
 		if !ok {
-			s = &sessionState{id: sessionID, pending: map[string]chan ApprovalAnswer{}, reads: tools.NewReadTracker()}
+			s = newSessionState(sessionID)
 			e.sessions[sessionID] = s
 		}
 		e.mu.Unlock()
+		// The turn takes up or expires what an earlier run left open.
+		e.waiting.forget(sessionID)
 		s.mu.Lock()
 		if wait := s.releasing; wait != nil {
 			s.mu.Unlock()
@@ -572,12 +578,21 @@ func (e *Engine) abandon(s *sessionState, run *turnRun) {
 	}
 	run.abandoned.Store(true)
 	s.cur = nil // claimed: the old goroutine's finish leaves it alone now
+	var evs []sessions.Event
+	if !e.closing() {
+		// Their answers are not logged by the turn any more: none will
+		// come, and none must be asked for again on reopen.
+		for callID := range s.pending {
+			evs = append(evs, sessions.NewEvent(sessions.EventApprovalAnswered, sessions.ApprovalAnswered{
+				CallID: callID, Decision: string(Deny), Reason: "the turn was stopped before an answer", By: "cancel"}))
+		}
+	}
 	s.pending = map[string]chan ApprovalAnswer{}
 	s.mu.Unlock()
 	e.settle(s, run, TurnResult{Reason: EndCancelled})
-	_ = e.record(context.Background(), s.id, sessions.NewEvent(sessions.EventTurnEnd, sessions.TurnEnd{
+	_ = e.record(context.Background(), s.id, append(evs, sessions.NewEvent(sessions.EventTurnEnd, sessions.TurnEnd{
 		Reason: EndCancelled, Message: "stopped by the user; a step that did not stop in time was left behind",
-	}))
+	}))...)
 	e.live(s.id, LiveTurnState, map[string]any{"running": false, "reason": EndCancelled})
 	close(run.done)
 }
@@ -643,6 +658,7 @@ func (e *Engine) evictIf(s *sessionState, used int64) {
 		delete(e.sessions, s.id)
 	}
 	e.mu.Unlock()
+	e.subagents.forgetLineage(s.id)
 	close(done)
 	e.sessionEndLater(s, hooks.EndOther)
 }
@@ -791,23 +807,30 @@ func (e *Engine) Answer(sessionID, callID string, ans ApprovalAnswer) error {
 		s.mu.Unlock()
 	}
 	if !ok {
-		return fmt.Errorf("no approval is waiting for call %s in session %s", callID, sessionID)
+		// Left waiting when TinyElf last closed: the answer takes its
+		// turn up again.
+		return e.revive(sessionID, callID, ans)
 	}
 	ch <- ans // buffered: never blocks
 	return nil
 }
 
-// Pending lists the call IDs waiting for approval in a session.
+// Pending lists the call IDs waiting for approval in a session: the
+// running turn's, and those of a turn an earlier run of TinyElf left
+// waiting (Answer takes that turn up again).
 func (e *Engine) Pending(sessionID string) []string {
-	s := e.peek(sessionID)
-	if s == nil {
-		return []string{}
+	out := []string{}
+	if s := e.peek(sessionID); s != nil {
+		s.mu.Lock()
+		for id := range s.pending {
+			out = append(out, id)
+		}
+		s.mu.Unlock()
 	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	out := make([]string, 0, len(s.pending))
-	for id := range s.pending {
-		out = append(out, id)
+	for _, a := range e.leftOpen(sessionID) {
+		if !slices.Contains(out, a.CallID) {
+			out = append(out, a.CallID)
+		}
 	}
 	return out
 }

@@ -25,7 +25,8 @@ const (
 type Input struct {
 	Text        string
 	Attachments []sessions.Attachment
-	// Resume is "", ResumeRetry or ResumeContinue.
+	// Resume is "", ResumeRetry or ResumeContinue (ResumeApproval is
+	// Answer's).
 	Resume string
 	// Options are what a typed slash command asks of the turn.
 	Options TurnOptions
@@ -33,6 +34,9 @@ type Input struct {
 	// started are the turn's user.message and turn.start, when they were
 	// logged with the session's creation (a subagent's first turn).
 	started []sessions.Event
+	// revive is the answer that takes up a turn an earlier run left
+	// waiting for it (Resume is ResumeApproval).
+	revive *revival
 }
 
 // sessionCreatorWith is implemented by a SessionLog that can create a

@@ -90,9 +90,15 @@ func (t *turn) readOnly(name string) bool {
 // logIntents logs that a batch of calls is about to run, in one write
 // (the first batch's goes out with the answer that made the calls).
 func (t *turn) logIntents(ctx context.Context, calls []llm.ToolCall) error {
-	evs := make([]sessions.Event, len(calls))
-	for i, c := range calls {
-		evs[i] = sessions.NewEvent(sessions.EventToolIntent, sessions.ToolIntent{CallID: c.ID, Name: c.Name, Arguments: c.Arguments})
+	evs := make([]sessions.Event, 0, len(calls))
+	for _, c := range calls {
+		if t.intended[c.ID] {
+			continue // a turn taken up again: logged before TinyElf closed
+		}
+		evs = append(evs, sessions.NewEvent(sessions.EventToolIntent, sessions.ToolIntent{CallID: c.ID, Name: c.Name, Arguments: c.Arguments}))
+	}
+	if len(evs) == 0 {
+		return nil
 	}
 	return t.record(ctx, evs...)
 }
@@ -131,13 +137,18 @@ func (t *turn) execute(ctx context.Context, c llm.ToolCall) tools.CallResult {
 // ran, and the next write that works must say so, or the model would later
 // read "interrupted" for them.
 func (t *turn) logResults(ctx context.Context, results []tools.CallResult) {
-	evs := make([]sessions.Event, len(results))
-	for i, res := range results {
-		evs[i] = sessions.NewEvent(sessions.EventToolResult, sessions.ToolResult{
+	evs := make([]sessions.Event, 0, len(results)+1)
+	for _, res := range results {
+		if t.isLeftOpen(res.CallID) {
+			continue // its approval is asked again on reopen
+		}
+		evs = append(evs, sessions.NewEvent(sessions.EventToolResult, sessions.ToolResult{
 			CallID: res.CallID, Name: res.Name, Content: res.Content, IsError: res.IsError, Truncated: res.Truncated,
 			Meta: res.Meta, DurationMs: res.Duration.Milliseconds(),
-		})
+		}))
 	}
+	// The files the calls read and wrote go with their results.
+	evs = t.withMarks(evs)
 	if len(evs) == 0 || t.logFailure() == nil && t.record(ctx, evs...) == nil {
 		return
 	}
@@ -192,6 +203,10 @@ func (e *Engine) permissionMiddleware(s *sessionState) tools.Middleware {
 			// be asked. Neither beats a denial (deny rules, plan mode, the
 			// shell guard) or a call the guard holds for a person.
 			hd := hookDecisionFrom(ctx)
+			// A call whose approval was asked before TinyElf closed is
+			// decided by the user's answer to it, unless a refusal comes
+			// first.
+			revived := t.wasAsked(call.ID)
 			switch {
 			case v.deny || v.hold != "":
 			case hd.decision == hooks.Ask:
@@ -203,6 +218,9 @@ func (e *Engine) permissionMiddleware(s *sessionState) tools.Middleware {
 				}
 			case hd.decision == hooks.Allow && !v.allow:
 				v = verdict{allow: true, by: "hook"}
+			}
+			if revived && !v.deny {
+				v = verdict{hold: v.hold, by: v.by}
 			}
 			switch {
 			case v.deny && v.by == "guard":
@@ -235,14 +253,19 @@ func (e *Engine) permissionMiddleware(s *sessionState) tools.Middleware {
 				}
 				return next(tools.WithApproval(ctx), call)
 			}
-			if rule, ok := t.grantAllows(call); ok && v.hold == "" && hd.decision != hooks.Ask {
+			if rule, ok := t.grantAllows(call); ok && v.hold == "" && hd.decision != hooks.Ask && !revived {
 				// A skill or command the turn loaded pre-approved it.
 				if err := e.answered(ctx, s.id, call.ID, AllowOnce, "", rule, "skill"); err != nil {
 					return tools.Result{}, err
 				}
 				return next(tools.WithApproval(ctx), call)
 			}
-			switch d, reason, err := e.permissionRequestHooks(ctx, s, call, v.hold, wsDir); {
+			var d, reason string
+			var err error
+			if !revived { // the user's answer to the old card decides
+				d, reason, err = e.permissionRequestHooks(ctx, s, call, v.hold, wsDir)
+			}
+			switch {
 			case err != nil:
 				return tools.Result{}, err
 			case d == hooks.Deny:
@@ -295,11 +318,18 @@ func (e *Engine) ask(ctx context.Context, s *sessionState, call *tools.Call, as 
 		Warnings: as.Warnings, Suggestion: suggestion, Hold: hold,
 		OnceOnly: onceOnlyReason(call.Name, call.Params, wsDir, rules, hold),
 	}
+	t := turnFrom(ctx)
+	given, revived := t.revivedAnswer(call.ID)
 	wait := func(ctx context.Context) (ApprovalAnswer, error) { return askUntilDone(ctx, e.opts.Approver, req) }
-	if e.opts.Approver == nil {
+	switch {
+	case given != nil:
+		wait = func(context.Context) (ApprovalAnswer, error) { return *given, nil }
+	case e.opts.Approver == nil:
 		wait = e.expectAnswer(s, req)
 	}
-	if err := e.recordFor(ctx, s.id, sessions.NewEvent(sessions.EventApprovalAsked, sessions.ApprovalAsked{
+	if revived {
+		// Asked before TinyElf closed: the card in the log stands.
+	} else if err := e.recordFor(ctx, s.id, sessions.NewEvent(sessions.EventApprovalAsked, sessions.ApprovalAsked{
 		CallID: req.CallID, Name: req.Tool, Arguments: req.Arguments, Warnings: req.Warnings, Suggestion: req.Suggestion,
 		Held: hold != "", OnceOnly: req.OnceOnly,
 	})); err != nil {
@@ -311,6 +341,10 @@ func (e *Engine) ask(ctx context.Context, s *sessionState, call *tools.Call, as 
 	}
 	ans, err := wait(ctx)
 	if err != nil {
+		if e.keepsOpen(t, req) {
+			t.leaveOpen(call.ID, call.Name) // asked again when the session is reopened
+			return ApprovalAnswer{}, err
+		}
 		_ = e.answered(ctx, s.id, call.ID, Deny, "the turn was stopped before an answer", "", "cancel")
 		return ApprovalAnswer{}, err
 	}

@@ -219,7 +219,12 @@ func (e *Engine) askQuestion(ctx context.Context, s *sessionState, req ApprovalR
 	}
 	ans, err := wait(ctx)
 	if err != nil {
-		_ = e.answered(ctx, s.id, req.CallID, Deny, "the turn was stopped before an answer", "", "cancel")
+		why, by := "the turn was stopped before an answer", "cancel"
+		if e.closing() {
+			// Whoever asked ends with TinyElf: the card cannot come back.
+			why, by = expiredClosed, decidedExpired
+		}
+		_ = e.answered(ctx, s.id, req.CallID, Deny, why, "", by)
 		return ApprovalAnswer{}, err
 	}
 	by := "user"
@@ -344,7 +349,7 @@ func (t *turn) noteGrants(results []tools.CallResult) {
 			by = "/" + cmd
 		}
 		kind, _ := r.Meta["kind"].(string)
-		t.grants.add(ts, by, kind == string(skills.CommandMarkdown))
+		t.grant(ts, by, kind == string(skills.CommandMarkdown))
 	}
 }
 
@@ -355,7 +360,7 @@ func (t *turn) applyTurnOptions(ctx context.Context, o TurnOptions) error {
 	if by == "" {
 		by = "the command"
 	}
-	t.grants.add(o.AllowedTools, by, o.FilterTools)
+	t.grant(o.AllowedTools, by, o.FilterTools)
 	if o.Skill == nil {
 		return nil
 	}

@@ -123,3 +123,13 @@ func (l StoreLog) LastUserMessage(ctx context.Context, sessionID string) (string
 func (l StoreLog) TranscriptMessages(ctx context.Context, sessionID string) ([]sessions.Message, error) {
 	return l.Store.ModelMessages(ctx, sessionID)
 }
+
+// DurableState implements durableLog.
+func (l StoreLog) DurableState(ctx context.Context, sessionID string) (sessions.DurableState, error) {
+	return l.Store.DurableState(ctx, sessionID)
+}
+
+// OpenTurn implements durableLog.
+func (l StoreLog) OpenTurn(ctx context.Context, sessionID string) (sessions.OpenTurn, error) {
+	return l.Store.OpenTurn(ctx, sessionID)
+}

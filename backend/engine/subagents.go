@@ -145,6 +145,24 @@ func (m *SubagentManager) setLineage(child, parent, root string) {
 	m.mu.Unlock()
 }
 
+// forgetLineage drops a session's place in its tree once the engine holds
+// neither it nor a run of it that is under way: the map then holds only
+// sessions in memory and the runs kept for subagent_status, and a session
+// opened again is placed from its log (ancestry).
+func (m *SubagentManager) forgetLineage(id string) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if r := m.runs[id]; r != nil {
+		r.mu.Lock()
+		over := r.info.Over()
+		r.mu.Unlock()
+		if !over {
+			return
+		}
+	}
+	delete(m.lineage, id)
+}
+
 // active returns the run a session is doing for its parent, nil when it is
 // not a subagent's session or its spawned turn has ended.
 func (m *SubagentManager) active(sessionID string) *subRun {
@@ -428,9 +446,18 @@ func (m *SubagentManager) finished(r *subRun, res TurnResult) {
 	m.prune()
 }
 
-// prune forgets the oldest ended runs beyond keptRuns; their lineage
-// stays (a reopened child is still placed in its tree).
+// prune forgets the oldest ended runs beyond keptRuns, and the lineage of
+// those whose session is not in memory either (a reopened child is placed
+// in its tree from its log).
 func (m *SubagentManager) prune() {
+	var gone []string
+	defer func() {
+		for _, id := range gone {
+			if m.e.peek(id) == nil {
+				m.forgetLineage(id)
+			}
+		}
+	}()
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if len(m.runs) <= keptRuns {
@@ -452,6 +479,7 @@ func (m *SubagentManager) prune() {
 	slices.SortFunc(over, func(a, b ended) int { return cmp.Compare(a.at, b.at) })
 	for _, o := range over[:max(0, len(m.runs)-keptRuns)] {
 		delete(m.runs, o.id)
+		gone = append(gone, o.id)
 	}
 }
 

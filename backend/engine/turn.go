@@ -84,6 +84,16 @@ type turn struct {
 
 	// grants are the allowed-tools skills and commands granted this turn.
 	grants turnGrants
+	// What durable.go keeps for a session opened from the log: the last
+	// turn's unfinished business (nil unless the engine did not hold the
+	// session); and, for a turn taken up again (ResumeApproval), the calls
+	// whose intents are logged already and the approvals asked before,
+	// with the user's answer (nil: still to come). leftOpen are the
+	// approvals left open as TinyElf closes, by call ID (the tool's name).
+	open     *sessions.OpenTurn
+	intended map[string]bool
+	revived  map[string]*ApprovalAnswer
+	leftOpen map[string]string
 	// hooks are the user's hooks for this turn.
 	hooks hookState
 }
@@ -174,9 +184,15 @@ func (e *Engine) runInput(ctx context.Context, s *sessionState, in Input, opts T
 		}
 		return t.loop(ctx, opts)
 	}
-	// unlogged results, SessionStart's runs, the message, UserPromptSubmit's
-	// runs, turn.start: one write.
-	evs := append(first, t.sessionStartHooks(ctx)...)
+	// unlogged results, what an earlier run left waiting (expired, unless
+	// this turn takes it up), SessionStart's runs, the message,
+	// UserPromptSubmit's runs, turn.start: one write. A turn taken up
+	// again runs SessionStart with the next turn: its calls' results must
+	// follow the answer that made them.
+	evs := first
+	if in.revive == nil {
+		evs = append(append(evs, t.expireLeftOpen()...), t.sessionStartHooks(ctx)...)
+	}
 	if hasUser {
 		after, refusal := t.promptHooks(ctx, text)
 		if refusal != "" {
@@ -199,16 +215,31 @@ func (e *Engine) runInput(ctx context.Context, s *sessionState, in Input, opts T
 	if hasUser {
 		t.userSeq = logged[userAt].Seq
 	}
+	if in.revive != nil {
+		if err := t.applyTurnOptions(ctx, opts); err != nil {
+			return t.fail(ctx, "internal", "", 0, logFailed(err))
+		}
+		if res, over := t.takeUp(ctx, in.revive); over {
+			return res
+		}
+		return t.iterate(ctx, opts, "")
+	}
 	return t.loop(ctx, opts)
 }
 
 // loop runs the turn's model calls and tool calls, once its start is
 // logged, until it ends.
 func (t *turn) loop(ctx context.Context, opts TurnOptions) TurnResult {
-	e, s := t.e, t.s
 	if err := t.applyTurnOptions(ctx, opts); err != nil {
 		return t.fail(ctx, "internal", "", 0, logFailed(err))
 	}
+	return t.iterate(ctx, opts, "")
+}
+
+// iterate is the loop's model calls and tool calls, after what starts
+// the turn; lastText is the answer so far.
+func (t *turn) iterate(ctx context.Context, opts TurnOptions, lastText string) TurnResult {
+	e, s := t.e, t.s
 	maxIter := t.agent.MaxIterations
 	if t.sub != nil && t.sub.maxIterations > 0 {
 		maxIter = t.sub.maxIterations // spawn_agent's maxIterations, for the turn it started
@@ -216,7 +247,6 @@ func (t *turn) loop(ctx context.Context, opts TurnOptions) TurnResult {
 	if maxIter <= 0 {
 		maxIter = DefaultMaxIterations
 	}
-	var lastText string
 	for iter := 1; ; iter++ {
 		if ctx.Err() != nil {
 			return t.end(ctx, EndCancelled, lastText, iter-1, nil)
@@ -297,23 +327,32 @@ func (t *turn) loop(ctx context.Context, opts TurnOptions) TurnResult {
 		t.hold(t.assistantEvents(resp, false)...)
 		lastText = resp.Text
 		results := t.runCalls(ctx, resp.ToolCalls)
-		if err := t.logFailure(); err != nil {
-			return t.fail(ctx, "internal", lastText, iter, logFailed(err))
-		}
-		if reason, stop := t.hooks.stopRequested(); stop {
-			msg := "a hook stopped the agent"
-			if reason != "" {
-				msg += ": " + reason
-			}
-			return t.end(ctx, EndBlocked, lastText, iter, errors.New(msg))
-		}
-		for _, r := range results {
-			if r.Name == "SessionsYield" && !r.IsError {
-				msg, _ := r.Meta[tools.YieldMetaKey].(string)
-				return t.end(ctx, EndYield, msg, iter, nil)
-			}
+		if res, over := t.afterCalls(ctx, results, lastText, iter); over {
+			return res
 		}
 	}
+}
+
+// afterCalls ends the turn when its calls say so: a failed log write, a
+// hook's stop, a yield. over reports that it did.
+func (t *turn) afterCalls(ctx context.Context, results []tools.CallResult, lastText string, iter int) (res TurnResult, over bool) {
+	if err := t.logFailure(); err != nil {
+		return t.fail(ctx, "internal", lastText, iter, logFailed(err)), true
+	}
+	if reason, stop := t.hooks.stopRequested(); stop {
+		msg := "a hook stopped the agent"
+		if reason != "" {
+			msg += ": " + reason
+		}
+		return t.end(ctx, EndBlocked, lastText, iter, errors.New(msg)), true
+	}
+	for _, r := range results {
+		if r.Name == "SessionsYield" && !r.IsError {
+			msg, _ := r.Meta[tools.YieldMetaKey].(string)
+			return t.end(ctx, EndYield, msg, iter, nil), true
+		}
+	}
+	return TurnResult{}, false
 }
 
 // prepare loads the session, its settings, provider and tool registry.
@@ -359,7 +398,7 @@ func (e *Engine) prepare(ctx context.Context, s *sessionState, created, noModel 
 	if fresh && info.Messages > 0 && !created {
 		// A session reopened from the log keeps what the model saw, and
 		// its next diff is against that, not against nothing.
-		last, err := e.opts.Log.LastCapabilities(ctx, s.id)
+		last, err := t.restoreDurable(ctx)
 		if err != nil {
 			return t, err
 		}
@@ -597,10 +636,13 @@ func (t *turn) endWith(ctx context.Context, reason, text string, iterations int,
 	if reason == EndYield {
 		msg = text
 	}
+	if note := t.leftOpenNote(); note != "" && reason == EndCancelled {
+		msg = note
+	}
 	if r := runFrom(ctx); r != nil && r.abandoned.Load() {
 		return res // the user stopped it long ago; Cancel logged its end
 	}
-	evs := append(t.takeHeld(), first...)
+	evs := t.withMarks(append(t.takeHeld(), first...))
 	evs = append(evs, sessions.NewEvent(sessions.EventTurnEnd, sessions.TurnEnd{Reason: reason, Iterations: iterations, Message: msg}))
 	if r := runFrom(ctx); r != nil {
 		r.ending.Store(true) // before turn.end is out: whoever sees it may send at once
