@@ -74,7 +74,9 @@ func (t *turn) runCalls(ctx context.Context, calls []llm.ToolCall) []tools.CallR
 		t.noteResults(ctx, results[i:j], i == 0)
 		t.noteGrants(results[i:j])
 		t.logResults(ctx, results[i:j])
-		if t.logFailure() != nil {
+		if t.logFailure() != nil || t.leftOpenNote() != "" {
+			// (TinyElf closes with an approval left open: the calls after
+			// it run when the turn is taken up again.)
 			return results[:j]
 		}
 		i = j
