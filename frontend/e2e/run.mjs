@@ -210,14 +210,8 @@ async function startApp(slug, { script = {}, provider = true, workspace: seedWor
     fs.writeFileSync(path.join(data, 'settings.json'), JSON.stringify(settings, null, 2));
   }
   seed?.(data, { home, workspace });
-  const serve = new Proc(
-    `${app.no}-serve`,
-    path.join(bin, 'tinyelf-serve'),
-    ['serve', '--addr', '127.0.0.1:0'],
-    cleanEnv({ TINYELF_HOME: data, HOME: home, LANG: 'en_US.UTF-8' }),
-  );
-  app.procs.push(serve);
-  [, app.baseURL] = await serve.waitFor(/(http:\/\/127\.0\.0\.1:\d+\/\?token=[0-9a-f]+)\r?\n/);
+  app.data = data;
+  await startServe(app, `${app.no}-serve`);
 
   app.context = await browser.newContext({
     viewport: { width: 1280, height: 800 },
@@ -234,6 +228,19 @@ async function startApp(slug, { script = {}, provider = true, workspace: seedWor
   });
   app.page.on('pageerror', (err) => app.errors.push(String(err)));
   return app;
+}
+
+/** startServe starts `tinyelf serve` on the app's data folder and sets its URL. */
+async function startServe(app, name) {
+  const serve = new Proc(
+    name,
+    path.join(bin, 'tinyelf-serve'),
+    ['serve', '--addr', '127.0.0.1:0'],
+    cleanEnv({ TINYELF_HOME: app.data, HOME: app.home, LANG: 'en_US.UTF-8' }),
+  );
+  app.procs.push(serve);
+  app.serve = serve;
+  [, app.baseURL] = await serve.waitFor(/(http:\/\/127\.0\.0\.1:\d+\/\?token=[0-9a-f]+)\r?\n/);
 }
 
 /** closeApp ends a scenario's browser context and servers. */
@@ -613,6 +620,48 @@ describe('TinyElf in the browser', { concurrency: 1, timeout: 20 * 60_000 }, () 
       await page.getByRole('button', { name: 'Send', exact: true }).waitFor();
       assert.equal(fs.readFileSync(path.join(workspace, 'hello.txt'), 'utf8'), helloContent);
       await shot(app, 'write-approved');
+    },
+  );
+
+  scenario(
+    'asks again after a restart for a Write that waited when TinyElf closed, and the turn goes on',
+    {
+      script: { turns: [writeHello, { text: 'I created **hello.txt** in your folder.' }] },
+      // The page's event stream and calls fail while the server is down.
+      expectErrors: [/ERR_CONNECTION_REFUSED|Failed to fetch|Failed to load resource|NetworkError/],
+    },
+    async (app) => {
+      const { page, workspace } = app;
+      await openApp(app);
+      await send(page, 'Create hello.txt with a greeting');
+      await page.getByRole('region', { name: 'Allow Write?' }).waitFor();
+      const id = await currentSessionId(page);
+      assert.ok(id, 'the open session is in the URL');
+
+      // TinyElf closes (SIGTERM: the server shuts down as the window does)
+      // with the question unanswered, and starts again on the same data.
+      const first = app.serve;
+      await first.stop();
+      app.procs = app.procs.filter((p) => p !== first);
+      await startServe(app, `${app.no}-serve-again`);
+      await page.goto(`${app.baseURL}#session=${id}`);
+
+      const card = page.getByRole('region', { name: 'Allow Write?' });
+      await card.waitFor();
+      await card.getByText('hello.txt', { exact: true }).waitFor();
+      await page.getByRole('article', { name: 'Write: Waiting for approval' }).waitFor();
+      assert.ok(!fs.existsSync(path.join(workspace, 'hello.txt')), 'nothing was written without an answer');
+      await shot(app, 'approval-after-restart');
+
+      await card.getByRole('button', { name: /Allow once/ }).click();
+      await card.waitFor({ state: 'detached' });
+      const tool = page.getByRole('article', { name: 'Write: Done' });
+      await tool.waitFor();
+      await tool.getByText('Allowed by you').waitFor();
+      await page.locator('article.assistant', { hasText: 'I created hello.txt in your folder.' }).waitFor();
+      await page.getByRole('button', { name: 'Send', exact: true }).waitFor();
+      assert.equal(fs.readFileSync(path.join(workspace, 'hello.txt'), 'utf8'), helloContent);
+      await shot(app, 'approved-after-restart');
     },
   );
 

@@ -60,6 +60,22 @@ describe('ToolCard', () => {
     expect(screen.getByRole('article', { name: 'Bash: Interrupted' })).toBeTruthy();
   });
 
+  it('waits for approval, not interrupted, when its card is asked again after a restart', () => {
+    render(ToolCard, { tool: tool({ status: 'awaiting_approval' }), seq: 3, running: false, waiting: true });
+    expect(screen.getByRole('article', { name: 'Bash: Waiting for approval' })).toBeTruthy();
+  });
+
+  it('says an approval nobody could answer any more expired, with why', () => {
+    render(ToolCard, {
+      tool: tool({ status: 'denied', decision: 'deny', decidedBy: 'expired' }),
+      seq: 3,
+      running: false,
+      approval: { callId: 'c', name: 'Bash', arguments: '{}', decision: 'deny', by: 'expired', reason: 'TinyElf closed before this was answered' },
+    });
+    expect(screen.getByText('Expired without an answer')).toBeTruthy();
+    expect(screen.getByText(/Reason: TinyElf closed before this was answered/)).toBeTruthy();
+  });
+
   it('marks a result from an MCP server or the web as untrusted, naming where it came from, even closed', () => {
     render(ToolCard, {
       tool: tool({ name: 'mcp__github__get_issue', arguments: '{}', result: '<mcp_content …>', meta: { mcpServer: 'github', untrusted: 'MCP server github' } }),
