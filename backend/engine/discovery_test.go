@@ -228,20 +228,24 @@ func TestDiscoveryPlanModeHidesWriteTools(t *testing.T) {
 }
 
 // 3. An MCP disconnect removes its tools with a recorded diff, and the next
-// request lacks them. On the way: a deferred tool found by ToolSearch is
-// called successfully on the next step.
+// request lacks them. The GitHub-shaped server is a real stdio server here
+// (a process of its own, through TinyElf's MCP client), and the disconnect
+// is its process killed. On the way: a deferred tool found by ToolSearch
+// is called successfully (on the server) on the next step.
 func TestDiscoveryMCPDisconnectRemovesTools(t *testing.T) {
 	forEachFormat(t, func(t *testing.T, kind string) {
 		cat := capabilities.NewCatalog()
+		var gh *realServer
 		h := newHarness(t, kind, []llmtest.Turn{
 			{ToolCalls: []llmtest.ToolCall{call("s", "ToolSearch", `{"query":"logs of the failed CI job"}`)}},
 			{ToolCalls: []llmtest.ToolCall{call("l", "mcp__github__get_job_logs", `{"owner":"o","repo":"r","run_id":7}`)}},
 			{Dynamic: func(llmtest.Request) llmtest.Turn {
-				cat.Remove("mcp:github", "MCP server github disconnected: EOF")
+				gh.kill(t, "github")
 				return llmtest.Turn{ToolCalls: []llmtest.ToolCall{call("x", "Read", `{"path":"a.txt"}`)}}
 			}},
 			{Text: "done"},
 		}, withFixtureCatalog(cat, 0))
+		gh = startRealServer(t, cat, "github") // in place of the fixture's
 		h.writeFile("a.txt", "hello")
 		id := h.session(ModeAuto)
 		h.run(id, "why did CI fail?")
@@ -259,7 +263,7 @@ func TestDiscoveryMCPDisconnectRemovesTools(t *testing.T) {
 			t.Error("the disconnected server's tool was still offered")
 		}
 		results := logged[sessions.ToolResult](h, id, sessions.EventToolResult)
-		if len(results) < 2 || results[1].IsError || !strings.HasPrefix(results[1].Content, "get_job_logs ok") {
+		if len(results) < 2 || results[1].IsError || !strings.Contains(results[1].Content, "get_job_logs ok") {
 			t.Fatalf("the found tool's call: %+v", results)
 		}
 		diffs := logged[sessions.CapabilityDiff](h, id, sessions.EventCapabilityDiff)
@@ -269,7 +273,8 @@ func TestDiscoveryMCPDisconnectRemovesTools(t *testing.T) {
 				if it.Name == "mcp__github__get_job_logs" && it.To == "visible" && strings.Contains(it.Reason, `found by ToolSearch "logs of the failed CI job"`) {
 					found = true
 				}
-				if it.Name == "mcp__github__get_job_logs" && it.Change == "removed" && it.Reason == "MCP server github disconnected: EOF" {
+				if it.Name == "mcp__github__get_job_logs" && it.Change == "removed" &&
+					strings.HasPrefix(it.Reason, "MCP server github: ") && strings.Contains(it.Reason, "connection lost") {
 					removed = true
 				}
 			}
