@@ -2,7 +2,9 @@ package cli
 
 import (
 	"bufio"
+	"context"
 	"errors"
+	"fmt"
 	"io"
 	"os"
 	"os/exec"
@@ -13,7 +15,9 @@ import (
 	"testing"
 	"time"
 
+	"tinyelf/backend/api"
 	"tinyelf/backend/llm/llmtest"
+	"tinyelf/backend/sessions"
 )
 
 // TestInterrupts checks the signal watcher: the first signal cancels, a
@@ -100,32 +104,57 @@ func TestRunStopsOnSignal(t *testing.T) {
 		t.Skip("no SIGINT to send on Windows")
 	}
 	bin := build(t, "tinyelf")
+	// ignoring is a command that really ignores the cancellation: it traps
+	// SIGTERM and SIGINT (noting that they came), so the Bash tool's
+	// SIGTERM to its process group leaves it running, and only the SIGKILL
+	// after bashKillGrace (2 s) would end it. (A FIFO no longer does:
+	// Write opens files without blocking and refuses special files at once,
+	// and Read checks them the same way, so no file tool waits in open(2).)
+	const ignoring = `trap 'echo term >> got-term' TERM INT; : > started; while :; do sleep 0.05; done`
 	tests := []struct {
 		name   string
 		signal syscall.Signal
 		tool   llmtest.ToolCall
-		setup  func(t *testing.T, ws string)
+		// ready, when set, says the tool is under way: the signal waits for it.
+		ready func(ws string) bool
+		// check, when set, looks at the session's log after the run.
+		check func(t *testing.T, ws string, evs []sessions.Event)
 	}{
 		{"SIGINT during a shell command", syscall.SIGINT,
-			llmtest.ToolCall{Name: "Bash", Arguments: `{"command":"sleep 30"}`}, nil},
+			llmtest.ToolCall{Name: "Bash", Arguments: `{"command":"sleep 30"}`}, nil, nil},
 		{"SIGTERM during a shell command", syscall.SIGTERM,
-			llmtest.ToolCall{Name: "Bash", Arguments: `{"command":"sleep 30"}`}, nil},
-		// Opening a FIFO blocks until someone opens the other end, and no
-		// context reaches into open(2): a tool that ignores cancellation.
+			llmtest.ToolCall{Name: "Bash", Arguments: `{"command":"sleep 30"}`}, nil, nil},
 		{"SIGINT during a tool that ignores cancellation", syscall.SIGINT,
-			llmtest.ToolCall{Name: "Write", Arguments: `{"path":"pipe","content":"x"}`},
-			func(t *testing.T, ws string) {
-				if err := syscall.Mkfifo(filepath.Join(ws, "pipe"), 0o600); err != nil {
-					t.Skip("no FIFOs here:", err)
+			llmtest.ToolCall{Name: "Bash", Arguments: fmt.Sprintf(`{"command":%q}`, ignoring)},
+			func(ws string) bool { _, err := os.Stat(filepath.Join(ws, "started")); return err == nil },
+			func(t *testing.T, ws string, evs []sessions.Event) {
+				if b, _ := os.ReadFile(filepath.Join(ws, "got-term")); !strings.Contains(string(b), "term") {
+					t.Error("the command never got the cancellation: it was not ignoring one")
+				}
+				// The run did not wait for the tool: the pipeline gave up on
+				// the call (its result says abandoned), or the engine gave up
+				// on the turn (its end says a step was left behind).
+				left := false
+				for _, ev := range evs {
+					switch ev.Type {
+					case sessions.EventToolResult:
+						var r sessions.ToolResult
+						_ = ev.Decode(&r)
+						left = left || r.Name == "Bash" && r.Meta["abandoned"] == true
+					case sessions.EventTurnEnd:
+						var e sessions.TurnEnd
+						_ = ev.Decode(&e)
+						left = left || strings.Contains(e.Message, "left behind")
+					}
+				}
+				if !left {
+					t.Errorf("the run waited for the tool that ignored the cancellation; the log: %v", eventTypes(evs))
 				}
 			}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			home, ws := t.TempDir(), t.TempDir()
-			if tc.setup != nil {
-				tc.setup(t, ws)
-			}
 			srv := llmtest.NewServer(t)
 			// Should the tool give up by itself, the next model call hangs
 			// until cancelled, so the run is still busy when signalled.
@@ -150,6 +179,11 @@ func TestRunStopsOnSignal(t *testing.T) {
 					break
 				}
 			}
+			for deadline := time.Now().Add(20 * time.Second); tc.ready != nil && !tc.ready(ws); time.Sleep(10 * time.Millisecond) {
+				if time.Now().After(deadline) {
+					t.Fatalf("the tool did not get under way (stderr so far: %q)", lines)
+				}
+			}
 			start := time.Now()
 			if err := cmd.Process.Signal(tc.signal); err != nil {
 				t.Fatalf("signal: %v (stderr so far: %q)", err, lines)
@@ -172,6 +206,40 @@ func TestRunStopsOnSignal(t *testing.T) {
 			if took > 10*time.Second {
 				t.Errorf("the run took %s to stop after %v", took, tc.signal)
 			}
+			if tc.check != nil {
+				tc.check(t, ws, sessionLog(t, home))
+			}
 		})
 	}
+}
+
+// sessionLog reads the events of the only session in the data folder.
+func sessionLog(t *testing.T, home string) []sessions.Event {
+	t.Helper()
+	ctx := context.Background()
+	store, err := sessions.Open(ctx, filepath.Join(home, api.SessionsFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer store.Close()
+	list, err := store.List(ctx, sessions.ListOptions{})
+	if err != nil || len(list) != 1 {
+		t.Fatalf("sessions %v %v", list, err)
+	}
+	var evs []sessions.Event
+	for ev, err := range store.Events(ctx, list[0].ID, 1, 0) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		evs = append(evs, ev)
+	}
+	return evs
+}
+
+func eventTypes(evs []sessions.Event) []sessions.EventType {
+	out := make([]sessions.EventType, len(evs))
+	for i, ev := range evs {
+		out[i] = ev.Type
+	}
+	return out
 }
