@@ -12,10 +12,12 @@ TINYELF_SMOKE_PACKAGES=(xvfb dbus dbus-x11 x11-utils xdotool)
 
 # The Debian packages the tests need besides: ripgrep for the Grep tool,
 # Chromium for the browser tests of `tinyelf serve`, Noto CJK so that the
-# Japanese screenshots (browser and desktop) show text rather than boxes, and
+# Japanese screenshots (browser and desktop) show text rather than boxes,
 # gnome-keyring for the test of the OS keyring path of the secret store (a
-# Secret Service on a private D-Bus session bus).
-TINYELF_TEST_PACKAGES=(ripgrep chromium fonts-noto-cjk gnome-keyring)
+# Secret Service on a private D-Bus session bus), and python3 for the user
+# tools written in Python (seed 002). Under scripts/test.sh (TINYELF_CI=1) a
+# test that finds one of them missing fails instead of skipping.
+TINYELF_TEST_PACKAGES=(ripgrep chromium fonts-noto-cjk gnome-keyring python3)
 
 # The build tags of the desktop binary (see wails.json).
 TINYELF_DESKTOP_TAGS=desktop,production,webkit2_41

@@ -13,6 +13,9 @@ source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 cd "$TINYELF_ROOT"
 
 ensure_packages "${TINYELF_BUILD_PACKAGES[@]}" "${TINYELF_SMOKE_PACKAGES[@]}" "${TINYELF_TEST_PACKAGES[@]}"
+# What was just installed is required: a test that would skip for a missing
+# test dependency fails instead (internal/testdeps).
+export TINYELF_CI=1
 require_tool go "install Go 1.26 or later"
 frontend_deps
 

@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"os/exec"
 	"regexp"
 	"strings"
 	"testing"
@@ -12,6 +11,7 @@ import (
 	"tinyelf/backend/config"
 	"tinyelf/backend/llm/llmtest"
 	"tinyelf/backend/sessions"
+	"tinyelf/internal/testdeps"
 )
 
 var (
@@ -49,9 +49,7 @@ func followToolCreator(skill string) (string, error) {
 // use_tool, with the credential the skill's code asks for by name.
 func TestModelWritesAToolFromTheToolCreatorSkill(t *testing.T) {
 	t.Parallel()
-	if _, err := exec.LookPath("python3"); err != nil {
-		t.Skip("python3 is not installed")
-	}
+	testdeps.Python(t)
 	h := newSvc(t)
 	h.srv.SetDefault(llmtest.Turn{Dynamic: func(req llmtest.Request) llmtest.Turn {
 		results := sentToolResults(req)

@@ -5,11 +5,11 @@ import (
 	"context"
 	"encoding/json"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
+	"tinyelf/internal/testdeps"
 )
 
 func writeToolFile(t *testing.T, path, content string, mode os.FileMode) {
@@ -111,9 +111,7 @@ func TestUserToolSubmitAndTasks(t *testing.T) {
 
 // A Python tool's cli_main is the seed's animaworks-tool.
 func TestUserToolPythonCLIMain(t *testing.T) {
-	if _, err := exec.LookPath("python3"); err != nil {
-		t.Skip("python3 is not installed")
-	}
+	testdeps.Python(t)
 	home := cliEnv(t)
 	writeToolFile(t, filepath.Join(home, "agents", "default", "tools", "weather.py"), `
 def get_tool_schemas():

@@ -5,7 +5,6 @@ import (
 	"context"
 	"encoding/json"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -20,6 +19,7 @@ import (
 	"tinyelf/backend/sessions"
 	"tinyelf/backend/tools"
 	"tinyelf/backend/usertools"
+	"tinyelf/internal/testdeps"
 )
 
 // source offers the service's tools and folders to the engine, as the api
@@ -33,13 +33,7 @@ func (s source) Tools(ctx context.Context, info engine.SessionInfo) []tools.Tool
 func (s source) Roots(info engine.SessionInfo) []tools.Root { return s.svc.Roots(info.Agent) }
 
 func testPython(t *testing.T) string {
-	if p := os.Getenv("TINYELF_TEST_PYTHON"); p != "" {
-		return p
-	}
-	if _, err := exec.LookPath("python3"); err != nil {
-		t.Skip("python3 is not installed")
-	}
-	return "python3"
+	return testdeps.Python(t)
 }
 
 // The agent writes a tool into its personal folder in the middle of a

@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -13,6 +12,7 @@ import (
 
 	"tinyelf/backend/config"
 	"tinyelf/backend/tools"
+	"tinyelf/internal/testdeps"
 )
 
 // coreNames are the built-in tools of a session, as the api passes them.
@@ -23,13 +23,7 @@ var coreNames = []string{"Read", "Write", "Edit", "ListDir", "Glob", "Grep", "Ba
 // version-manager shim), python3 otherwise.
 func needPython(t testing.TB) string {
 	t.Helper()
-	if p := os.Getenv("TINYELF_TEST_PYTHON"); p != "" {
-		return p
-	}
-	if _, err := exec.LookPath("python3"); err != nil {
-		t.Skip("python3 is not installed")
-	}
-	return "python3"
+	return testdeps.Python(t) // in CI a missing python3 fails, never skips
 }
 
 // fakeNotifier records notifications.
