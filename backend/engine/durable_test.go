@@ -265,6 +265,11 @@ func TestApprovalWaitingAtCloseIsAskedAgain(t *testing.T) {
 			t.Errorf("tool card %s is %s", m.Tool.CallID, m.Tool.Status)
 		}
 	}
+	if rep, err := h.store.ReplayCapabilities(context.Background(), id); err != nil {
+		t.Error(err)
+	} else if rep.Mismatches != 0 {
+		t.Errorf("replay after the turn taken up: %d mismatches", rep.Mismatches)
+	}
 	// The grant was the old turn's: the next turn asks.
 	if err := h.engine.Send(id, "again"); err != nil {
 		t.Fatal(err)
