@@ -121,6 +121,46 @@ func BenchmarkReplay10k(b *testing.B) {
 	}
 }
 
+// BenchmarkReopen10k reads what the engine needs when it opens a
+// 10,000-event session it does not hold: LastCapabilities (what it read
+// before read marks and promotions were logged) against DurableState
+// (which includes it) with 1,000 read marks in the log, and OpenTurn.
+func BenchmarkReopen10k(b *testing.B) {
+	ctx := context.Background()
+	path, id := bench10k(b)
+	s := openStoreAt(b, path)
+	for i := 0; i < 10; i++ {
+		var marks []ReadMark
+		for j := 0; j < 100; j++ {
+			marks = append(marks, ReadMark{Path: fmt.Sprintf("/w/src/f%03d.go", j), Hash: fmt.Sprintf("%064x", i*100+j), Size: 1000})
+		}
+		mustAppend(b, s, id, NewEvent(EventReadMarks, ReadMarks{Marks: marks}),
+			NewEvent(EventCapabilityPromoted, CapabilityPromoted{Tools: []Promotion{{Name: fmt.Sprint("mcp__s__t", i), Why: "found"}}}))
+	}
+	mustAppend(b, s, id, NewEvent(EventTurnStart, TurnStart{Mode: "default"}))
+	b.Run("LastCapabilities", func(b *testing.B) {
+		for b.Loop() {
+			if _, err := s.LastCapabilities(ctx, id); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("DurableState", func(b *testing.B) {
+		for b.Loop() {
+			if st, err := s.DurableState(ctx, id); err != nil || len(st.Reads) != 100 {
+				b.Fatal(len(st.Reads), err)
+			}
+		}
+	})
+	b.Run("OpenTurn", func(b *testing.B) {
+		for b.Loop() {
+			if _, err := s.OpenTurn(ctx, id); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+}
+
 // BenchmarkSearch searches 100 sessions of 1,000 events.
 func BenchmarkSearch(b *testing.B) {
 	ctx := context.Background()
