@@ -240,7 +240,8 @@ func (w *Workspace) contentHash(name string, fi fs.FileInfo) string {
 		return ""
 	}
 	h := sha256.New()
-	if _, err := io.Copy(h, io.LimitReader(f, maxHashBytes+1)); err != nil {
+	buf := make([]byte, min(fi.Size()+1, 32<<10)) // most files read are small
+	if _, err := io.CopyBuffer(h, io.LimitReader(f, maxHashBytes+1), buf); err != nil {
 		return ""
 	}
 	if after, err := f.Stat(); err != nil || !same(after) {
