@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 
 	"tinyelf/backend/config"
+	"tinyelf/backend/engine"
 	"tinyelf/backend/mcp"
 	"tinyelf/backend/notify"
 	"tinyelf/backend/sessions"
@@ -59,11 +60,11 @@ func StartBridge(ctx context.Context, o BridgeOptions) (*Bridge, error) {
 	}
 	// No records: the bridge is a process of its own, and its ripgrep
 	// children die with it.
-	br := &Bridge{children: newChildren("", settings, os.Getenv)}
+	br := &Bridge{children: engine.NewChildren("", settings, os.Getenv)}
 	reg := mcp.NewProviderRegistry(mcp.NewWorkspaceProvider(o.Workspace, br.children))
 	if store, err := sessions.Open(ctx, filepath.Join(o.DataDir, SessionsFile)); err == nil {
 		br.store = store
-		_ = reg.Register(mcp.NewSessionsProvider(storeReader{store}))
+		_ = reg.Register(mcp.NewSessionsProvider(engine.SessionReader(store)))
 	} else {
 		br.warnings = append(br.warnings, fmt.Sprintf("the session history is not available to bridge clients: %v", err))
 	}

@@ -1,19 +1,15 @@
-package api
+package engine
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"hash/fnv"
 	"os"
 	"path/filepath"
 	"strings"
 	"sync"
-	"time"
 
 	"tinyelf/backend/capabilities"
-	"tinyelf/backend/engine"
-	"tinyelf/backend/mcp"
 	"tinyelf/backend/skills"
 	"tinyelf/backend/tools"
 	"tinyelf/backend/usertools"
@@ -31,19 +27,19 @@ import (
 // session partitions sit at capabilities.PrioritySkill), the project's over
 // a builtin.
 const (
-	userSkillsPartition    = "skill:user"
+	// UserSkillsPartition is the catalog partition of the user's skills.
+	UserSkillsPartition    = "skill:user"
 	builtinSkillsPartition = "skill:builtin"
 	userSkillsPriority     = capabilities.PrioritySkill - 1
 	builtinSkillsPriority  = capabilities.PrioritySkill + 1
 )
 
-// LiveSkillsChanged tells the UI that the skills changed (a folder, a
-// trust answer, an install): Settings → Skills and the "/" menu reload.
-const LiveSkillsChanged = "skills.changed"
-
-// skillService holds the skills of every workspace the service has seen.
-// It is safe for concurrent use.
-type skillService struct {
+// SkillService holds the skills of every workspace a surface has seen:
+// the user's and the builtin skills (the catalog's shared partitions), and
+// each workspace's library with its project skills, which its sessions get
+// through Capabilities and the skills tools through EngineSkills. It is
+// safe for concurrent use; Close it to stop watching the folders.
+type SkillService struct {
 	base    skills.Options // DataDir, Home, Builtin; no workspace
 	trust   *skills.TrustStore
 	hub     *skills.Hub
@@ -66,51 +62,77 @@ type skillService struct {
 	warning string
 }
 
-// skillServiceOptions configure the skills of a Service.
-type skillServiceOptions struct {
-	dataDir, home string
-	builtin       []skills.BuiltinFS
-	trustProject  bool
-	noPrompt      bool
-	indexes       func() []string
-	environ       func() []string
-	children      *tools.Children
+// SkillServiceOptions configure a SkillService.
+type SkillServiceOptions struct {
+	// DataDir holds the user skills SkillHub installs and the trust file.
+	DataDir string
+	// Home is the home folder of ~/.agents/skills and ~/.claude/skills
+	// ("" none; see UserHome).
+	Home string
+	// Builtin are the builtin skill trees (see BuiltinSkillTrees).
+	Builtin []skills.BuiltinFS
+	// TrustProject trusts every project skill without asking or saving an
+	// answer (`tinyelf run --yes`).
+	TrustProject bool
+	// NoPrompt says nobody can be asked about a project skill (`tinyelf
+	// run` without --yes): untrusted ones are listed but not offered.
+	NoPrompt bool
+	// Indexes returns the SkillHub indexes in effect.
+	Indexes func() []string
+	// Environ and Children start SkillHub's git clones.
+	Environ  func() []string
+	Children *tools.Children
+	// Catalog receives the shared partitions; nil gives the service a
+	// catalog of its own.
+	Catalog *capabilities.Catalog
+	// OnChange is told, with the reason, whenever the skills changed (a
+	// folder, a trust answer, an install); may be nil.
+	OnChange func(reason string)
 }
 
-func newSkillService(o skillServiceOptions, catalog *capabilities.Catalog, publish func(string)) *skillService {
-	base := skills.Options{DataDir: o.dataDir, Home: o.home, Builtin: o.builtin, TrustProject: o.trustProject}
-	s := &skillService{base: base, catalog: catalog, publish: publish, environ: o.environ, noPrompt: o.noPrompt && !o.trustProject,
+// NewSkillService loads the user's and the builtin skills into the
+// catalog; Start watches their folders.
+func NewSkillService(o SkillServiceOptions) *SkillService {
+	base := skills.Options{DataDir: o.DataDir, Home: o.Home, Builtin: o.Builtin, TrustProject: o.TrustProject}
+	if o.Catalog == nil {
+		o.Catalog = capabilities.NewCatalog()
+	}
+	if o.OnChange == nil {
+		o.OnChange = func(string) {}
+	}
+	s := &SkillService{base: base, catalog: o.Catalog, publish: o.OnChange, environ: o.Environ, noPrompt: o.NoPrompt && !o.TrustProject,
 		libs: map[string]*skills.Library{}}
-	trust, err := skills.OpenTrustStore(filepath.Join(o.dataDir, skills.TrustFile))
+	trust, err := skills.OpenTrustStore(filepath.Join(o.DataDir, skills.TrustFile))
 	if err != nil {
 		s.warning = fmt.Sprintf("Skill trust answers cannot be read (%v); project skills are untrusted and answers are not saved.", err)
 	} else {
 		s.trust = trust
 		s.warning = trust.Warning()
 	}
-	s.hub = skills.NewHub(base.UserSkillsDir(), o.indexes, skills.WithEnviron(o.environ), skills.WithChildren(o.children))
+	s.hub = skills.NewHub(base.UserSkillsDir(), o.Indexes, skills.WithEnviron(o.Environ), skills.WithChildren(o.Children))
 	s.shared = skills.NewLibrary(base, s.trust)
 	s.syncShared("skills loaded")
 	return s
 }
 
-// start watches the user's skill folders until close.
-func (s *skillService) start() {
+// Start watches the user's skill folders until Close.
+func (s *SkillService) Start() {
 	s.watcher = s.shared.Watch(context.Background(), 0, func(changes []skills.Change) {
 		s.syncShared(changeReasons(changes, s.base.Home))
 	})
 }
 
-func (s *skillService) close() {
+// Close stops watching the folders.
+func (s *SkillService) Close() {
 	if s.watcher != nil {
 		_ = s.watcher.Close()
 	}
 }
 
-// library returns the skills of a workspace ("" for the user's and the
+// Library returns the skills of a workspace ("" for the user's and the
 // builtin ones only), loaded on first use and refreshed when its folders
 // changed.
-func (s *skillService) library(workspace string) *skills.Library {
+func (s *SkillService) Library(workspace string) *skills.Library {
 	if workspace == "" {
 		return s.shared
 	}
@@ -130,24 +152,24 @@ func (s *skillService) library(workspace string) *skills.Library {
 	return lib
 }
 
-// fresh is library with the folders checked for changes first.
+// Fresh is Library with the folders checked for changes first.
 // The shared skills are checked too: what the user sees in one list, the
 // catalog (Settings → Capabilities) shows as well.
-func (s *skillService) fresh(workspace string) *skills.Library {
+func (s *SkillService) Fresh(workspace string) *skills.Library {
 	if changes := s.shared.Refresh(); len(changes) > 0 {
 		s.syncShared(changeReasons(changes, s.base.Home))
 	}
-	lib := s.library(workspace)
+	lib := s.Library(workspace)
 	if lib != s.shared {
 		lib.Refresh()
 	}
 	return lib
 }
 
-// refresh reloads the shared skills when their folders changed, and every
-// workspace library, and tells the UI. It is what an install, a removal and
-// a trust answer call.
-func (s *skillService) refresh(reason string) {
+// Refresh reloads the shared skills when their folders changed, and every
+// workspace library, and tells OnChange. It is what an install, a removal
+// and a trust answer call.
+func (s *SkillService) Refresh(reason string) {
 	if changes := s.shared.Refresh(); len(changes) > 0 {
 		s.syncShared(changeReasons(changes, s.base.Home))
 	} else if reason != "" {
@@ -164,29 +186,42 @@ func (s *skillService) refresh(reason string) {
 	}
 }
 
+// Changed tells OnChange that the skills changed for reason (a trust
+// answer the libraries see at their next look).
+func (s *SkillService) Changed(reason string) { s.publish(reason) }
+
+// Hub is SkillHub, where skills are searched and installed.
+func (s *SkillService) Hub() *skills.Hub { return s.hub }
+
+// Shared returns the user's and the builtin skills.
+func (s *SkillService) Shared() *skills.Library { return s.shared }
+
+// Warning explains a trust file that could not be read ("" none).
+func (s *SkillService) Warning() string { return s.warning }
+
 // syncShared puts the shared skills into the catalog.
-func (s *skillService) syncShared(reason string) {
+func (s *SkillService) syncShared(reason string) {
 	s.syncMu.Lock()
 	defer s.syncMu.Unlock()
 	snap := s.shared.Snapshot()
 	user := s.entries(s.shared, snap, skills.SourceUser)
 	builtin := s.entries(s.shared, snap, skills.SourceBuiltin)
-	s.catalog.Replace(userSkillsPartition, user, capabilities.PartitionOptions{Priority: userSkillsPriority, Reason: reason})
+	s.catalog.Replace(UserSkillsPartition, user, capabilities.PartitionOptions{Priority: userSkillsPriority, Reason: reason})
 	s.catalog.Replace(builtinSkillsPartition, builtin, capabilities.PartitionOptions{Priority: builtinSkillsPriority, Reason: reason})
 	s.publish(reason)
 }
 
-// Capabilities implements engine.CapabilitySource: the project skills of
-// the session's workspace. It also brings the shared skills up to date, so
-// a skill installed a moment ago is in the next model call.
-func (s *skillService) Capabilities(_ context.Context, info engine.SessionInfo) (string, []capabilities.Entry) {
+// Capabilities implements CapabilitySource: the project skills of the
+// session's workspace. It also brings the shared skills up to date, so a
+// skill installed a moment ago is in the next model call.
+func (s *SkillService) Capabilities(_ context.Context, info SessionInfo) (string, []capabilities.Entry) {
 	if changes := s.shared.Refresh(); len(changes) > 0 {
 		s.syncShared(changeReasons(changes, s.base.Home))
 	}
 	if info.Workspace == "" {
 		return "", nil
 	}
-	lib := s.library(info.Workspace)
+	lib := s.Library(info.Workspace)
 	lib.Refresh()
 	es := s.entries(lib, lib.Snapshot(), skills.SourceProject)
 	h := fnv.New64a()
@@ -197,8 +232,8 @@ func (s *skillService) Capabilities(_ context.Context, info engine.SessionInfo) 
 }
 
 // entries describes the snapshot's skills of one source for the catalog.
-func (s *skillService) entries(lib *skills.Library, snap *skills.Snapshot, src skills.Source) []capabilities.Entry {
-	return engine.SkillEntries(lib, snap, src, s.noPrompt)
+func (s *SkillService) entries(lib *skills.Library, snap *skills.Snapshot, src skills.Source) []capabilities.Entry {
+	return SkillEntries(lib, snap, src, s.noPrompt)
 }
 
 // changeReasons says what the watcher saw, for the capability diff:
@@ -247,59 +282,32 @@ func tildeIn(s, home string) string {
 	return strings.ReplaceAll(s, home+sep, "~"+sep)
 }
 
-// engineSkills is what the engine gets: each workspace's library, the hub,
-// the MCP prompts as commands.
-func (s *skillService) engineSkills(prompts skills.PromptSource) *engine.Skills {
-	return &engine.Skills{Library: s.library, Hub: s.hub, Prompts: prompts, NoTrustPrompt: s.noPrompt}
+// EngineSkills is what Options.Skills gets: each workspace's library, the
+// hub; the MCP prompts as commands come from Options.MCP.
+func (s *SkillService) EngineSkills() *Skills {
+	return &Skills{Library: s.Library, Fresh: s.Fresh, Hub: s.hub, NoTrustPrompt: s.noPrompt}
 }
 
-// mcpPrompts offers the user's MCP prompts as slash commands.
-type mcpPrompts struct{ svc *mcp.Service }
-
-func (p mcpPrompts) Prompts() []skills.Prompt {
-	var out []skills.Prompt
-	for _, pc := range p.svc.Prompts() {
-		sp := skills.Prompt{Name: pc.Name, Description: pc.Description}
-		if sp.Description == "" {
-			sp.Description = pc.Title
-		}
-		for _, a := range pc.Arguments {
-			sp.Arguments = append(sp.Arguments, skills.PromptArgument{Name: a.Name, Description: a.Description, Required: a.Required})
-		}
-		out = append(out, sp)
-	}
-	return out
-}
-
-func (p mcpPrompts) RunPrompt(ctx context.Context, name string, args map[string]string) (string, error) {
-	return p.svc.RunPrompt(ctx, name, args)
-}
-
-// publishSkills tells the UI the skills changed.
-func (s *Service) publishSkills(reason string) {
-	b, _ := json.Marshal(map[string]string{"reason": reason})
-	s.bus.Publish(engine.Event{Type: LiveSkillsChanged, Time: time.Now(), Data: b})
-}
-
-// userHome is the home folder for the user skills in ~/.agents/skills and
-// ~/.claude/skills: Options.Home, or the user's own.
-func userHome(o Options) string {
-	switch o.Home {
+// UserHome is the home folder for the user skills in ~/.agents/skills and
+// ~/.claude/skills: home, except that "" means the user's own and "-" none
+// (tests).
+func UserHome(home string) string {
+	switch home {
 	case "":
 		h, _ := os.UserHomeDir()
 		return h
 	case "-":
 		return ""
 	}
-	return o.Home
+	return home
 }
 
-// builtinSkillTrees are the builtin skills beyond the skills package's own:
+// BuiltinSkillTrees are the builtin skills beyond the skills package's own:
 // those other packages bring (the user-tools package's tool-creator, which
 // use_tool's description names), then the caller's extra trees. Every
 // surface loads skills through it, so what a tool description points the
 // model at is there in the desktop window, serve, run and tool alike.
-func builtinSkillTrees(extra []skills.BuiltinFS) []skills.BuiltinFS {
+func BuiltinSkillTrees(extra []skills.BuiltinFS) []skills.BuiltinFS {
 	out := []skills.BuiltinFS{{Label: usertools.SkillLabel, FS: usertools.SkillFS()}}
 	for _, t := range extra {
 		if t.Label != usertools.SkillLabel {

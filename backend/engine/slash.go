@@ -1,118 +1,137 @@
-package api
+package engine
 
 import (
 	"context"
 	"errors"
 	"strings"
 
-	"tinyelf/backend/engine"
 	"tinyelf/backend/skills"
 )
 
 // Slash commands: user-invocable skills, Markdown command files and MCP
 // prompts, as the composer's "/" menu lists them and as a typed
-// "/name args" runs them.
+// "/name args" runs them. A typed message reaches the loop through
+// SendTyped or RunTyped, which expand it here first.
 
-// CommandInfo is one slash command of the composer's "/" menu.
-type CommandInfo struct {
-	// Name is the command without its "/".
-	Name         string `json:"name"`
-	Description  string `json:"description,omitempty"`
-	ArgumentHint string `json:"argumentHint,omitempty"`
-	// Kind is "skill", "markdown" or "mcp".
-	Kind string `json:"kind"`
-	// Source is "user", "project", "builtin" or "mcp".
-	Source    string                  `json:"source"`
-	Arguments []skills.PromptArgument `json:"arguments,omitempty"`
-	// AllowedTools are the command's allowed-tools as written.
-	AllowedTools string `json:"allowedTools,omitempty"`
-	// Server is the MCP server of a prompt.
-	Server string `json:"server,omitempty"`
+// CommandError is a typed slash command that could not run (a missing
+// argument, a project skill the user denied, an MCP prompt that failed):
+// the user's to fix, so a surface shows it as a bad request. Its message
+// is the cause's.
+type CommandError struct{ err error }
+
+func (e *CommandError) Error() string { return e.err.Error() }
+
+// Unwrap returns the cause.
+func (e *CommandError) Unwrap() error { return e.err }
+
+// SlashCommand is one slash command of a workspace; Server names the MCP
+// server of a prompt.
+type SlashCommand struct {
+	*skills.Command
+	Server string
 }
 
-// CommandsArgs names the session (or, with no session, the workspace)
-// whose commands are listed.
-type CommandsArgs struct {
-	SessionID string `json:"sessionId,omitempty"`
-	Workspace string `json:"workspace,omitempty"`
-}
-
-// CommandList is every slash command, and the command files that do not
-// load (with why).
-type CommandList struct {
-	Commands []CommandInfo `json:"commands"`
-	Invalid  []SkillInfo   `json:"invalid,omitempty"`
-}
-
-// ListCommands returns the slash commands of a session's workspace: its
-// user-invocable skills, the Markdown command files and the MCP prompts,
-// sorted by name.
-func (s *Service) ListCommands(ctx context.Context, a CommandsArgs) (CommandList, error) {
-	ws, err := s.commandWorkspace(ctx, a.SessionID, a.Workspace)
-	if err != nil {
-		return CommandList{}, err
+// SlashCommands returns the slash commands of a workspace ("" for the
+// user's and the builtin ones only): its user-invocable skills, the
+// Markdown command files and the MCP prompts, sorted by name, and the
+// command files that do not load. The folders are checked for changes
+// first. Without Options.Skills there are none.
+func (e *Engine) SlashCommands(workspace string) ([]SlashCommand, []skills.Invalid) {
+	lib := e.freshSkills(workspace)
+	if lib == nil {
+		return nil, nil
 	}
-	lib := s.skills.fresh(ws)
-	cmds, invalid := lib.Commands(mcpPrompts{s.userMCP})
+	cmds, invalid := lib.Commands(e.opts.Skills.Prompts)
 	servers := map[string]string{}
-	for _, p := range s.userMCP.Prompts() {
-		servers[p.Name] = p.Server
+	if e.opts.MCP != nil {
+		for _, p := range e.opts.MCP.User.Prompts() {
+			servers[p.Name] = p.Server
+		}
 	}
-	out := CommandList{Commands: make([]CommandInfo, 0, len(cmds))}
+	out := make([]SlashCommand, 0, len(cmds))
 	for _, c := range cmds {
-		out.Commands = append(out.Commands, CommandInfo{Name: c.Name, Description: c.Description, ArgumentHint: c.ArgumentHint,
-			Kind: string(c.Kind), Source: string(c.Source), Arguments: c.Arguments, AllowedTools: c.AllowedTools.String(),
-			Server: servers[c.Name]})
+		out = append(out, SlashCommand{Command: c, Server: servers[c.Name]})
 	}
-	for _, inv := range invalid {
-		out.Invalid = append(out.Invalid, SkillInfo{Entry: skills.Entry{Name: inv.Name, Source: inv.Source,
-			Status: skills.StatusInvalid, Dir: inv.Dir, Location: inv.Problem.File, Reason: inv.Problem.String()}})
-	}
-	return out, nil
+	return out, invalid
 }
 
-// commandWorkspace is the workspace of a session, or dir.
-func (s *Service) commandWorkspace(ctx context.Context, sessionID, dir string) (string, error) {
-	if sessionID == "" {
-		return dir, nil
+// freshSkills returns a workspace's skills with their folders checked for
+// changes first, nil without Options.Skills.
+func (e *Engine) freshSkills(workspace string) *skills.Library {
+	sk := e.opts.Skills
+	switch {
+	case sk == nil:
+		return nil
+	case sk.Fresh != nil:
+		return sk.Fresh(workspace)
+	case sk.Library != nil:
+		return sk.Library(workspace)
 	}
-	sess, err := s.store.Get(ctx, sessionID)
+	return nil
+}
+
+// SendTyped is SendInput for what the user typed into a session's
+// composer: a message that is a slash command ("/review src",
+// "/mcp__srv__prompt x=1") runs the command, its rendered text starting the
+// turn and its allowed-tools applying to that turn (see ExpandCommand). A
+// command that cannot run is a *CommandError, and no turn starts.
+func (e *Engine) SendTyped(ctx context.Context, sessionID string, in Input) error {
+	if strings.TrimSpace(in.Text) != "" {
+		text, opts, err := e.ExpandCommand(ctx, sessionID, in.Text)
+		if err != nil {
+			return err
+		}
+		in.Text, in.Options = text, opts
+	}
+	return e.SendInput(sessionID, in)
+}
+
+// RunTyped is RunWith for what the user typed (`tinyelf run -p`): a slash
+// command runs as in SendTyped, and RunTyped waits for the turn to end,
+// cancelling it when ctx ends.
+func (e *Engine) RunTyped(ctx context.Context, sessionID, text string) (TurnResult, error) {
+	msg, opts, err := e.ExpandCommand(ctx, sessionID, text)
 	if err != nil {
-		return "", mapErr(err)
+		return TurnResult{}, err
 	}
-	return sess.Workspace, nil
+	return e.RunWith(ctx, sessionID, msg, opts)
 }
 
-// expandCommand turns a typed "/name args" into the message the turn
+// ExpandCommand turns a typed "/name args" into the message the turn
 // starts with and what the command asks of the turn (its allowed-tools,
 // the skill it loads). Text that is not a known command is sent as typed:
-// "/usr/bin/env is missing" is a message, not a command.
-func (s *Service) expandCommand(ctx context.Context, sessionID, text string) (string, engine.TurnOptions, error) {
+// "/usr/bin/env is missing" is a message, not a command. A command that
+// cannot run is a *CommandError; a session the log does not have, the
+// log's error.
+func (e *Engine) ExpandCommand(ctx context.Context, sessionID, text string) (string, TurnOptions, error) {
 	line := strings.TrimSpace(text)
 	if !strings.HasPrefix(line, "/") {
-		return text, engine.TurnOptions{}, nil
+		return text, TurnOptions{}, nil
 	}
 	if strings.HasPrefix(line, "/mcp__") {
-		out, err := s.expandSlash(ctx, text)
-		return out, engine.TurnOptions{}, err
+		out, err := e.ExpandPrompt(ctx, text)
+		return out, TurnOptions{}, err
 	}
 	name, args, _ := strings.Cut(line[1:], " ")
 	if name == "" || strings.ContainsAny(name, "/\\") {
-		return text, engine.TurnOptions{}, nil
+		return text, TurnOptions{}, nil
 	}
-	ws, err := s.commandWorkspace(ctx, sessionID, "")
+	info, err := e.opts.Log.Info(ctx, sessionID)
 	if err != nil {
-		return "", engine.TurnOptions{}, err
+		return "", TurnOptions{}, err
 	}
-	lib := s.skills.fresh(ws)
-	r, err := lib.RunCommand(ctx, skills.CommandCall{Name: name, Args: strings.TrimSpace(args), SessionID: sessionID, ByUser: true}, mcpPrompts{s.userMCP})
+	lib := e.freshSkills(info.Workspace)
+	if lib == nil {
+		return text, TurnOptions{}, nil
+	}
+	r, err := lib.RunCommand(ctx, skills.CommandCall{Name: name, Args: strings.TrimSpace(args), SessionID: sessionID, ByUser: true}, e.opts.Skills.Prompts)
 	switch {
 	case errors.Is(err, skills.ErrUnknownCommand):
-		return text, engine.TurnOptions{}, nil
+		return text, TurnOptions{}, nil
 	case err != nil:
-		return "", engine.TurnOptions{}, invalidf("%v", err)
+		return "", TurnOptions{}, &CommandError{err}
 	}
-	opts := engine.TurnOptions{AllowedTools: r.AllowedTools, Command: "/" + r.Command.Name, Skill: r.Skill,
+	opts := TurnOptions{AllowedTools: r.AllowedTools, Command: "/" + r.Command.Name, Skill: r.Skill,
 		FilterTools: r.Command.Kind == skills.CommandMarkdown && len(r.AllowedTools) > 0}
 	// The message keeps what was typed on its first line, so the history
 	// shows which command ran; the rendered command follows.
@@ -121,4 +140,19 @@ func (s *Service) expandCommand(ctx context.Context, sessionID, text string) (st
 		msg += "\nThe command's allowed-tools apply for the rest of this turn: " + r.AllowedTools.String()
 	}
 	return msg, opts, nil
+}
+
+// ExpandPrompt turns "/mcp__server__prompt args" into the text of that
+// prompt of the user's MCP servers; other text, and any text without
+// Options.MCP, is returned unchanged. A prompt that cannot run is a
+// *CommandError.
+func (e *Engine) ExpandPrompt(ctx context.Context, text string) (string, error) {
+	if !strings.HasPrefix(strings.TrimSpace(text), "/mcp__") || e.opts.MCP == nil {
+		return text, nil
+	}
+	out, err := e.opts.MCP.User.RunPromptLine(ctx, strings.TrimSpace(text))
+	if err != nil {
+		return "", &CommandError{err}
+	}
+	return out, nil
 }

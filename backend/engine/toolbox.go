@@ -1,4 +1,4 @@
-package api
+package engine
 
 import (
 	"context"
@@ -6,10 +6,10 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"time"
 
 	"tinyelf/backend/capabilities"
 	"tinyelf/backend/config"
-	"tinyelf/backend/engine"
 	"tinyelf/backend/mcp"
 	"tinyelf/backend/notify"
 	"tinyelf/backend/skills"
@@ -43,9 +43,9 @@ type ToolboxOptions struct {
 	// ends (RunUserToolTask); nil means the platform's.
 	Notifier notify.Notifier
 	// Home is the home folder of the user skills (~/.agents/skills…), as
-	// in Options.Home.
+	// UserHome reads it.
 	Home string
-	// SkillTrees are extra builtin skill trees (as in Options.SkillTrees).
+	// SkillTrees are extra builtin skill trees (see BuiltinSkillTrees).
 	SkillTrees []skills.BuiltinFS
 }
 
@@ -55,7 +55,7 @@ type ToolInfo struct {
 	Description string          `json:"description"`
 	Safe        bool            `json:"safe"`
 	ReadOnly    bool            `json:"readOnly"`
-	Source      ToolSource      `json:"source"`
+	Source      tools.Source    `json:"source"`
 	Parameters  json.RawMessage `json:"parameters"`
 	// Server names the MCP server an MCP tool comes from.
 	Server string `json:"server,omitempty"`
@@ -70,17 +70,28 @@ type ToolInfo struct {
 }
 
 // Toolbox runs the single tool calls a person asks for directly (tinyelf
-// tool) through the tool pipeline the agent uses: lookup, coercion,
-// validation, the deny rules, the shell guard, truncation. It offers a
-// session's built-in tools and, once LoadMCP has run, the tools of the
-// user's MCP servers. Asking for a call is the approval of that one call,
-// so nothing asks; deny rules still refuse. A Toolbox is safe for
-// concurrent use once LoadMCP has returned; Close it to stop the MCP
-// servers and release the workspace.
+// tool) through the engine's tool pipeline, the one a model's calls go
+// through (see Run). It offers a session's built-in tools and, once
+// LoadMCP and LoadUserTools have run, the tools of the user's MCP servers,
+// the agent's direct ones and the agent's user tools. A direct call is in
+// no session's history: the tools only a session has run through
+// RunToolCall instead. A Toolbox is safe for concurrent use once LoadMCP
+// has returned; Close it to stop the MCP servers and release the
+// workspace.
 type Toolbox struct {
 	opts     ToolboxOptions
 	settings *config.Store
-	sess     *engine.Session
+	sess     *Session
+	// gate is an engine of the toolbox's own whose pipeline every call
+	// goes through, in state, a session that only this process knows (its
+	// events stay in log); info is that session as the pipeline sees it.
+	gate  *Engine
+	state *sessionState
+	log   *directLog
+	info  SessionInfo
+	// trustWarning says why the project hooks' trust answers cannot be
+	// read.
+	trustWarning string
 
 	userMCP *mcp.Service
 	// directMCP runs the agent's direct MCP servers (nil without them).
@@ -126,7 +137,7 @@ func OpenToolbox(ctx context.Context, o ToolboxOptions) (*Toolbox, error) {
 		return nil, err
 	}
 	t := &Toolbox{opts: o, settings: settings, servers: map[string]string{}, userInfo: map[string]userToolInfo{},
-		children: newChildren(o.DataDir, settings, o.Getenv)}
+		children: NewChildren(o.DataDir, settings, o.Getenv)}
 	agent, ok := settings.Get().Agent(o.Agent)
 	if !ok {
 		agent, _ = settings.Get().Agent(config.DefaultAgent)
@@ -141,18 +152,19 @@ func OpenToolbox(ctx context.Context, o ToolboxOptions) (*Toolbox, error) {
 		return nil, err
 	}
 	trust, _ := skills.OpenTrustStore(filepath.Join(o.DataDir, skills.TrustFile))
-	skOpts := skills.Options{DataDir: o.DataDir, Home: userHome(Options{Home: o.Home}), Workspace: ws, Builtin: builtinSkillTrees(o.SkillTrees)}
+	skOpts := skills.Options{DataDir: o.DataDir, Home: UserHome(o.Home), Workspace: ws, Builtin: BuiltinSkillTrees(o.SkillTrees)}
 	lib := skills.NewLibrary(skOpts, trust)
 	hub := skills.NewHub(skOpts.UserSkillsDir(), func() []string { return settings.Get().Skills.Indexes() }, skills.WithEnviron(t.childEnviron), skills.WithChildren(t.children))
-	sess, err := engine.BuildRegistry(engine.BuildOptions{
+	t.openGate(ws)
+	sess, err := BuildRegistry(BuildOptions{
 		Workspace: o.Workspace, Mode: o.Mode, Unrestricted: o.Unrestricted,
 		ExecTimeout: settings.Get().ExecTimeout(),
-		Web:         engine.NewWebTools(settings.Get(), o.Getenv, nil, nil, nil),
-		Middleware:  []tools.Middleware{engine.DirectGate(settings)},
+		Web:         NewWebTools(settings.Get(), o.Getenv, nil, nil, nil),
+		Middleware:  t.gate.pipeline(t.state),
 		Environ:     t.childEnviron,
 		Children:    t.children,
-		Skills:      &engine.SkillTools{Library: lib, Hub: hub, SessionID: "cli"},
-		Roots:       engine.SkillRoots(lib, ws),
+		Skills:      &SkillTools{Library: lib, Hub: hub, SessionID: directSession},
+		Roots:       SkillRoots(lib, ws),
 	})
 	if err != nil {
 		return nil, err
@@ -188,9 +200,9 @@ func (t *Toolbox) allowed(info tools.Info) bool {
 func (t *Toolbox) Agent() string { return t.agent.Name }
 
 // childEnviron is the environment Bash commands and MCP servers start
-// from: the user's, without TinyElf's secrets (as the service's is).
+// from: the user's, without TinyElf's secrets (as a session's is).
 func (t *Toolbox) childEnviron() []string {
-	return engine.ChildEnviron(t.settings.Get().WithEnvironment(t.opts.Getenv))
+	return ChildEnviron(t.settings.Get().WithEnvironment(t.opts.Getenv))
 }
 
 // Warnings returns the problems met while reading the settings (a corrupt
@@ -203,6 +215,9 @@ func (t *Toolbox) Warnings() []string {
 	if t.agentWarning != "" {
 		out = append(out, t.agentWarning)
 	}
+	if t.trustWarning != "" {
+		out = append(out, t.trustWarning)
+	}
 	return out
 }
 
@@ -214,7 +229,7 @@ func (t *Toolbox) Warnings() []string {
 // tool wins a name clash and a user server's tool one of a direct server.
 // It returns every configured server's state (the user's, then the
 // agent's); calling it again does nothing and returns the states anew.
-func (t *Toolbox) LoadMCP(ctx context.Context) []MCPServerState {
+func (t *Toolbox) LoadMCP(ctx context.Context) []mcp.ServerState {
 	if t.userMCP != nil {
 		return t.mcpStates()
 	}
@@ -281,7 +296,7 @@ func (t *Toolbox) LoadMCP(ctx context.Context) []MCPServerState {
 
 // mcpStates returns the user's servers' states, then the agent's direct
 // ones'.
-func (t *Toolbox) mcpStates() []MCPServerState {
+func (t *Toolbox) mcpStates() []mcp.ServerState {
 	states := t.userMCP.States()
 	if t.directMCP != nil {
 		states = append(states, t.directMCP.States()...)
@@ -305,7 +320,7 @@ func (t *Toolbox) Tools() []ToolInfo {
 		}
 	}
 	// The tools only a session has, as the agent's sessions get them.
-	for _, tool := range engine.SessionTools() {
+	for _, tool := range SessionTools() {
 		in := tool.Info()
 		if t.sess.Registry.Has(in.Name) || t.opts.Mode == ModePlan && !in.ReadOnly || !t.allowed(in) {
 			continue
@@ -346,16 +361,12 @@ func (t *Toolbox) Inspect(name string, args json.RawMessage) []string {
 	return insp.Warnings(params)
 }
 
-// Run runs one call through the pipeline and returns its whole result; a
-// refused or failed call is an error result, never a Go error.
-func (t *Toolbox) Run(ctx context.Context, name string, args json.RawMessage) ToolCallResult {
-	ctx = capabilities.WithSearcher(ctx, toolboxSearcher{t})
-	return t.sess.Registry.Execute(ctx, "cli", name, args)
-}
-
 // Close stops the MCP servers, kills what a call left running and
 // releases the workspace.
 func (t *Toolbox) Close() error {
+	sctx, cancel := context.WithTimeout(context.Background(), time.Second)
+	t.gate.Shutdown(sctx)
+	cancel()
 	if t.userMCP != nil {
 		_ = t.userMCP.Close()
 	}
