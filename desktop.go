@@ -17,7 +17,6 @@ import (
 	wailsruntime "github.com/wailsapp/wails/v2/pkg/runtime"
 
 	"tinyelf/backend/api"
-	"tinyelf/backend/config"
 )
 
 //go:embed build/appicon.png
@@ -37,7 +36,7 @@ func runDesktop(ctx context.Context, stderr io.Writer) int {
 		fmt.Fprint(stderr, noDisplayMessage)
 		return exitError
 	}
-	dataDir, err := config.DataDir()
+	dataDir, err := api.DataDir()
 	if err != nil {
 		fmt.Fprintf(stderr, "tinyelf: %v\n", err)
 		return exitError
@@ -141,7 +140,7 @@ func runDesktop(ctx context.Context, stderr io.Writer) int {
 
 // restoreWindow puts the window where it was when it last closed, when
 // that place is still on a screen.
-func restoreWindow(wctx context.Context, saved *config.WindowState) {
+func restoreWindow(wctx context.Context, saved *api.WindowState) {
 	if saved == nil {
 		return
 	}
@@ -163,7 +162,7 @@ func restoreWindow(wctx context.Context, saved *config.WindowState) {
 // rememberWindow saves the window's size and place; a maximised window
 // keeps the size it had before.
 func rememberWindow(wctx context.Context, svc windowSaver, stderr io.Writer) {
-	st := config.WindowState{}
+	st := api.WindowState{}
 	if prev := svc.WindowState(); prev != nil {
 		st = *prev
 	}

@@ -314,6 +314,10 @@ const (
 	EnvBridgeToken = config.EnvBridgeToken
 )
 
+// DataDir returns the data folder ($TINYELF_HOME, or the user config folder
+// plus /tinyelf), creating it when missing.
+func DataDir() (string, error) { return config.DataDir() }
+
 // CapabilitySearchResult is what SearchCapabilities found (the model's
 // ToolSearch answer); CapabilitySearchItem is one hit of it.
 type CapabilitySearchResult struct {
