@@ -9,6 +9,8 @@ import (
 	"io"
 	"io/fs"
 	"os"
+
+	"tinyelf/backend/version"
 )
 
 // Exit codes shared by every subcommand.
@@ -37,6 +39,7 @@ Usage:
                                   the catalog with each capability's state, and the model's ToolSearch
   tinyelf skills list|show|search|install|remove|validate|trust
   tinyelf sessions list|show|export|import|search|replay
+  tinyelf version, --version      print the version of this build
   tinyelf help                    show this help
 
 Each command has its own help: tinyelf COMMAND --help.
@@ -47,7 +50,8 @@ Environment:
 
 // Options are what the binary gives the command line beyond its arguments.
 type Options struct {
-	// Version is the release the binary reports.
+	// Version is the release the binary reports (version.Version() in the
+	// real binary); empty or version.Development is a development build.
 	Version string
 	// Assets is the built frontend that serve offers; nil serves a page
 	// saying it is missing.
@@ -85,6 +89,12 @@ func Run(ctx context.Context, args []string, stdout, stderr io.Writer, o Options
 	switch args[0] {
 	case "help", "-h", "--help":
 		fmt.Fprint(stdout, usageText)
+		return exitOK
+	case "version", "--version", "-V":
+		if len(args) > 1 {
+			return usageError(stderr, "", fmt.Sprintf("%s takes no arguments", args[0]))
+		}
+		fmt.Fprintln(stdout, version.LineOf(o.Version))
 		return exitOK
 	case "desktop":
 		return desktop(ctx, stderr, o)

@@ -34,6 +34,9 @@ type BridgeOptions struct {
 	Token string
 	// Caller decides which providers are exposed; External is always set.
 	Caller Caller
+	// Version is the serverInfo version clients are told (default:
+	// version.Version(), this build's).
+	Version string
 }
 
 // Bridge is the seed's BuiltinMcpHttpServer: one streamable HTTP endpoint
@@ -87,7 +90,7 @@ func StartBridge(ctx context.Context, reg *ProviderRegistry, opts BridgeOptions)
 			names = append(names, p.Name()+"_"+t.Info().Name)
 		}
 	}
-	mcpSrv := NewServer("tinyelf", "TinyElf's builtin tools.\n"+strings.Join(instructions, "\n"), all)
+	mcpSrv := NewServer("tinyelf", opts.Version, "TinyElf's builtin tools.\n"+strings.Join(instructions, "\n"), all)
 
 	ln, err := net.Listen("tcp", opts.Addr)
 	if err != nil {

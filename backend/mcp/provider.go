@@ -14,6 +14,7 @@ import (
 	"github.com/mark3labs/mcp-go/server"
 
 	"tinyelf/backend/tools"
+	"tinyelf/backend/version"
 )
 
 // BuiltinPrefix starts the server name of every builtin provider:
@@ -120,12 +121,17 @@ func (r *ProviderRegistry) Eligible(ctx context.Context) []Provider {
 	return out
 }
 
-// NewServer returns an mcp-go server named name that serves ts. Calls run the tool with the given arguments
+// NewServer returns an mcp-go server named name, reporting serverVersion
+// as its version (TinyElf's, version.Version(), when empty), that serves
+// ts. Calls run the tool with the given arguments
 // (validated against its schema), its progress reported as
 // notifications/progress when the caller asked, and its errors (a panic
 // included) returned as error results.
-func NewServer(name, instructions string, ts []tools.Tool) *server.MCPServer {
-	s := server.NewMCPServer(name, "1.0.0",
+func NewServer(name, serverVersion, instructions string, ts []tools.Tool) *server.MCPServer {
+	if serverVersion == "" {
+		serverVersion = version.Version()
+	}
+	s := server.NewMCPServer(name, serverVersion,
 		server.WithToolCapabilities(false),
 		server.WithInstructions(instructions),
 		server.WithInputSchemaValidation(),

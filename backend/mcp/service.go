@@ -14,6 +14,7 @@ import (
 
 	"tinyelf/backend/config"
 	"tinyelf/backend/tools"
+	"tinyelf/backend/version"
 )
 
 // Options tunes a Service. The zero value of every field means its default.
@@ -38,7 +39,7 @@ type Options struct {
 	// closes, and again after SIGTERM, before it is killed (default 500ms).
 	StopGrace time.Duration
 	// ClientName and ClientVersion introduce TinyElf to servers (defaults
-	// "tinyelf", "dev").
+	// "tinyelf" and version.Version(), this build's version).
 	ClientName, ClientVersion string
 	// LookupEnv resolves ${VAR} references (default os.LookupEnv).
 	LookupEnv LookupEnv
@@ -85,7 +86,7 @@ func (o Options) withDefaults() Options {
 		o.ClientName = "tinyelf"
 	}
 	if o.ClientVersion == "" {
-		o.ClientVersion = "dev"
+		o.ClientVersion = version.Version()
 	}
 	if o.LookupEnv == nil {
 		o.LookupEnv = os.LookupEnv
