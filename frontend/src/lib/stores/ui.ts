@@ -40,7 +40,8 @@ export type SettingsSection =
   | 'web'
   | 'skills'
   | 'agents'
-  | 'capabilities';
+  | 'capabilities'
+  | 'about';
 
 /** settingsOpen controls the settings dialog. */
 export const settingsOpen = writable<boolean>(false);
