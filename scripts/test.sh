@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
 # Run every TinyElf check: Go vet and tests (with the race detector), the
 # frontend's tests, type check and build, the browser end-to-end tests against
-# `tinyelf serve` (screenshots in artifacts/e2e/), the desktop build, and a
-# smoke run of the desktop window under Xvfb. Installs what it needs first. CI
-# runs exactly this (.ci/run).
+# `tinyelf serve` (screenshots in artifacts/e2e/), the desktop build, a
+# smoke run of the desktop window under Xvfb, and the release's package
+# checks (scripts/package-test.sh; it installs the .deb system-wide and
+# purges it again, so it needs root or sudo). Installs what it needs first.
+# CI runs exactly this (.ci/run).
 #
 # Usage: bash scripts/test.sh
 set -euo pipefail
@@ -28,5 +30,8 @@ desktop_build
 
 step "smoke run of build/bin/tinyelf (private D-Bus bus + Xvfb)"
 go run ./scripts/smoke -bin build/bin/tinyelf -out artifacts/smoke
+
+step "release and package checks (scripts/package-test.sh: build dist/, install the .deb, upgrade, Windows installer)"
+bash scripts/package-test.sh
 
 step "all checks passed in ${SECONDS}s"
