@@ -101,7 +101,7 @@ depends="$(dpkg-deb --field "$deb" Depends)"
 expect_in "$depends" "libgtk-3-0" "Depends names GTK 3"
 expect_in "$depends" "libwebkit2gtk-4.1-0" "Depends names WebKitGTK 4.1"
 expect_in "$(dpkg-deb --field "$deb" Recommends)" "ripgrep" "Recommends ripgrep"
-contents="$(dpkg-deb --contents "$deb")"
+contents="$(dpkg-deb --contents "$deb")"$'\n'
 for path in ./usr/bin/tinyelf ./usr/share/applications/tinyelf.desktop \
 	"./usr/share/metainfo/$TINYELF_APP_ID.metainfo.xml" ./usr/share/doc/tinyelf/copyright \
 	./usr/share/doc/tinyelf/changelog.gz ./usr/share/man/man1/tinyelf.1.gz; do
@@ -287,8 +287,7 @@ fi
 # --- 7. checksums --------------------------------------------------------------
 step "dist/SHA256SUMS"
 (cd dist && sha256sum --check --strict SHA256SUMS >&2) && ok "every sum in dist/SHA256SUMS matches" || fail "dist/SHA256SUMS does not match"
-for f in dist/*; do
-	[ "$(basename "$f")" = SHA256SUMS ] && continue
+for f in dist/tinyelf_*; do
 	grep -q "  $(basename "$f")\$" dist/SHA256SUMS && ok "SHA256SUMS lists $(basename "$f")" || fail "SHA256SUMS lacks $(basename "$f")"
 done
 

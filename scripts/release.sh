@@ -15,7 +15,8 @@
 #   --rev REV   the commit to build (default HEAD). A commit older than the
 #               packaging files (build/linux, build/windows/installer) is
 #               packaged with HEAD's, and the script says so.
-#   --out DIR   where the artifacts go (default dist/); emptied first.
+#   --out DIR   where the artifacts go (default dist/); the artifacts an
+#               earlier run left there are removed first, nothing else.
 #   --only K    build only the .deb or only the Windows installer.
 #
 # arm64: the .deb is amd64 only. A cross build needs cgo against arm64 GTK 3
@@ -81,8 +82,8 @@ step "npm ci && npm run build (frontend)"
 (cd "$src/frontend" && npm ci --no-audit --no-fund --loglevel=error && npm run build)
 
 ldflags="$(tinyelf_ldflags "$version")"
-rm -rf "$out"
 mkdir -p "$out"
+rm -f "$out"/tinyelf_*.deb "$out"/tinyelf_*_setup.exe "$out/SHA256SUMS"
 
 # build_deb ARCH builds the desktop binary for ARCH and packages it.
 build_deb() {
@@ -185,6 +186,7 @@ windows_version() {
 [ "$only" = deb ] || build_windows
 
 step "SHA256SUMS"
-(cd "$out" && find . -maxdepth 1 -type f ! -name SHA256SUMS -printf '%f\n' | LC_ALL=C sort | xargs sha256sum >SHA256SUMS)
+(cd "$out" && find . -maxdepth 1 -type f \( -name 'tinyelf_*.deb' -o -name 'tinyelf_*_setup.exe' \) -printf '%f\n' |
+	LC_ALL=C sort | xargs sha256sum >SHA256SUMS)
 cat "$out/SHA256SUMS" >&2
 step "release $version built into ${out#"$TINYELF_ROOT"/}/ in ${SECONDS}s"
