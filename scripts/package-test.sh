@@ -280,6 +280,15 @@ if [ -f "$setup" ]; then
 	expect_in "$listing" "TinyElf.exe" "the installer holds the binary"
 	expect_in "$listing" "uninstall.exe" "the installer holds the uninstaller"
 	expect_in "$listing" "MicrosoftEdgeWebview2Setup.exe" "the installer holds the WebView2 bootstrapper"
+	7z e -y -o"$work/windows" "$setup" TinyElf.exe >/dev/null
+	# The value itself, not only the linker flag that the build info may quote.
+	bare="$(grep -aoF "$version" "$work/windows/TinyElf.exe" | wc -l)"
+	quoted="$(grep -aoF "version.version=$version" "$work/windows/TinyElf.exe" | wc -l)"
+	if [ "$bare" -gt "$quoted" ]; then
+		ok "the Windows binary carries version $version"
+	else
+		fail "the Windows binary does not carry version $version"
+	fi
 else
 	fail "no $setup (bash scripts/release.sh builds it)"
 fi

@@ -161,7 +161,7 @@ build_windows() {
 	sed -i "s|\"productVersion\": *\"[^\"]*\"|\"productVersion\": \"$winver\"|" "$src/wails.json"
 	grep -q "\"productVersion\": \"$winver\"" "$src/wails.json" || die "could not set productVersion in wails.json"
 	# Go's Windows webview (go-webview2) needs no cgo; -s: the frontend is built.
-	(cd "$src" && CGO_ENABLED=0 go run "github.com/wailsapp/wails/v2/cmd/wails@$wails_version" build \
+	(cd "$src" && CGO_ENABLED=0 go run "github.com/wailsapp/wails/v2/cmd/wails@$wails_version" build -nocolour \
 		-platform windows/amd64 -nsis -s -skipbindings -m -nosyncgomod -trimpath -ldflags "$ldflags" -o tinyelf.exe)
 	local installer
 	installer="$(find "$src/build/bin" -maxdepth 1 -name '*-amd64-installer.exe' | head -n 1)"
