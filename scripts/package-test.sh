@@ -25,6 +25,7 @@
 # stops the test before it touches anything. Running it twice is safe.
 #
 # Usage: bash scripts/package-test.sh
+#        PACKAGE_TEST_NO_BUILD=1 bash scripts/package-test.sh   (check dist/ as it is)
 set -euo pipefail
 # shellcheck source=scripts/lib.sh
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
@@ -85,6 +86,11 @@ fi
 version="$(tinyelf_version)"
 if [ "${PACKAGE_TEST_NO_BUILD:-}" != 1 ]; then
 	bash scripts/release.sh
+else
+	# Check what dist/ holds, whatever commit it was built from.
+	built="$(find dist -maxdepth 1 -name 'tinyelf_*_amd64.deb' | LC_ALL=C sort | tail -n 1)"
+	[ -n "$built" ] || die "PACKAGE_TEST_NO_BUILD=1 but dist/ has no .deb (bash scripts/release.sh builds it)"
+	version="$(dpkg-deb --field "$built" Version)"
 fi
 deb="dist/tinyelf_${version}_amd64.deb"
 setup="dist/tinyelf_${version}_windows_amd64_setup.exe"
