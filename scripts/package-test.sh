@@ -62,11 +62,17 @@ work="$(mktemp -d "${TMPDIR:-/tmp}/tinyelf-package-test.XXXXXX")"
 
 installed_version() { dpkg-query -W -f='${db:Status-Status} ${Version}' tinyelf 2>/dev/null | sed -n 's/^installed //p'; }
 
+# purge removes the package this test installed, if it is there (dpkg
+# itself: apt cannot name a package no repository has once it is removed).
+purge() {
+	as_root dpkg --purge tinyelf >/dev/null
+	as_root rm -f "$MARKER"
+}
+
 cleanup() {
 	local rc=$?
 	if [ -e "$MARKER" ]; then
-		as_root env DEBIAN_FRONTEND=noninteractive apt-get purge -y -q tinyelf >/dev/null 2>&1 || true
-		as_root rm -f "$MARKER"
+		purge || true
 	fi
 	rm -rf "$work"
 	exit "$rc"
@@ -76,7 +82,7 @@ trap cleanup EXIT
 if [ -n "$(installed_version)" ]; then
 	if [ -e "$MARKER" ]; then
 		step "purging the tinyelf package a killed run of this test left"
-		as_root env DEBIAN_FRONTEND=noninteractive apt-get purge -y -q tinyelf
+		purge
 	else
 		die "a tinyelf package ($(installed_version)) is installed on this machine and this test did not install it; it would replace it. Remove it first (apt-get remove tinyelf)."
 	fi
@@ -242,12 +248,13 @@ as_root env DEBIAN_FRONTEND=noninteractive apt-get remove -y -q tinyelf >&2
 [ ! -e /usr/bin/tinyelf ] && ok "remove took /usr/bin/tinyelf away" || fail "/usr/bin/tinyelf is still there after remove"
 [ -f "$user1/.config/tinyelf/sessions.db" ] && [ -f "$user1/.config/tinyelf/settings.json" ] &&
 	ok "remove left the data folder" || fail "remove lost the data folder"
-as_root env DEBIAN_FRONTEND=noninteractive apt-get purge -y -q tinyelf >&2
-[ -f "$user1/.config/tinyelf/sessions.db" ] && ok "purge left the data folder (as README.md says)" || fail "purge lost the data folder"
-as_root rm -f "$MARKER"
 apt_install "$deb" >/dev/null
 check_data "$user1" "reinstalled"
-as_root env DEBIAN_FRONTEND=noninteractive apt-get purge -y -q tinyelf >/dev/null
+as_root env DEBIAN_FRONTEND=noninteractive apt-get purge -y -q tinyelf >&2
+[ -z "$(dpkg-query -W -f='${db:Status-Status}' tinyelf 2>/dev/null | grep -v not-installed)" ] &&
+	ok "purge removed the package" || fail "after purge dpkg still has tinyelf: $(dpkg-query -W tinyelf 2>&1)"
+[ -f "$user1/.config/tinyelf/sessions.db" ] && [ -f "$user1/.config/tinyelf/settings.json" ] &&
+	ok "purge left the data folder (as README.md says)" || fail "purge lost the data folder"
 as_root rm -f "$MARKER"
 
 # --- 5. upgrade from the previous release -----------------------------------
@@ -273,8 +280,7 @@ if [ -f "$backup" ]; then
 else
 	fail "no backup of the old database: $(ls "$user2/.config/tinyelf")"
 fi
-as_root env DEBIAN_FRONTEND=noninteractive apt-get purge -y -q tinyelf >/dev/null
-as_root rm -f "$MARKER"
+purge
 
 # --- 6. the Windows installer -----------------------------------------------
 step "the Windows installer"
