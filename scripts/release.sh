@@ -19,6 +19,9 @@
 #               earlier run left there are removed first, nothing else.
 #   --only K    build only the .deb or only the Windows installer.
 #
+# RELEASE_DEB_COMPRESSION (default xz, the smallest download) is dpkg-deb's
+# -Z; the package test builds its older package with gzip, which is faster.
+#
 # arm64: the .deb is amd64 only. A cross build needs cgo against arm64 GTK 3
 # and WebKitGTK 4.1 (an aarch64 cross compiler and the arm64 -dev packages
 # installed beside the amd64 ones); README.md says why that is not done here.
@@ -135,7 +138,7 @@ build_deb() {
 
 	local deb="$out/tinyelf_${version}_${arch}.deb"
 	step "dpkg-deb --build → ${deb#"$TINYELF_ROOT"/}"
-	dpkg-deb --root-owner-group -Zxz --build "$root" "$deb" >/dev/null
+	dpkg-deb --root-owner-group -Z"${RELEASE_DEB_COMPRESSION:-xz}" --build "$root" "$deb" >/dev/null
 	# dpkg-deb checked the control file's syntax; read back what it recorded.
 	[ "$(dpkg-deb --field "$deb" Version)" = "$version" ] || die "$deb does not carry version $version"
 }
