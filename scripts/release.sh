@@ -28,6 +28,7 @@
 set -euo pipefail
 # shellcheck source=scripts/lib.sh
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+caller_dir="$PWD"
 cd "$TINYELF_ROOT"
 
 rev=HEAD
@@ -36,7 +37,10 @@ only=""
 while [ $# -gt 0 ]; do
 	case "$1" in
 	--rev) rev="${2:?--rev needs a commit}"; shift ;;
-	--out) out="${2:?--out needs a folder}"; shift ;;
+	--out)
+		out="${2:?--out needs a folder}"; shift
+		[[ "$out" == /* ]] || out="$caller_dir/$out" # relative to where it was run
+		;;
 	--only)
 		only="${2:?--only needs deb or windows}"; shift
 		case "$only" in deb | windows) ;; *) die "--only $only: want deb or windows" ;; esac
