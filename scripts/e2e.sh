@@ -5,8 +5,9 @@
 # MCP import, Settings → Capabilities and a capability chip, Settings → Tools
 # (a broken and a skipped user tool, a credential in the vault) and the
 # chat's skipped-tool card, Settings → Skills, the / menu, trusting a project
-# skill, a subagent's approval in its parent's window, Settings → Agents,
-# theme and language
+# skill, Settings → Hooks with a folder's project hooks trusted on the
+# approval card and their runs in the chat, a subagent's approval in its
+# parent's window, Settings → Agents, theme and language
 # (frontend/e2e/run.mjs), each scenario against
 # its own fake model and server on loopback with a fresh data folder.
 # Screenshots and the servers' logs go to artifacts/e2e/. Installs what it

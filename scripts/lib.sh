@@ -11,9 +11,11 @@ TINYELF_BUILD_PACKAGES=(libgtk-3-dev libwebkit2gtk-4.1-dev pkg-config build-esse
 TINYELF_SMOKE_PACKAGES=(xvfb dbus dbus-x11 x11-utils xdotool)
 
 # The Debian packages the tests need besides: ripgrep for the Grep tool,
-# Chromium for the browser tests of `tinyelf serve`, and Noto CJK so that the
-# Japanese screenshots (browser and desktop) show text rather than boxes.
-TINYELF_TEST_PACKAGES=(ripgrep chromium fonts-noto-cjk)
+# Chromium for the browser tests of `tinyelf serve`, Noto CJK so that the
+# Japanese screenshots (browser and desktop) show text rather than boxes, and
+# gnome-keyring for the test of the OS keyring path of the secret store (a
+# Secret Service on a private D-Bus session bus).
+TINYELF_TEST_PACKAGES=(ripgrep chromium fonts-noto-cjk gnome-keyring)
 
 # The build tags of the desktop binary (see wails.json).
 TINYELF_DESKTOP_TAGS=desktop,production,webkit2_41

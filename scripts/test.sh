@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Run every TinyElf check: Go vet and tests (with the race detector), the
+# Run every TinyElf check: Go vet and tests (with the race detector, and the
+# official MCP conformance suite against TinyElf's MCP client and bridge), the
 # frontend's tests, type check and build, the browser end-to-end tests against
 # `tinyelf serve` (screenshots in artifacts/e2e/), the desktop build, a
 # smoke run of the desktop window under Xvfb, and the release's package
@@ -20,8 +21,8 @@ frontend_deps
 step "go vet ./..."
 go vet ./...
 
-step "go test -race ./..."
-go test -race -count=1 ./...
+step "go test -race ./... (with the MCP conformance suite: TINYELF_CONFORMANCE=1)"
+TINYELF_CONFORMANCE=1 go test -race -count=1 ./...
 
 frontend_test
 frontend_build

@@ -12,7 +12,7 @@ import (
 )
 
 // AgentView is an agent profile as Settings → Agents shows it: direct MCP
-// servers' secrets masked, and whether it is the default one (which cannot
+// servers' secrets masked, its credentials left out, and whether it is the default one (which cannot
 // be deleted or renamed).
 type AgentView struct {
 	config.Agent
@@ -27,6 +27,7 @@ func (s *Service) ListAgents(context.Context, struct{}) ([]AgentView, error) {
 		for j := range a.DirectMCPServers {
 			a.DirectMCPServers[j] = config.MaskMCPServer(a.DirectMCPServers[j])
 		}
+		a.Credentials = nil // secrets, never sent back
 		if a.AllowedTools == nil {
 			a.AllowedTools = []string{}
 		}
@@ -88,6 +89,9 @@ func (s *Service) SaveAgent(_ context.Context, a SaveAgentArgs) ([]AgentView, er
 			return invalidf("an agent named %q already exists", ag.Name)
 		}
 		if i >= 0 {
+			// The profile's credentials are set in the settings file only;
+			// the UI never has them, so a save keeps them.
+			ag.Credentials = st.Agents[i].Credentials
 			stored := st.Agents[i].DirectMCPServers
 			for j, m := range ag.DirectMCPServers {
 				if k := slices.IndexFunc(stored, func(x config.MCPServer) bool { return x.Name == m.Name }); k >= 0 {

@@ -314,11 +314,12 @@ func (s *Service) SaveMCPServer(_ context.Context, a SaveMCPServerArgs) ([]MCPSe
 	return s.ListMCPServers(context.Background(), struct{}{})
 }
 
-// RemoveMCPServer deletes a server and stops it.
+// RemoveMCPServer deletes a server and stops it; its sign-in goes with it.
 func (s *Service) RemoveMCPServer(_ context.Context, a NameArgs) ([]MCPServerView, error) {
 	if err := mcp.RemoveServer(s.settings, a.Name); err != nil {
 		return nil, notFoundf("%v", err)
 	}
+	_ = mcp.ForgetSignIn(s.tokens, a.Name)
 	s.userMCP.Update(s.settings.Get().MCPServers)
 	return s.ListMCPServers(context.Background(), struct{}{})
 }

@@ -317,3 +317,92 @@ func TestOneResourcePairForUserAndDirectServers(t *testing.T) {
 		t.Errorf("the listing does not reach both servers:\n%s", listing)
 	}
 }
+
+// TestMCPElicitationAndSampling: an MCP tool's elicitation is a card in
+// the chat, answered with the form's values (the rest from the defaults;
+// the values are not logged); its sampling request is a card showing the
+// server and the token limit, and once allowed the session's model
+// answers it.
+func TestMCPElicitationAndSampling(t *testing.T) {
+	t.Parallel()
+	bin := buildFakeMCP(t)
+	h := newSvc(t,
+		llmtest.Turn{ToolCalls: []llmtest.ToolCall{{ID: "e1", Name: "mcp__ask__ask_name", Arguments: `{}`}}},
+		llmtest.Turn{Text: "Got it."},
+		llmtest.Turn{ToolCalls: []llmtest.ToolCall{{ID: "s1", Name: "mcp__ask__summarize", Arguments: `{}`}}},
+		llmtest.Turn{Text: "A cat sat."}, // the sampling request
+		llmtest.Turn{Text: "Summarized."},
+	)
+	h.addProvider()
+	ctx := context.Background()
+	if _, err := h.svc.SaveMCPServer(ctx, SaveMCPServerArgs{Server: config.MCPServer{Name: "ask", Command: bin, Args: []string{"-mode", "ask"}}}); err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		list, _ := h.svc.ListMCPServers(ctx, struct{}{})
+		if len(list) == 1 && list[0].State.Status == "connected" {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the ask server did not connect: %+v", list)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	sess, _ := h.svc.CreateSession(ctx, CreateSessionArgs{Workspace: h.workspace, Mode: "auto"})
+	if _, err := h.svc.SendMessage(ctx, SendArgs{SessionID: sess.ID, Text: "who am I?"}); err != nil {
+		t.Fatal(err)
+	}
+	var a sessions.ApprovalAsked
+	json.Unmarshal(h.waitFor(sess.ID, string(sessions.EventApprovalAsked)).Data, &a)
+	if a.Kind != "elicitation" || a.Server != "ask" || a.Question != "Who are you?" || !strings.Contains(string(a.Schema), `"default":"Ada"`) {
+		t.Fatalf("elicitation card %+v", a)
+	}
+	if _, err := h.svc.Approve(ctx, ApproveArgs{SessionID: sess.ID, CallID: a.CallID, Decision: "allow_once", Content: map[string]any{"name": "Grace-Hopper-1906"}}); err != nil {
+		t.Fatal(err)
+	}
+	h.waitFor(sess.ID, string(sessions.EventTurnEnd))
+	if got := toolResult(t, h, sess.ID, "mcp__ask__ask_name"); got != "name=Grace-Hopper-1906 age=36 color=green subscribe=false" {
+		t.Errorf("the tool read %q", got)
+	}
+	for ev, err := range h.svc.store.Events(ctx, sess.ID, 0, 0) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		if strings.Contains(string(ev.Data), "Grace-Hopper-1906") && ev.Type != sessions.EventToolResult {
+			t.Errorf("the form's value is logged in %s: %s", ev.Type, ev.Data)
+		}
+	}
+
+	if _, err := h.svc.SendMessage(ctx, SendArgs{SessionID: sess.ID, Text: "summarize"}); err != nil {
+		t.Fatal(err)
+	}
+	json.Unmarshal(h.waitFor(sess.ID, string(sessions.EventApprovalAsked)).Data, &a)
+	if a.Kind != "sampling" || a.Server != "ask" || a.MaxTokens != 64 || !strings.Contains(a.Arguments, "the cat sat on the mat") {
+		t.Fatalf("sampling card %+v", a)
+	}
+	if _, err := h.svc.Approve(ctx, ApproveArgs{SessionID: sess.ID, CallID: a.CallID, Decision: "allow_once"}); err != nil {
+		t.Fatal(err)
+	}
+	h.waitFor(sess.ID, string(sessions.EventTurnEnd))
+	if got := toolResult(t, h, sess.ID, "mcp__ask__summarize"); got != "summary by test-model: A cat sat." {
+		t.Errorf("the tool read %q", got)
+	}
+	reqs := h.srv.ChatRequests()
+	if sys := reqs[3].System(); sys != "You summarize." || !strings.Contains(reqs[3].LastUserText(), "the cat sat") {
+		t.Errorf("the sampling request reached the model as system %q, user %q", sys, reqs[3].LastUserText())
+	}
+}
+
+// toolResult returns what the last call of a tool returned in a session.
+func toolResult(t *testing.T, h *svcHarness, sessionID, tool string) string {
+	t.Helper()
+	view, _ := h.svc.GetSession(context.Background(), IDArgs{ID: sessionID})
+	got := ""
+	for _, m := range view.Messages {
+		if m.Tool != nil && m.Tool.Name == tool {
+			got = m.Tool.Result
+		}
+	}
+	return got
+}

@@ -9,6 +9,7 @@ import (
 
 	"tinyelf/backend/config"
 	"tinyelf/backend/mcp"
+	"tinyelf/backend/secretstore"
 )
 
 // MCPConfig is the user's MCP server list in the settings file, for the
@@ -19,6 +20,7 @@ import (
 type MCPConfig struct {
 	settings *config.Store
 	version  string
+	tokens   mcp.TokenStores
 }
 
 // OpenMCPConfig reads the settings file of the data folder (default:
@@ -36,7 +38,8 @@ func OpenMCPConfig(dataDir, version string) (*MCPConfig, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &MCPConfig{settings: settings, version: version}, nil
+	return &MCPConfig{settings: settings, version: version,
+		tokens: mcp.SecretTokens(secretstore.Open(dataDir, secretstore.Options{NoKeyring: os.Getenv(EnvNoKeyring) == "1"}))}, nil
 }
 
 // Warnings returns the problems met while reading the settings (a corrupt
@@ -64,8 +67,13 @@ func (c *MCPConfig) Server(name string) (MCPServer, bool) {
 // Add validates a server and appends it; a name already in use is an error.
 func (c *MCPConfig) Add(s MCPServer) error { return mcp.AddServer(c.settings, s) }
 
-// Remove deletes the named server.
-func (c *MCPConfig) Remove(name string) error { return mcp.RemoveServer(c.settings, name) }
+// Remove deletes the named server and its sign-in.
+func (c *MCPConfig) Remove(name string) error {
+	if err := mcp.RemoveServer(c.settings, name); err != nil {
+		return err
+	}
+	return mcp.ForgetSignIn(c.tokens, name)
+}
 
 // ImportFile adds the servers of a claude_desktop_config.json or .mcp.json
 // file and reports what was imported and what was skipped and why.
@@ -78,7 +86,7 @@ func (c *MCPConfig) ImportFile(path string) (MCPImportReport, error) {
 // until ctx ends), stops them all and returns their states in
 // configuration order.
 func (c *MCPConfig) Check(ctx context.Context) []MCPServerState {
-	svc := mcp.NewService(c.Servers(), mcp.Options{ClientVersion: c.version})
+	svc := mcp.NewService(c.Servers(), mcp.Options{ClientVersion: c.version, TokenStores: c.tokens})
 	svc.Start(ctx)
 	defer svc.Close()
 	_ = svc.WaitReady(ctx)
@@ -93,5 +101,31 @@ func (c *MCPConfig) Test(ctx context.Context, name string) (MCPTestReport, error
 	if !ok {
 		return MCPTestReport{}, fmt.Errorf("no MCP server named %q (see 'tinyelf mcp list')", name)
 	}
-	return mcp.TestServer(ctx, s, mcp.Options{ClientVersion: c.version})
+	return mcp.TestServer(ctx, s, mcp.Options{ClientVersion: c.version, TokenStores: c.tokens})
+}
+
+// Login signs in to the named http or sse server: show receives the URL
+// to open in a browser, and Login returns once the browser came back to
+// TinyElf (or ctx ends), with the server's sign-in as its card shows it.
+func (c *MCPConfig) Login(ctx context.Context, name string, show func(authURL string)) (*mcp.AuthState, error) {
+	s, ok := c.Server(name)
+	if !ok {
+		return nil, fmt.Errorf("no MCP server named %q (see 'tinyelf mcp list')", name)
+	}
+	s.Disabled = false
+	svc := mcp.NewService([]config.MCPServer{s}, mcp.Options{ClientVersion: c.version, TokenStores: c.tokens})
+	defer svc.Close()
+	if err := svc.SignIn(ctx, name, func(_ context.Context, u string) error { show(u); return nil }); err != nil {
+		return nil, err
+	}
+	st, _ := svc.State(name)
+	return st.Auth, nil
+}
+
+// Logout forgets the named server's sign-in.
+func (c *MCPConfig) Logout(name string) error {
+	if _, ok := c.Server(name); !ok {
+		return fmt.Errorf("no MCP server named %q (see 'tinyelf mcp list')", name)
+	}
+	return mcp.ForgetSignIn(c.tokens, name)
 }

@@ -12,13 +12,19 @@ import (
 	"tinyelf/backend/capabilities"
 	"tinyelf/backend/config"
 	"tinyelf/backend/engine"
+	"tinyelf/backend/hooks"
 	"tinyelf/backend/mcp"
 	"tinyelf/backend/notify"
+	"tinyelf/backend/secretstore"
 	"tinyelf/backend/sessions"
 	"tinyelf/backend/skills"
 	"tinyelf/backend/tools"
 	"tinyelf/backend/usertools"
 )
+
+// EnvNoKeyring, set to 1, keeps secrets out of the OS keyring (in the
+// encrypted secrets file of the data folder).
+const EnvNoKeyring = "TINYELF_NO_KEYRING"
 
 // SessionsFile is the session database's name inside the data folder.
 const SessionsFile = "sessions.db"
@@ -62,13 +68,24 @@ type Options struct {
 	// may guide the agent (`tinyelf run` without --yes): project skills not
 	// trusted yet are listed but not loadable, with how to trust them.
 	NoSkillTrustPrompt bool
-	// SkillTrees are builtin skills other packages bring (tool-creator),
-	// after TinyElf's own.
+	// TrustProjectHooks runs a workspace's project hooks without asking
+	// and without saving an answer (`tinyelf run --yes`).
+	TrustProjectHooks bool
+	// NoHookTrustPrompt says nobody can be asked whether a workspace's
+	// project hooks may run (`tinyelf run` without --yes): untrusted ones
+	// do not run, and the session's log says how to trust them.
+	NoHookTrustPrompt bool
+	// SkillTrees are extra builtin skill trees, after TinyElf's own and
+	// the ones its packages bring (tool-creator is always there).
 	SkillTrees []skills.BuiltinFS
 	// Titles names sessions after their first answer with the agent's
 	// background model (engine.Options.Titles): the window and the browser
 	// want it, a one-shot `tinyelf run` does not.
 	Titles bool
+	// NoKeyring keeps the OAuth tokens of MCP servers in TinyElf's
+	// encrypted secrets file even when an OS keyring answers (tests; users
+	// set TINYELF_NO_KEYRING=1).
+	NoKeyring bool
 	// DefaultWorkspace is the folder a chat works in when the user chose
 	// none; empty means config.DefaultWorkspace (TinyElf in the documents
 	// folder). Tests point it into a temporary folder.
@@ -94,6 +111,10 @@ type Service struct {
 	policy   *notify.Policy
 	// userMCP runs the user's MCP servers.
 	userMCP *mcp.Service
+	// tokens keeps their OAuth sign-ins (OS keyring or encrypted file);
+	// signIns are the sign-ins waiting for the browser.
+	tokens  mcp.TokenStores
+	signIns *signIns
 
 	builtin   *builtinSource
 	direct    *directSource
@@ -109,6 +130,8 @@ type Service struct {
 	// skillsAPI offers them to the UI.
 	skills    *skillService
 	skillsAPI *Skills
+	// hooksAPI offers the user's hooks to Settings → Hooks.
+	hooksAPI *Hooks
 
 	// noticeDismissed is set once the user dismissed the settings notice.
 	noticeDismissed atomic.Bool
@@ -151,12 +174,15 @@ func New(ctx context.Context, opts Options) (*Service, error) {
 	s.catalog.Replace("surface", channelEntries(opts), capabilities.PartitionOptions{Priority: capabilities.PriorityOther, Reason: "the surface's abilities"})
 	s.policy = notify.NewPolicy(opts.Notifier, settings.Get().NotificationsOn())
 	s.policy.SetRules(notifyRules(settings.Get()))
+	s.tokens = mcp.SecretTokens(secretstore.Open(opts.DataDir, secretstore.Options{NoKeyring: opts.NoKeyring || os.Getenv(EnvNoKeyring) == "1"}))
+	s.signIns = newSignIns()
 	s.userMCP = mcp.NewService(settings.Get().MCPServers, mcp.Options{
 		OnChange:      func(c mcp.Change) { s.syncMCP(c); s.publishMCP("", c); s.notifyMCPFailure(c) },
 		LookupEnv:     s.lookupEnv,
 		ClientVersion: opts.Version,
 		Environ:       s.childEnviron,
 		Children:      s.children,
+		TokenStores:   s.tokens,
 	})
 	s.userMCP.Start(context.WithoutCancel(ctx)) // returns at once; servers come up in the background
 	s.builtin = &builtinSource{reg: mcp.NewProviderRegistry(
@@ -166,12 +192,13 @@ func New(ctx context.Context, opts Options) (*Service, error) {
 	s.direct = &directSource{settings: settings, onChange: s.publishMCP, svcs: map[string]*directRun{}, environ: s.childEnviron, children: s.children}
 	s.resources = &resourceSource{user: s.userMCP, builtin: s.builtin, direct: s.direct, sets: map[string]resourceEntry{}}
 	s.userTools, err = usertools.New(usertools.Options{
-		DataDir:     opts.DataDir,
-		CoreNames:   coreToolNames(),
-		Credentials: func() map[string]config.Credential { return s.settings.Get().Credentials },
-		Getenv:      opts.Getenv,
-		Notifier:    s.policy,
-		OnReport:    func(r usertools.Report) { s.publishUserTools(LiveUserTools, r) },
+		DataDir:          opts.DataDir,
+		CoreNames:        coreToolNames(),
+		Credentials:      func() map[string]config.Credential { return s.settings.Get().Credentials },
+		AgentCredentials: func(agent string) map[string]config.Credential { return s.settings.Get().AgentCredentials(agent) },
+		Getenv:           opts.Getenv,
+		Notifier:         s.policy,
+		OnReport:         func(r usertools.Report) { s.publishUserTools(LiveUserTools, r) },
 		OnTask: func(t usertools.Task) {
 			s.publishUserTools(LiveToolTask, t)
 			s.notifyTaskEnded(t)
@@ -185,7 +212,7 @@ func New(ctx context.Context, opts Options) (*Service, error) {
 	}
 	s.userTools.Load(ctx) // the start-up scan of seed 002
 	s.skills = newSkillService(skillServiceOptions{
-		dataDir: opts.DataDir, home: userHome(opts), builtin: builtinSkillTrees(opts),
+		dataDir: opts.DataDir, home: userHome(opts), builtin: builtinSkillTrees(opts.SkillTrees),
 		trustProject: opts.TrustProjectSkills, noPrompt: opts.NoSkillTrustPrompt,
 		indexes: func() []string { return s.settings.Get().Skills.HubIndexes },
 		environ: s.childEnviron,
@@ -193,6 +220,16 @@ func New(ctx context.Context, opts Options) (*Service, error) {
 	s.skillsAPI = &Skills{settings: settings, svc: s.skills, sessionWorkspace: func(ctx context.Context, id string) (string, error) {
 		return s.commandWorkspace(ctx, id, "")
 	}}
+	hookTrust, err := hooks.OpenTrustStore(filepath.Join(opts.DataDir, hooks.TrustFile))
+	if err != nil {
+		s.skills.close()
+		_ = s.userTools.Close()
+		_ = s.userMCP.Close()
+		store.Close()
+		return nil, err
+	}
+	s.hooksAPI = &Hooks{settings: settings, trust: hookTrust, runner: &hooks.Runner{Children: s.children, Environ: s.childEnviron},
+		sessionWorkspace: func(ctx context.Context, id string) (string, error) { return s.commandWorkspace(ctx, id, "") }}
 	s.engine = engine.New(engine.Options{
 		Settings:    settings,
 		Log:         engine.StoreLog{Store: store},
@@ -216,6 +253,8 @@ func New(ctx context.Context, opts Options) (*Service, error) {
 		Catalog:           s.catalog,
 		Children:          s.children,
 		Titles:            opts.Titles,
+		Hooks: &engine.HookOptions{Trust: hookTrust, TrustProject: opts.TrustProjectHooks, NoTrustPrompt: opts.NoHookTrustPrompt,
+			TranscriptDir: filepath.Join(opts.DataDir, TranscriptsFolder)},
 	})
 	s.skills.start()
 	return s, nil

@@ -47,7 +47,8 @@ func newSvcWith(t *testing.T, edit func(*Options), turns ...llmtest.Turn) *svcHa
 			return llm.New(engine.ProviderConfig(p), llm.WithRetryPolicy(llm.RetryPolicy{MaxAttempts: 2, BaseDelay: time.Millisecond, MaxDelay: 5 * time.Millisecond}))
 		},
 		Version:          "test",
-		Home:             "-", // no user skills from the machine's home folder
+		NoKeyring:        true, // a developer's own keyring stays untouched
+		Home:             "-",  // no user skills from the machine's home folder
 		DefaultWorkspace: filepath.Join(dir, "Documents", "TinyElf"),
 	}
 	if edit != nil {

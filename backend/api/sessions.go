@@ -283,6 +283,11 @@ func (s *Service) SendMessage(ctx context.Context, a SendArgs) (struct{}, error)
 	if err := s.checkAttachments(ctx, sess, a.Attachments); err != nil {
 		return struct{}{}, err
 	}
+	// The user works in this session now: its folder is TinyElf's MCP
+	// root (servers that asked for roots hear of the change).
+	if sess.Workspace != "" {
+		s.userMCP.SetRoots([]string{sess.Workspace})
+	}
 	text := a.Text
 	var opts engine.TurnOptions
 	if strings.TrimSpace(text) != "" {
@@ -330,8 +335,10 @@ func (s *Service) Cancel(_ context.Context, a SessionArgs) (struct{}, error) {
 type ApproveArgs struct {
 	SessionID string `json:"sessionId"`
 	CallID    string `json:"callId"`
-	Decision  string `json:"decision"` // allow_once | allow_always | deny
+	Decision  string `json:"decision"` // allow_once | allow_always | deny | cancel (an elicitation)
 	Reason    string `json:"reason,omitempty"`
+	// Content is an MCP elicitation form's values, with allow_once.
+	Content map[string]any `json:"content,omitempty"`
 }
 
 // Approve answers a pending approval.
@@ -340,7 +347,7 @@ func (s *Service) Approve(_ context.Context, a ApproveArgs) (struct{}, error) {
 	if err != nil {
 		return struct{}{}, invalidf("%v", err)
 	}
-	if err := s.engine.Answer(a.SessionID, a.CallID, engine.ApprovalAnswer{Decision: d, Reason: a.Reason}); err != nil {
+	if err := s.engine.Answer(a.SessionID, a.CallID, engine.ApprovalAnswer{Decision: d, Reason: a.Reason, Content: a.Content}); err != nil {
 		return struct{}{}, notFoundf("%v", err)
 	}
 	return struct{}{}, nil

@@ -123,6 +123,7 @@ func (s *Service) GetSettings(context.Context, struct{}) (SettingsView, error) {
 		for j := range v.Agents[i].DirectMCPServers {
 			v.Agents[i].DirectMCPServers[j] = config.MaskMCPServer(v.Agents[i].DirectMCPServers[j])
 		}
+		v.Agents[i].Credentials = nil // secrets, never sent back
 	}
 	return v, nil
 }

@@ -15,6 +15,7 @@ import (
 	"tinyelf/backend/engine"
 	"tinyelf/backend/mcp"
 	"tinyelf/backend/skills"
+	"tinyelf/backend/usertools"
 )
 
 // Skills in the catalog: the user's and the builtin skills are two shared
@@ -292,7 +293,16 @@ func userHome(o Options) string {
 }
 
 // builtinSkillTrees are the builtin skills beyond the skills package's own:
-// those other packages bring, then the caller's.
-func builtinSkillTrees(o Options) []skills.BuiltinFS {
-	return o.SkillTrees
+// those other packages bring (the user-tools package's tool-creator, which
+// use_tool's description names), then the caller's extra trees. Every
+// surface loads skills through it, so what a tool description points the
+// model at is there in the desktop window, serve, run and tool alike.
+func builtinSkillTrees(extra []skills.BuiltinFS) []skills.BuiltinFS {
+	out := []skills.BuiltinFS{{Label: usertools.SkillLabel, FS: usertools.SkillFS()}}
+	for _, t := range extra {
+		if t.Label != usertools.SkillLabel {
+			out = append(out, t)
+		}
+	}
+	return out
 }

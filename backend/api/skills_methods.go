@@ -35,7 +35,7 @@ type SkillsOptions struct {
 	DataDir string
 	// Home is as in Options.Home.
 	Home string
-	// SkillTrees are builtin skills other packages bring.
+	// SkillTrees are extra builtin skill trees (as in Options.SkillTrees).
 	SkillTrees []skills.BuiltinFS
 	// Getenv reads the environment for git's child environment (default:
 	// os.Getenv).
@@ -60,7 +60,7 @@ func OpenSkills(o SkillsOptions) (*Skills, error) {
 		return nil, err
 	}
 	svc := newSkillService(skillServiceOptions{
-		dataDir: o.DataDir, home: userHome(Options{Home: o.Home}), builtin: o.SkillTrees,
+		dataDir: o.DataDir, home: userHome(Options{Home: o.Home}), builtin: builtinSkillTrees(o.SkillTrees),
 		indexes: func() []string { return settings.Get().Skills.HubIndexes },
 		environ: func() []string { return engine.ChildEnviron(settings.Get().WithEnvironment(o.Getenv)) },
 	}, capabilities.NewCatalog(), func(string) {})

@@ -2,9 +2,12 @@ package api
 
 import (
 	"context"
+	"encoding/json"
 	"io/fs"
 	"path/filepath"
 	"time"
+
+	"tinyelf/backend/engine"
 )
 
 // The methods in this file are for the service's Go callers (the CLI, the
@@ -89,6 +92,26 @@ func (s *Service) RunTurn(ctx context.Context, sessionID, text string) (TurnResu
 	return res, mapErr(err)
 }
 
+// IsSessionTool reports whether a tool is one only a session has
+// (spawn_agent, subagent_*, Sessions*, Notify): `tinyelf tool` runs it with
+// RunToolCall, in a session of its own.
+func IsSessionTool(name string) bool { return engine.IsSessionTool(name) }
+
+// RunToolCall runs one tool call the person at the terminal makes in a
+// session, as a turn of its own without a model call (engine.RunToolCall):
+// the call is their approval of it; deny rules, the mode, the agent's
+// profile and the shell guard still refuse. text is the user message the
+// session's history shows for it. A refused or failed call is an error
+// result; the error is for a session that cannot run a turn.
+func (s *Service) RunToolCall(ctx context.Context, sessionID, text, name string, args json.RawMessage) (ToolCallResult, error) {
+	res, err := s.engine.RunToolCall(ctx, sessionID, text, name, args)
+	return res, mapErr(err)
+}
+
+// WaitIdle waits until no session of this service runs a turn (those a
+// tool call started in other sessions included), or ctx ends.
+func (s *Service) WaitIdle(ctx context.Context) error { return s.engine.WaitIdle(ctx) }
+
 // WaitMCPServers waits until each of the user's MCP servers has connected,
 // failed or is disabled (each bounded by its own start timeout), or until
 // ctx ends, and returns their states in configuration order. A headless run
@@ -117,6 +140,7 @@ func (s *Service) Shutdown(ctx context.Context) error {
 	s.direct.close("")
 	s.builtin.close("")
 	_ = s.userTools.Close()
+	s.signIns.close()
 	_ = s.userMCP.Close()
 	s.children.KillAll()
 	return s.store.Close()

@@ -3,6 +3,7 @@ package api
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 
@@ -27,6 +28,12 @@ type ToolboxOptions struct {
 	Mode Mode
 	// Unrestricted lets the FileSystem tools reach outside the workspace.
 	Unrestricted bool
+	// Agent is the agent profile the tools are offered for, as its sessions
+	// get them: its allowedTools leave the others out, and LoadMCP starts
+	// its direct MCP servers too. "" is the default agent; a name with no
+	// profile falls back to the default one, as a session's does (Warnings
+	// says so).
+	Agent string
 	// Getenv resolves ${VAR} references in the MCP servers' settings
 	// (default: os.Getenv).
 	Getenv func(string) string
@@ -38,7 +45,7 @@ type ToolboxOptions struct {
 	// Home is the home folder of the user skills (~/.agents/skills…), as
 	// in Options.Home.
 	Home string
-	// SkillTrees are builtin skills other packages bring.
+	// SkillTrees are extra builtin skill trees (as in Options.SkillTrees).
 	SkillTrees []skills.BuiltinFS
 }
 
@@ -57,6 +64,9 @@ type ToolInfo struct {
 	Origin string `json:"origin,omitempty"`
 	Kind   string `json:"kind,omitempty"`
 	Folder string `json:"folder,omitempty"`
+	// Session marks a tool only a session has (spawn_agent, Sessions*,
+	// Notify): `tinyelf tool NAME` runs it in a session of its own.
+	Session bool `json:"session,omitempty"`
 }
 
 // Toolbox runs the single tool calls a person asks for directly (tinyelf
@@ -73,8 +83,14 @@ type Toolbox struct {
 	sess     *engine.Session
 
 	userMCP *mcp.Service
-	servers map[string]string // MCP tool name → its server
-	hidden  map[string]string // tool name → why this mode leaves it out
+	// directMCP runs the agent's direct MCP servers (nil without them).
+	directMCP *mcp.Service
+	servers   map[string]string // MCP tool name → its server
+	// agent is the profile the tools are offered for; agentWarning says
+	// when the one asked for does not exist.
+	agent        config.Agent
+	agentWarning string
+	hidden       map[string]string // tool name → why this mode leaves it out
 	// children are the Bash commands and MCP servers the toolbox started;
 	// Close kills what is left of them.
 	children *tools.Children
@@ -111,6 +127,12 @@ func OpenToolbox(ctx context.Context, o ToolboxOptions) (*Toolbox, error) {
 	}
 	t := &Toolbox{opts: o, settings: settings, servers: map[string]string{}, userInfo: map[string]userToolInfo{},
 		children: tools.NewChildren(filepath.Join(o.DataDir, tools.ChildrenFolder))}
+	agent, ok := settings.Get().Agent(o.Agent)
+	if !ok {
+		agent, _ = settings.Get().Agent(config.DefaultAgent)
+		t.agentWarning = fmt.Sprintf("there is no agent profile %q (Settings → Agents); its tools are offered as the default agent's", o.Agent)
+	}
+	t.agent = agent
 	// The skills tools, as a session has them; nobody is asked about a
 	// project skill here (a direct call is not a conversation), so an
 	// untrusted one says how to trust it.
@@ -119,7 +141,7 @@ func OpenToolbox(ctx context.Context, o ToolboxOptions) (*Toolbox, error) {
 		return nil, err
 	}
 	trust, _ := skills.OpenTrustStore(filepath.Join(o.DataDir, skills.TrustFile))
-	skOpts := skills.Options{DataDir: o.DataDir, Home: userHome(Options{Home: o.Home}), Workspace: ws, Builtin: o.SkillTrees}
+	skOpts := skills.Options{DataDir: o.DataDir, Home: userHome(Options{Home: o.Home}), Workspace: ws, Builtin: builtinSkillTrees(o.SkillTrees)}
 	lib := skills.NewLibrary(skOpts, trust)
 	hub := skills.NewHub(skOpts.UserSkillsDir(), func() []string { return settings.Get().Skills.HubIndexes }, skills.WithEnviron(t.childEnviron))
 	sess, err := engine.BuildRegistry(engine.BuildOptions{
@@ -136,8 +158,34 @@ func OpenToolbox(ctx context.Context, o ToolboxOptions) (*Toolbox, error) {
 		return nil, err
 	}
 	t.sess, t.hidden = sess, sess.Hidden
+	// The agent's allowedTools, by the rule its sessions apply (names,
+	// trailing-* prefixes, mcp__server for a whole server).
+	t.sess.Registry = t.sess.Registry.FilteredFunc(func(info tools.Info) bool { return t.admit(info) })
 	return t, nil
 }
+
+// ProfileReason is why a tool the agent's allowedTools leave out is not
+// offered (Toolbox.Hidden).
+const ProfileReason = "its profile does not allow it (allowedTools)"
+
+// admit reports whether the agent's profile allows a tool, recording why
+// not.
+func (t *Toolbox) admit(info tools.Info) bool {
+	if t.allowed(info) {
+		return true
+	}
+	t.hidden[info.Name] = ProfileReason
+	return false
+}
+
+// allowed reports whether the agent's profile allows a tool.
+func (t *Toolbox) allowed(info tools.Info) bool {
+	e := capabilities.Entry{Descriptor: capabilities.Descriptor{ID: capabilities.ToolID(info), Name: info.Name, Server: capabilities.ServerOf(info)}}
+	return capabilities.AllowedBy(t.agent.AllowedTools, e)
+}
+
+// Agent names the agent profile the tools are offered for.
+func (t *Toolbox) Agent() string { return t.agent.Name }
 
 // childEnviron is the environment Bash commands and MCP servers start
 // from: the user's, without TinyElf's secrets (as the service's is).
@@ -148,44 +196,73 @@ func (t *Toolbox) childEnviron() []string {
 // Warnings returns the problems met while reading the settings (a corrupt
 // file set aside, naming the copy), one sentence each.
 func (t *Toolbox) Warnings() []string {
+	var out []string
 	if w := t.settings.Warning(); w != "" {
-		return []string{w}
+		out = append(out, w)
 	}
-	return nil
+	if t.agentWarning != "" {
+		out = append(out, t.agentWarning)
+	}
+	return out
 }
 
-// LoadMCP starts the user's MCP servers, waits until each has connected,
-// failed or is disabled (each bounded by its own start timeout, or until ctx
-// ends), and adds the connected servers' tools, as the agent's sessions get
-// them: in plan mode only read-only ones, and a built-in tool wins a name
-// clash. It returns every configured server's state; calling it again does
-// nothing and returns the states anew.
+// LoadMCP starts the user's MCP servers and the agent's direct ones,
+// waits until each has connected, failed or is disabled (each bounded by
+// its own start timeout, or until ctx ends), and adds the connected
+// servers' tools, as the agent's sessions get them: in plan mode only
+// read-only ones, only those the agent's allowedTools admit, a built-in
+// tool wins a name clash and a user server's tool one of a direct server.
+// It returns every configured server's state (the user's, then the
+// agent's); calling it again does nothing and returns the states anew.
 func (t *Toolbox) LoadMCP(ctx context.Context) []MCPServerState {
 	if t.userMCP != nil {
-		return t.userMCP.States()
+		return t.mcpStates()
+	}
+	newService := func(servers []config.MCPServer) *mcp.Service {
+		return mcp.NewService(servers, mcp.Options{
+			LookupEnv:     func(k string) (string, bool) { v := t.opts.Getenv(k); return v, v != "" },
+			ClientVersion: t.opts.Version,
+			Environ:       t.childEnviron,
+			Children:      t.children,
+		})
 	}
 	servers := t.settings.Get().MCPServers
-	t.userMCP = mcp.NewService(servers, mcp.Options{
-		LookupEnv:     func(k string) (string, bool) { v := t.opts.Getenv(k); return v, v != "" },
-		ClientVersion: t.opts.Version,
-		Environ:       t.childEnviron,
-		Children:      t.children,
-	})
-	if len(servers) == 0 {
+	t.userMCP = newService(servers)
+	direct := t.agent.DirectMCPServers
+	if len(direct) > 0 {
+		t.directMCP = newService(direct)
+	}
+	if len(servers) == 0 && len(direct) == 0 {
 		return nil
 	}
 	// The servers live until Close, not until ctx ends: ctx bounds the wait.
-	t.userMCP.Start(context.WithoutCancel(ctx))
-	_ = t.userMCP.WaitReady(ctx)
-	states := t.userMCP.States()
+	sets := []*mcp.Service{t.userMCP}
+	if t.directMCP != nil {
+		sets = append(sets, t.directMCP)
+	}
+	for _, svc := range sets {
+		svc.Start(context.WithoutCancel(ctx))
+	}
+	for _, svc := range sets {
+		_ = svc.WaitReady(ctx)
+	}
+	states := t.mcpStates()
 	for _, st := range states {
 		for _, n := range st.Tools {
-			t.servers[n] = st.Name
+			if _, taken := t.servers[n]; !taken {
+				t.servers[n] = st.Name
+			}
 		}
 	}
 	reg := t.sess.Registry
 	// The servers' tools, then the one resource pair over all of them.
-	for _, tool := range append(t.userMCP.Tools(), mcp.ResourceTools(t.userMCP)...) {
+	var all []tools.Tool
+	var groups []mcp.ResourceGroup
+	for _, svc := range sets {
+		all = append(all, svc.Tools()...)
+		groups = append(groups, svc)
+	}
+	for _, tool := range append(all, mcp.ResourceTools(groups...)...) {
 		info := tool.Info()
 		if reg.Has(info.Name) {
 			continue // built-in tools win a name clash, as in the agent's sessions
@@ -194,7 +271,20 @@ func (t *Toolbox) LoadMCP(ctx context.Context) []MCPServerState {
 			t.hidden[info.Name] = "plan mode allows only read-only tools"
 			continue
 		}
+		if !t.admit(info) {
+			continue
+		}
 		_ = reg.Register(tool) // a tool with a bad schema is left out, as in the agent's sessions
+	}
+	return states
+}
+
+// mcpStates returns the user's servers' states, then the agent's direct
+// ones'.
+func (t *Toolbox) mcpStates() []MCPServerState {
+	states := t.userMCP.States()
+	if t.directMCP != nil {
+		states = append(states, t.directMCP.States()...)
 	}
 	return states
 }
@@ -213,6 +303,15 @@ func (t *Toolbox) Tools() []ToolInfo {
 		if u, ok := t.userInfo[in.Name]; ok {
 			out[i].Origin, out[i].Kind, out[i].Folder = in.Origin, u.kind, u.folder
 		}
+	}
+	// The tools only a session has, as the agent's sessions get them.
+	for _, tool := range engine.SessionTools() {
+		in := tool.Info()
+		if t.sess.Registry.Has(in.Name) || t.opts.Mode == ModePlan && !in.ReadOnly || !t.allowed(in) {
+			continue
+		}
+		out = append(out, ToolInfo{Name: in.Name, Description: in.Description, Safe: in.Safe, ReadOnly: in.ReadOnly,
+			Source: tools.SourceLocal, Parameters: in.Parameters, Session: true})
 	}
 	return out
 }
@@ -259,6 +358,9 @@ func (t *Toolbox) Run(ctx context.Context, name string, args json.RawMessage) To
 func (t *Toolbox) Close() error {
 	if t.userMCP != nil {
 		_ = t.userMCP.Close()
+	}
+	if t.directMCP != nil {
+		_ = t.directMCP.Close()
 	}
 	if t.userTools != nil {
 		_ = t.userTools.Close()

@@ -26,7 +26,8 @@ var ErrNoUserToolCLI = usertools.ErrNoCLI
 // LoadUserTools discovers an agent's user tools (seed 002: common, then
 // personal) and adds them to the toolbox as the agent's sessions get them:
 // each action by its schema name, use_tool and the other user-tool tools,
-// in plan mode only read-only ones, and a built-in tool wins a name clash.
+// in plan mode only read-only ones, only those the agent's allowedTools
+// admit, and a built-in tool wins a name clash.
 // It returns what the discovery found (skipped tools, load errors); calling
 // it again returns the first report.
 func (t *Toolbox) LoadUserTools(ctx context.Context, agent string) UserToolReport {
@@ -49,6 +50,9 @@ func (t *Toolbox) LoadUserTools(ctx context.Context, agent string) UserToolRepor
 			t.hidden[info.Name] = "plan mode allows only read-only tools"
 			continue
 		}
+		if !t.admit(info) {
+			continue
+		}
 		if at, ok := tool.(usertools.ActionTool); ok {
 			d := at.Definition()
 			t.userInfo[info.Name] = userToolInfo{kind: string(d.Kind), folder: d.Dir}
@@ -65,12 +69,13 @@ type userToolInfo struct{ kind, folder string }
 func (t *Toolbox) newUserTools(n usertools.Notifier) (*usertools.Service, error) {
 	settings := t.settings
 	return usertools.New(usertools.Options{
-		DataDir:     t.opts.DataDir,
-		CoreNames:   t.sess.Registry.Names(),
-		Credentials: func() map[string]config.Credential { return settings.Get().Credentials },
-		Getenv:      t.opts.Getenv,
-		Notifier:    n,
-		Children:    t.children,
+		DataDir:          t.opts.DataDir,
+		CoreNames:        t.sess.Registry.Names(),
+		Credentials:      func() map[string]config.Credential { return settings.Get().Credentials },
+		AgentCredentials: func(agent string) map[string]config.Credential { return settings.Get().AgentCredentials(agent) },
+		Getenv:           t.opts.Getenv,
+		Notifier:         n,
+		Children:         t.children,
 	})
 }
 

@@ -52,6 +52,8 @@ const (
 	EndMaxIterations = engine.EndMaxIterations
 	EndCancelled     = engine.EndCancelled
 	EndError         = engine.EndError
+	// EndBlocked: a hook refused the message or stopped the agent.
+	EndBlocked = engine.EndBlocked
 )
 
 // Mode is a permission mode.
@@ -81,6 +83,12 @@ type ApprovalRequest = engine.ApprovalRequest
 // ApprovalAnswer is the decision on an ApprovalRequest.
 type ApprovalAnswer = engine.ApprovalAnswer
 
+// The Kinds of approval card an MCP server's requests put up.
+const (
+	ApprovalElicitation = engine.ApprovalElicitation
+	ApprovalSampling    = engine.ApprovalSampling
+)
+
 // Decision is how an approval was answered.
 type Decision = engine.Decision
 
@@ -105,6 +113,9 @@ type ReplayState = sessions.ReplayState
 
 // MCPServer is an MCP server's configuration.
 type MCPServer = config.MCPServer
+
+// MCPOAuth is an MCP server's OAuth client settings.
+type MCPOAuth = config.MCPOAuth
 
 // MCPServerState is what is known of a running MCP server.
 type MCPServerState = mcp.ServerState

@@ -299,6 +299,8 @@ type View struct {
 	// key identifies the partitions (and their versions) the view holds, so
 	// callers can cache what they derive from it.
 	key string
+	// lex merges the partitions' search indexes, built on the first search.
+	lex lexicon
 }
 
 // viewPart is a partition in a view, with which of its entries the view

@@ -58,8 +58,9 @@ func (d *Discovery) Promoted(name string) (string, bool) {
 }
 
 // NoteCall records a call's outcome: invalid calls (arguments the tool's
-// schema refused, a call to a tool that is not visible) count towards
-// demotion; any other outcome resets the count and marks the tool used.
+// schema refused, a call to a tool that is unknown, hidden or denied)
+// count towards demotion; any other outcome — a deferred tool called by its
+// name and run included — resets the count and marks the tool used.
 func (d *Discovery) NoteCall(name string, invalid bool) (failures int) {
 	d.mu.Lock()
 	defer d.mu.Unlock()

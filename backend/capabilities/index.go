@@ -5,11 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"hash/maphash"
-	"math"
-	"math/bits"
 	"regexp"
 	"slices"
-	"sort"
 	"strings"
 	"sync"
 	"unicode/utf8"
@@ -49,6 +46,10 @@ const (
 	bm25B  = 0.6
 	// synonymWeight scales the terms a query word expands to.
 	synonymWeight = 0.35
+	// coordBase is the coordination factor of an entry matching none of
+	// the query's words but through synonyms; each matched word adds its
+	// share of one.
+	coordBase = 0.5
 )
 
 // posting is one document's weighted term frequency, and which fields the
@@ -64,11 +65,40 @@ type partIndex struct {
 	postings map[string][]posting
 	docLen   []float32
 	totalLen float64
+	// serverPostings index the partition's servers as documents (their
+	// name, their tools' names and summaries), for ranking servers;
+	// serverOf is each entry's server there (-1: none).
+	serverPostings map[string][]posting
+	serverLen      []float32
+	serverOf       []int32
+	// nameTerms is the number of distinct terms in each entry's own name;
+	// exact maps a lower-cased name (and an aggregated tool's own part of
+	// it) to the entries that bear it.
+	nameTerms []uint8
+	exact     map[string][]int32
 }
 
+// Weights of a server document's parts.
+const (
+	serverNameWeight    = 2.0
+	serverToolWeight    = 1.0
+	serverSummaryWeight = 0.5
+)
+
 func buildIndex(entries []Entry) *partIndex {
-	idx := &partIndex{postings: map[string][]posting{}, docLen: make([]float32, len(entries))}
+	idx := &partIndex{postings: map[string][]posting{}, docLen: make([]float32, len(entries)),
+		nameTerms: make([]uint8, len(entries)), exact: map[string][]int32{}}
 	for i, e := range entries {
+		bare := strings.ToLower(bareName(e.Descriptor))
+		idx.exact[bare] = append(idx.exact[bare], int32(i))
+		if j := strings.LastIndex(bare, "__"); j >= 0 && j+2 < len(bare) {
+			idx.exact[bare[j+2:]] = append(idx.exact[bare[j+2:]], int32(i))
+		}
+		distinct := map[string]bool{}
+		for _, t := range Terms(bare) {
+			distinct[t] = true
+		}
+		idx.nameTerms[i] = uint8(min(len(distinct), 255))
 		tf := map[string]*posting{}
 		var length float64
 		for f, text := range docFields(e.Descriptor) {
@@ -90,6 +120,7 @@ func buildIndex(entries []Entry) *partIndex {
 			idx.postings[t] = append(idx.postings[t], *p)
 		}
 	}
+	indexServers(idx, entries)
 	return idx
 }
 
@@ -133,7 +164,8 @@ func bareName(d Descriptor) string {
 
 // Query is one search of the catalog.
 type Query struct {
-	// Text is the words to look for (or, with Regex, a regular expression).
+	// Text is the words to look for (or, with Regex, a regular expression;
+	// or SelectPrefix and names separated by commas).
 	Text string
 	// Kind limits the search to one kind; "" searches all.
 	Kind Kind
@@ -151,8 +183,11 @@ type Query struct {
 const (
 	DefaultLimit = 5
 	MaxLimit     = 25
-	// MaxQueryRunes bounds a query; longer ones are cut (and said so).
-	MaxQueryRunes = 500
+	// MaxQueryRunes bounds a query; longer ones are cut (and said so). A
+	// model's query can be the whole task, whose later sentences name steps
+	// too (500 cut MCP-Bench's paragraphs in half; 2,000 found 4-7 points
+	// more of their tools in the top 5, tune split).
+	MaxQueryRunes = 2000
 	// maxQueryTerms bounds the distinct terms a query scores.
 	maxQueryTerms = 40
 )
@@ -190,6 +225,10 @@ func (v *View) Search(q Query) ([]Hit, string, error) {
 	}
 	var hits []Hit
 	var err error
+	if rest, ok := cutPrefixFold(text, SelectPrefix); ok && !q.Regex {
+		hits, selNote := v.selectNames(rest, admit)
+		return hits, joinNote(note, selNote), nil
+	}
 	if q.Regex {
 		hits, err = v.searchRegex(text, admit)
 		slices.SortStableFunc(hits, func(a, b Hit) int {
@@ -231,6 +270,12 @@ func expandQuery(text string) ([]queryTerm, int) {
 		have[t] = len(out)
 		out = append(out, queryTerm{term: t, weight: w, from: from})
 	}
+	// The English words of a Japanese query's words come first, so a long
+	// Japanese text's character pairs do not crowd them out.
+	ja := japaneseTerms(text)
+	for _, tj := range ja {
+		add(tj[0], jaWeight, tj[1])
+	}
 	base := Terms(text)
 	for _, t := range base {
 		add(t, 1, t)
@@ -248,6 +293,12 @@ func expandQuery(text string) ([]queryTerm, int) {
 			distinct++
 		}
 	}
+	for _, tj := range ja {
+		if !seen[tj[1]] {
+			seen[tj[1]] = true
+			distinct++
+		}
+	}
 	return out, distinct
 }
 
@@ -256,90 +307,26 @@ func (v *View) searchText(text string, admit func(Entry) bool, limit int) ([]Hit
 	if distinct == 0 {
 		return nil, ErrEmptyQuery
 	}
-	// Corpus statistics over the whole view, so scores are comparable
-	// across partitions.
-	var n int
-	var total float64
-	offsets := make([]int, len(v.parts)) // a partition's first document in the score arrays
-	for i, p := range v.parts {
-		offsets[i] = n
-		n += len(p.entries)
-		total += p.index.totalLen
-	}
-	if n == 0 {
+	st := v.newSearchState(admit)
+	if st.n == 0 {
 		return nil, nil
 	}
-	avg := total / float64(n)
-	bases := map[string]int{} // base query word → bit
-	for _, qt := range terms {
-		if _, ok := bases[qt.from]; !ok && len(bases) < 64 {
-			bases[qt.from] = len(bases)
+	named := st.namedInText(text)
+	lists := []weightedRanking{{st.rank(terms, distinct, named), fullWeight}}
+	for _, step := range splitSteps(text) {
+		ts, d := expandQuery(step)
+		if d > 0 {
+			lists = append(lists, weightedRanking{st.rank(ts, d, named), stepWeight})
 		}
 	}
-	score := make([]float64, n)
-	matched := make([]uint64, n)
-	admitted := make([]int8, n) // 0 unknown, 1 yes, -1 no
-	for _, qt := range terms {
-		df := 0
-		for _, p := range v.parts {
-			df += len(p.index.postings[qt.term])
-		}
-		if df == 0 {
-			continue
-		}
-		idf := math.Log(1 + (float64(n)-float64(df)+0.5)/(float64(df)+0.5))
-		bit := uint64(1) << bases[qt.from]
-		for pi, p := range v.parts {
-			for _, post := range p.index.postings[qt.term] {
-				if !p.keep[post.doc] {
-					continue // shadowed by a clash
-				}
-				g := offsets[pi] + int(post.doc)
-				if admitted[g] == 0 {
-					admitted[g] = -1
-					if admit(p.entries[post.doc]) {
-						admitted[g] = 1
-					}
-				}
-				if admitted[g] < 0 {
-					continue
-				}
-				tf := float64(post.tf)
-				norm := 1 - bm25B + bm25B*float64(p.index.docLen[post.doc])/avg
-				score[g] += qt.weight * idf * tf * (bm25K1 + 1) / (tf + bm25K1*norm)
-				matched[g] |= bit
-			}
-		}
-	}
-	var cands []int
-	for g, s := range score {
-		if s > 0 {
-			// Coordination: a capability matching more of the query's
-			// words ranks above one matching a single word many times.
-			coverage := float64(bits.OnesCount64(matched[g])) / float64(distinct)
-			score[g] = s * (0.5 + coverage)
-			cands = append(cands, g)
-		}
-	}
-	entryAt := func(g int) (*partition, int32) {
-		pi := sort.Search(len(offsets), func(i int) bool { return offsets[i] > g }) - 1
-		return v.parts[pi].partition, int32(g - offsets[pi])
-	}
-	slices.SortFunc(cands, func(a, b int) int {
-		if c := cmp.Compare(score[b], score[a]); c != 0 {
-			return c
-		}
-		pa, da := entryAt(a)
-		pb, db := entryAt(b)
-		return strings.Compare(pa.entries[da].ID, pb.entries[db].ID)
-	})
+	cands := st.fuse(lists)
 	if len(cands) > limit {
 		cands = cands[:limit]
 	}
 	hits := make([]Hit, 0, len(cands))
-	for _, g := range cands {
-		p, doc := entryAt(g)
-		hits = append(hits, Hit{Entry: p.entries[doc], Score: score[g], Why: explainDoc(p, doc, terms)})
+	for _, c := range cands {
+		p, doc := st.entryAt(c.g)
+		hits = append(hits, Hit{Entry: p.entries[doc], Score: c.score, Why: explainDoc(p, doc, terms)})
 	}
 	return hits, nil
 }

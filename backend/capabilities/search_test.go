@@ -15,7 +15,7 @@ func TestTermsSplitAndStem(t *testing.T) {
 		"Created, creating, creates":       "creat creat creat",
 		"Running the tests":                "run test",
 		"v2Alpha":                          "v 2 alpha",
-		"ファイルを読む":                          "フ ァ イ ル を 読 む",
+		"ファイルを読む":                          "ファ ァイ イル ルを を読 読 読む",
 	} {
 		if got := strings.Join(Terms(in), " "); got != want {
 			t.Errorf("Terms(%q) = %q, want %q", in, got, want)

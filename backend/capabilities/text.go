@@ -11,15 +11,37 @@ import (
 // camelCase and letter/digit boundaries ("getPRComments" → get, pr,
 // comments), lower-cased, stop words dropped, each reduced to a stem.
 // Documents and queries go through the same function, so their stems meet.
+//
+// Text in Chinese or Japanese, which has no spaces, becomes overlapping
+// pairs of characters ("ファイル" → ファイ… ファ, ァイ, イル) and each Han
+// character alone, the usual way to index CJK text without a dictionary.
 func Terms(text string) []string {
 	var out []string
+	var run []rune // consecutive CJK characters
+	flushRun := func() {
+		for i, r := range run {
+			if unicode.Is(unicode.Han, r) {
+				out = append(out, string(r))
+			}
+			if i+1 < len(run) {
+				out = append(out, string(run[i:i+2]))
+			}
+		}
+		run = run[:0]
+	}
 	for _, w := range splitWords(text) {
+		if r, size := utf8.DecodeRuneInString(w); size == len(w) && isCJK(r) {
+			run = append(run, r)
+			continue
+		}
+		flushRun()
 		w = strings.ToLower(w)
 		if stopWords[w] || w == "" {
 			continue
 		}
 		out = append(out, Stem(w))
 	}
+	flushRun()
 	return out
 }
 

@@ -1,5 +1,5 @@
 // Package cli is TinyElf's command line: the subcommands (serve, run, tool,
-// mcp, skills, sessions) that run the same engine as the window, headless. Like the
+// mcp, skills, hooks, sessions) that run the same engine as the window, headless. Like the
 // window and the browser, it talks to backend/api only.
 package cli
 
@@ -38,6 +38,8 @@ Usage:
   tinyelf capabilities list|search
                                   the catalog with each capability's state, and the model's ToolSearch
   tinyelf skills list|show|search|install|remove|validate|trust
+  tinyelf hooks list|test EVENT|trust
+                                  your hooks (Claude Code's format): list them, run one event's, trust a project's
   tinyelf sessions list|show|export|import|search|replay
   tinyelf version, --version      print the version of this build
   tinyelf help                    show this help
@@ -112,6 +114,8 @@ func Run(ctx context.Context, args []string, stdout, stderr io.Writer, o Options
 		return runCapabilities(ctx, args[1:], stdout, stderr, o)
 	case "skills":
 		return runSkills(ctx, args[1:], stdout, stderr, o)
+	case "hooks":
+		return runHooks(ctx, args[1:], stdout, stderr, o)
 	}
 	return usageError(stderr, "", fmt.Sprintf("unknown command %q", args[0]))
 }

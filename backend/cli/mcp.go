@@ -19,9 +19,12 @@ const mcpUsage = `Usage:
   tinyelf mcp list [--check] [--output text|json]
   tinyelf mcp add NAME [--env KEY=VALUE]... [--cwd DIR] [--timeout SECONDS] [--disabled] -- COMMAND [ARGS...]
   tinyelf mcp add NAME --url URL [--type http|sse] [--header "Name: value"]... [--timeout SECONDS]
+                  [--client-id ID [--client-secret SECRET] [--grant client_credentials]] [--scope SCOPE]...
   tinyelf mcp remove NAME
   tinyelf mcp import FILE
   tinyelf mcp test NAME [--output text|json]
+  tinyelf mcp login NAME
+  tinyelf mcp logout NAME
   tinyelf mcp bridge [--addr 127.0.0.1:0] [--workspace DIR] [--token-stdin]
 
 Manages the MCP servers in the settings (the same list as Settings → MCP).
@@ -34,11 +37,23 @@ Manages the MCP servers in the settings (the same list as Settings → MCP).
            so a token can stay out of the settings file:
              tinyelf mcp add gh --url https://api.githubcopilot.com/mcp/ \
                --header "Authorization: Bearer ${GITHUB_TOKEN}"
+           A server that asks for OAuth needs no header: sign in with
+           'tinyelf mcp login NAME' (or the card's Sign in). --client-id
+           and --client-secret name a client registered for TinyElf when
+           the server offers no dynamic registration; --grant
+           client_credentials makes the client's own credentials get the
+           tokens (a machine-to-machine server); --scope asks for scopes
+           other than the server's
   remove   deletes a server
   import   adds the servers of a claude_desktop_config.json or .mcp.json
            file and reports what was skipped and why
   test     starts one server, lists its tools, prompts and resources, and
            stops it; shows its error and stderr when it does not connect
+  login    signs in to an http or sse server that asks for OAuth: prints
+           the address to open in a browser and waits until the browser
+           comes back to TinyElf; the token is kept in the OS keyring (or
+           TinyElf's encrypted secrets file) and renewed on its own
+  logout   forgets a server's sign-in
   bridge   serves TinyElf's builtin tools (sessions, notify, workspace) to
            other CLI agents over MCP on loopback, with a bearer token, and
            prints a client config to paste; runs until interrupted. The
@@ -63,7 +78,7 @@ func runMCP(ctx context.Context, args []string, stdout, stderr io.Writer, o Opti
 		return mcpBridge(ctx, rest, o, stdout, stderr)
 	}
 	switch cmd {
-	case "list", "ls", "add", "remove", "rm", "import", "test":
+	case "list", "ls", "add", "remove", "rm", "import", "test", "login", "logout":
 	default:
 		return usageError(stderr, "mcp", fmt.Sprintf("unknown command %q", cmd))
 	}
@@ -88,6 +103,17 @@ func runMCP(ctx context.Context, args []string, stdout, stderr io.Writer, o Opti
 		return exitOK
 	case "import":
 		return mcpImport(cfg, rest, stdout, stderr)
+	case "login":
+		return mcpLogin(ctx, cfg, rest, stdout, stderr)
+	case "logout":
+		if len(rest) != 1 {
+			return usageError(stderr, "mcp", "logout takes one server name")
+		}
+		if err := cfg.Logout(rest[0]); err != nil {
+			return fail(stderr, "mcp", err)
+		}
+		fmt.Fprintf(stdout, "Signed out of %s.\n", oneLine(rest[0]))
+		return exitOK
 	default: // test
 		return mcpTest(ctx, cfg, rest, stdout, stderr)
 	}
@@ -172,9 +198,14 @@ func mcpAdd(cfg *api.MCPConfig, args []string, stdout, stderr io.Writer) int {
 	}
 	s := api.MCPServer{Name: args[0]}
 	fs := mcpNewFlags("add")
-	var envs, headers listFlag
+	var envs, headers, scopes listFlag
+	var oa api.MCPOAuth
 	fs.Var(&envs, "env", "")
 	fs.Var(&headers, "header", "")
+	fs.Var(&scopes, "scope", "")
+	fs.StringVar(&oa.ClientID, "client-id", "", "")
+	fs.StringVar(&oa.ClientSecret, "client-secret", "", "")
+	fs.StringVar(&oa.Grant, "grant", "", "")
 	fs.StringVar(&s.Type, "type", "", "")
 	fs.StringVar(&s.URL, "url", "", "")
 	fs.StringVar(&s.Cwd, "cwd", "", "")
@@ -216,6 +247,16 @@ func mcpAdd(cfg *api.MCPConfig, args []string, stdout, stderr io.Writer) int {
 			s.Headers = map[string]string{}
 		}
 		s.Headers[strings.TrimSpace(k)] = strings.TrimSpace(v)
+	}
+	oa.Scopes = scopes
+	if oa.ClientID != "" || oa.ClientSecret != "" || oa.Grant != "" || len(oa.Scopes) > 0 {
+		if s.URL == "" {
+			return usageError(stderr, "mcp", "--client-id, --client-secret, --grant and --scope are for an http or sse server (--url)")
+		}
+		if oa.Grant != "" && oa.Grant != "client_credentials" && oa.Grant != "authorization_code" {
+			return usageError(stderr, "mcp", fmt.Sprintf("--grant %q: want client_credentials or authorization_code", oa.Grant))
+		}
+		s.OAuth = &oa
 	}
 	if err := cfg.Add(s); err != nil {
 		return fail(stderr, "mcp", err)
@@ -296,6 +337,33 @@ func mcpTest(ctx context.Context, cfg *api.MCPConfig, args []string, stdout, std
 		fmt.Fprintf(tw, "  /%s\tprompt\t%s\n", oneLine(p.Name), oneLine(desc))
 	}
 	tw.Flush()
+	return exitOK
+}
+
+func mcpLogin(ctx context.Context, cfg *api.MCPConfig, args []string, stdout, stderr io.Writer) int {
+	if len(args) != 1 || strings.HasPrefix(args[0], "-") {
+		return usageError(stderr, "mcp", "login takes a server name: tinyelf mcp login NAME")
+	}
+	name := args[0]
+	st, err := cfg.Login(ctx, name, func(u string) {
+		fmt.Fprintf(stdout, "Open this address in a browser to sign in to %s:\n\n  %s\n\nWaiting for the browser to come back to TinyElf (Ctrl+C to give up)...\n", oneLine(name), oneLine(u))
+	})
+	if err != nil {
+		return fail(stderr, "mcp", err)
+	}
+	who := ""
+	if st != nil && st.Account != "" {
+		who = " as " + oneLine(st.Account)
+	}
+	fmt.Fprintf(stdout, "Signed in to %s%s.", oneLine(name), who)
+	if st != nil && !st.ExpiresAt.IsZero() {
+		fmt.Fprintf(stdout, " The token expires at %s", st.ExpiresAt.Local().Format("2006-01-02 15:04"))
+		if st.Refreshable {
+			fmt.Fprint(stdout, " and is renewed on its own")
+		}
+		fmt.Fprint(stdout, ".")
+	}
+	fmt.Fprintln(stdout)
 	return exitOK
 }
 

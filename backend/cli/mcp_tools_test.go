@@ -120,3 +120,44 @@ func TestRunWaitsForMCPServers(t *testing.T) {
 		t.Errorf("stderr does not name the failed server with its error:\n%s", stderr)
 	}
 }
+
+// TestRunAnswersMCPQuestions: headless, a server's elicitation is declined
+// and its sampling request refused; with --yes the form is accepted with
+// its defaults and the session's model answers the sampling request.
+func TestRunAnswersMCPQuestions(t *testing.T) {
+	cliEnv(t)
+	fake := buildFakeMCPServer(t)
+	if code, _, stderr := runCLI(t, "mcp", "add", "crm", "--", fake, "-name", "crm", "-mode", "ask"); code != exitOK {
+		t.Fatalf("mcp add: %s", stderr)
+	}
+	srv := llmtest.NewServer(t)
+	ws := t.TempDir()
+	base := []string{"run", "--workspace", ws, "--base-url", srv.URL, "--model", "test-model", "--mode", "auto"}
+	lastResult := func() string {
+		reqs := srv.ChatRequests()
+		b, _ := json.Marshal(reqs[len(reqs)-1].Body)
+		return string(b)
+	}
+
+	srv.Push(llmtest.Turn{ToolCalls: []llmtest.ToolCall{{ID: "a", Name: "mcp__crm__ask_name", Arguments: `{}`}}}, llmtest.Turn{Text: "ok"})
+	code, _, stderr := runCLI(t, append(base, "-p", "who am I")...)
+	if code != exitOK || !strings.Contains(stderr, "[declined] crm asked: Who are you?") || !strings.Contains(lastResult(), "the user chose to decline") {
+		t.Errorf("without --yes: exit %d\nstderr: %s\nthe model read: %s", code, stderr, lastResult())
+	}
+	srv.Push(llmtest.Turn{ToolCalls: []llmtest.ToolCall{{ID: "a", Name: "mcp__crm__ask_name", Arguments: `{}`}}}, llmtest.Turn{Text: "ok"})
+	code, _, stderr = runCLI(t, append(base, "--yes", "-p", "who am I")...)
+	if code != exitOK || !strings.Contains(stderr, "[accepted by --yes with the defaults]") || !strings.Contains(lastResult(), "name=Ada age=36 color=green subscribe=false") {
+		t.Errorf("with --yes: exit %d\nstderr: %s\nthe model read: %s", code, stderr, lastResult())
+	}
+
+	srv.Push(llmtest.Turn{ToolCalls: []llmtest.ToolCall{{ID: "s", Name: "mcp__crm__summarize", Arguments: `{}`}}}, llmtest.Turn{Text: "ok"})
+	code, _, stderr = runCLI(t, append(base, "-p", "summarize")...)
+	if code != exitOK || !strings.Contains(stderr, "[declined] crm asked to use the session's model") || !strings.Contains(lastResult(), "declined") {
+		t.Errorf("sampling without --yes: exit %d\nstderr: %s\nthe model read: %s", code, stderr, lastResult())
+	}
+	srv.Push(llmtest.Turn{ToolCalls: []llmtest.ToolCall{{ID: "s", Name: "mcp__crm__summarize", Arguments: `{}`}}}, llmtest.Turn{Text: "The cat sat."}, llmtest.Turn{Text: "ok"})
+	code, _, stderr = runCLI(t, append(base, "--yes", "-p", "summarize")...)
+	if code != exitOK || !strings.Contains(lastResult(), "summary by test-model: The cat sat.") {
+		t.Errorf("sampling with --yes: exit %d\nstderr: %s\nthe model read: %s", code, stderr, lastResult())
+	}
+}

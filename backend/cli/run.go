@@ -116,8 +116,11 @@ func runRun(ctx context.Context, args []string, stdout, stderr io.Writer, o Opti
 		// before (tinyelf skills trust) load.
 		TrustProjectSkills: f.yes,
 		NoSkillTrustPrompt: !f.yes,
-		Getenv:             f.getenv(os.Getenv),
-		Version:            o.Version,
+		// The same for the workspace's project hooks.
+		TrustProjectHooks: f.yes,
+		NoHookTrustPrompt: !f.yes,
+		Getenv:            f.getenv(os.Getenv),
+		Version:           o.Version,
 	})
 	if err != nil {
 		return fail(stderr, "run", err)
@@ -238,6 +241,17 @@ func cliApprover(yes bool, stderr io.Writer) api.Approver {
 	return api.ApproverFunc(func(_ context.Context, req api.ApprovalRequest) (api.ApprovalAnswer, error) {
 		mu.Lock()
 		defer mu.Unlock()
+		switch req.Kind {
+		case api.ApprovalElicitation:
+			return elicitationAnswer(yes, req, stderr), nil
+		case api.ApprovalSampling:
+			if yes {
+				fmt.Fprintf(stderr, "[approved by --yes] %s may use the session's model (up to %d tokens)\n", oneLine(req.Server), req.MaxTokens)
+				return api.ApprovalAnswer{Decision: api.AllowOnce}, nil
+			}
+			fmt.Fprintf(stderr, "[declined] %s asked to use the session's model; rerun with --yes to allow it\n", oneLine(req.Server))
+			return api.ApprovalAnswer{Decision: api.Deny, Reason: "this is a non-interactive run"}, nil
+		}
 		if yes {
 			fmt.Fprintf(stderr, "[approved by --yes] %s %s\n", oneLine(req.Tool), oneLine(cutArgs(req.Arguments)))
 			return api.ApprovalAnswer{Decision: api.AllowOnce}, nil
@@ -250,6 +264,22 @@ func cliApprover(yes bool, stderr io.Writer) api.Approver {
 		fmt.Fprintf(stderr, "[denied] %s %s: needs approval; rerun with --yes, use --mode acceptEdits/auto, or add an allow rule\n", oneLine(req.Tool), oneLine(cutArgs(req.Arguments)))
 		return api.ApprovalAnswer{Decision: api.Deny, Reason: "this is a non-interactive run and the call was not pre-approved (no --yes flag or allow rule); do without it or explain what you would need"}, nil
 	})
+}
+
+// elicitationAnswer answers an MCP server's elicitation without a person:
+// with --yes a form is accepted with its defaults (TinyElf fills them in)
+// and a page to open is printed and accepted; without, it is declined.
+func elicitationAnswer(yes bool, req api.ApprovalRequest, stderr io.Writer) api.ApprovalAnswer {
+	if !yes {
+		fmt.Fprintf(stderr, "[declined] %s asked: %s; rerun with --yes to accept with the defaults\n", oneLine(req.Server), oneLine(req.Question))
+		return api.ApprovalAnswer{Decision: api.Deny, Reason: "this is a non-interactive run"}
+	}
+	if req.URL != "" {
+		fmt.Fprintf(stderr, "[accepted by --yes] %s asks you to open %s (%s)\n", oneLine(req.Server), oneLine(req.URL), oneLine(req.Question))
+		return api.ApprovalAnswer{Decision: api.AllowOnce}
+	}
+	fmt.Fprintf(stderr, "[accepted by --yes with the defaults] %s asked: %s\n", oneLine(req.Server), oneLine(req.Question))
+	return api.ApprovalAnswer{Decision: api.AllowOnce, Content: map[string]any{}}
 }
 
 // runPrinter renders the service's events for the terminal.

@@ -15,17 +15,27 @@ import (
 
 const toolUsage = `Usage:
   tinyelf tool list [--agent A] [--workspace DIR] [--mode MODE] [--output text|json]
-  tinyelf tool [--agent A] NAME [--args JSON] [--workspace DIR] [--mode MODE] [--output text|json]
+  tinyelf tool [--agent A] NAME [--args JSON] [--agent A] [--workspace DIR] [--mode MODE] [--output text|json]
 
 Runs one tool through the same pipeline the agent uses (coercion, validation,
 the shell deny list, truncation) and prints its result. The tools are the
-built-in ones, those of the MCP servers in the settings (mcp__SERVER__TOOL)
-and the agent's user tools ({tool}_{action}, use_tool; --agent picks the
-agent, default "default"): list, and a name that is not built in, start the
-servers and wait until each has connected or failed (bounded by its start
-timeout); a server that fails is named on stderr with its error.
+ones the agent's sessions have: the built-in ones, those of the MCP servers
+in the settings (mcp__SERVER__TOOL) and the agent's direct MCP servers, and
+the agent's user tools ({tool}_{action}, use_tool), limited by the agent's
+allowedTools: list, and a name that is not built in, start the servers and
+wait until each has connected or failed (bounded by its start timeout); a
+server that fails is named on stderr with its error.
+
+The tools only a session has (spawn_agent, subagent_list, subagent_status,
+SessionsSpawn, SessionsList, SessionsSend, SessionsHistory, Notify; "session"
+in the list) run in a one-off session of the agent, which stays in the
+history (tinyelf sessions show ID): spawn_agent starts a real subagent with
+the configured model, and SessionsSpawn and SessionsSend wait for the turn
+they start to end.
 
   --args JSON       the tool's arguments as a JSON object ("-" reads stdin)
+  --agent A         the agent profile (default: default): its allowedTools,
+                    direct MCP servers and user tools
   --workspace DIR   the workspace folder (default: the current folder)
   --mode MODE       plan | default | acceptEdits | auto (default: default);
                     plan offers only read-only tools
@@ -84,6 +94,7 @@ func runTool(ctx context.Context, args []string, stdout, stderr io.Writer, o Opt
 	modeName := fs.String("mode", string(api.ModeDefault), "")
 	unrestricted := fs.Bool("unrestricted", false, "")
 	output := fs.String("output", "text", "")
+	fs.StringVar(&agent, "agent", agent, "")
 	if err := fs.Parse(args[1:]); err != nil {
 		return usageError(stderr, "tool", err.Error())
 	}
@@ -103,7 +114,13 @@ func runTool(ctx context.Context, args []string, stdout, stderr io.Writer, o Opt
 			return usageError(stderr, "tool", err.Error())
 		}
 	}
-	box, err := api.OpenToolbox(ctx, api.ToolboxOptions{Workspace: *workspace, Mode: mode, Unrestricted: *unrestricted, Version: o.Version})
+	if name != "list" && api.IsSessionTool(name) {
+		if *unrestricted {
+			return usageError(stderr, "tool", fmt.Sprintf("--unrestricted does not apply to %s, which runs in a session: the settings' workspace restriction applies", name))
+		}
+		return runSessionTool(ctx, sessionToolCall{name: name, agent: agent, workspace: *workspace, output: *output, mode: mode, args: raw}, stdout, stderr, o)
+	}
+	box, err := api.OpenToolbox(ctx, api.ToolboxOptions{Workspace: *workspace, Mode: mode, Unrestricted: *unrestricted, Agent: agent, Version: o.Version})
 	if err != nil {
 		return usageError(stderr, "tool", err.Error())
 	}
@@ -131,8 +148,13 @@ func runTool(ctx context.Context, args []string, stdout, stderr io.Writer, o Opt
 	if !box.Has(name) {
 		available := oneLine(strings.Join(box.Names(), ", "))
 		msg := fmt.Sprintf("unknown tool %q; available: %s", name, available)
-		if _, hidden := box.Hidden(name); hidden && mode == api.ModePlan {
-			msg = fmt.Sprintf("tool %q is not available in plan mode, which offers only read-only tools: %s", name, available)
+		if why, hidden := box.Hidden(name); hidden {
+			switch {
+			case mode == api.ModePlan && why != api.ProfileReason:
+				msg = fmt.Sprintf("tool %q is not available in plan mode, which offers only read-only tools: %s", name, available)
+			default:
+				msg = fmt.Sprintf("tool %q is not available to agent %s: %s; available: %s", name, box.Agent(), why, available)
+			}
 		}
 		return usageError(stderr, "tool", msg)
 	}
@@ -210,6 +232,9 @@ func listTools(infos []api.ToolInfo, output string, stdout, stderr io.Writer) in
 		}
 		if in.Kind != "" {
 			source += " (" + in.Kind + ")"
+		}
+		if in.Session {
+			source += " (session)"
 		}
 		desc, _, _ := strings.Cut(in.Description, "\n")
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", oneLine(in.Name), sens, access, oneLine(source), oneLine(cut(desc, 90)))

@@ -21,7 +21,7 @@ func SecretEnvNames() []string {
 
 // SecretValues returns the secret values stored in the settings: the
 // providers' and web search providers' API keys, the user tools' Settings
-// credentials, and the literal values of MCP servers' env entries and
+// credentials (and the agents' own), and the literal values of MCP servers' env entries and
 // headers that look like secrets (a ${VAR} reference is not a secret; the
 // variable it names is the user's). A child process never gets a variable
 // holding one of them, whatever its name, unless its own config names it.
@@ -38,10 +38,16 @@ func (s Settings) SecretValues() []string {
 	for _, p := range s.Web.Search {
 		add(p.APIKey)
 	}
-	for _, c := range s.Credentials {
-		add(c.APIKey)
-		for _, v := range c.Keys {
-			add(v)
+	creds := []map[string]Credential{s.Credentials}
+	for _, a := range s.Agents {
+		creds = append(creds, a.Credentials)
+	}
+	for _, m := range creds {
+		for _, c := range m {
+			add(c.APIKey)
+			for _, v := range c.Keys {
+				add(v)
+			}
 		}
 	}
 	servers := append([]MCPServer(nil), s.MCPServers...)
@@ -155,6 +161,13 @@ func MaskValue(value string) string {
 func MaskMCPServer(s MCPServer) MCPServer {
 	s.Env = maskMap(s.Env)
 	s.Headers = maskMap(s.Headers)
+	if s.OAuth != nil && s.OAuth.ClientSecret != "" {
+		o := *s.OAuth
+		if !strings.Contains(o.ClientSecret, "${") {
+			o.ClientSecret = MaskValue(o.ClientSecret)
+		}
+		s.OAuth = &o
+	}
 	return s
 }
 
@@ -179,6 +192,12 @@ func maskMap(m map[string]string) map[string]string {
 func UnmaskMCPServer(edited, stored MCPServer) MCPServer {
 	edited.Env = unmaskMap(edited.Env, stored.Env)
 	edited.Headers = unmaskMap(edited.Headers, stored.Headers)
+	if edited.OAuth != nil && stored.OAuth != nil && stored.OAuth.ClientSecret != "" &&
+		strings.TrimSpace(edited.OAuth.ClientSecret) == MaskValue(stored.OAuth.ClientSecret) {
+		o := *edited.OAuth
+		o.ClientSecret = stored.OAuth.ClientSecret
+		edited.OAuth = &o
+	}
 	return edited
 }
 
@@ -200,6 +219,9 @@ func unmaskMap(edited, stored map[string]string) map[string]string {
 // UnmaskMCPServer could not restore), which must not be saved or started as
 // if it were the secret.
 func HasMasked(s MCPServer) bool {
+	if s.OAuth != nil && strings.Contains(s.OAuth.ClientSecret, MaskPrefix) {
+		return true
+	}
 	for _, m := range []map[string]string{s.Env, s.Headers} {
 		for _, v := range m {
 			if strings.Contains(v, MaskPrefix) {

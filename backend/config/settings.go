@@ -80,6 +80,13 @@ type Settings struct {
 	// Skills configures skills and SkillHub (Settings → Skills).
 	Skills Skills `json:"skills,omitzero"`
 
+	// Hooks is the user's hooks section in Claude Code's shape ({"PreToolUse":
+	// [{"matcher": "Bash", "hooks": [{"type": "command", "command": ...}]}]}),
+	// kept as written: package hooks reads it, reporting what it cannot use,
+	// so a hook TinyElf does not understand never makes the settings file
+	// unreadable, and saving other settings keeps it as it was.
+	Hooks json.RawMessage `json:"hooks,omitempty"`
+
 	// Credentials are the secrets user tools ask for, by credential name
 	// (seed 002's config.json "credentials"); the first place a user tool's
 	// credential is looked for. They are never sent back to the UI.
@@ -212,6 +219,18 @@ type Agent struct {
 	// Discovery overrides the settings' tool deferral for this agent; its
 	// empty fields take the settings' values.
 	Discovery Discovery `json:"discovery,omitzero"`
+	// Credentials are secrets this agent's user tools get in place of the
+	// Settings credentials of the same name (seed 002's per-agent
+	// credentials: one agent posts as its own account). Like the Settings
+	// ones they are set in the settings file and never sent back to the UI.
+	Credentials map[string]Credential `json:"credentials,omitempty"`
+}
+
+// AgentCredentials returns the credentials an agent profile sets for its
+// own user tools (nil when it sets none or does not exist).
+func (s Settings) AgentCredentials(name string) map[string]Credential {
+	a, _ := s.Agent(name)
+	return a.Credentials
 }
 
 // Permissions holds the default permission mode and the persisted rules.
@@ -254,6 +273,30 @@ type MCPServer struct {
 	Disabled bool              `json:"disabled,omitempty"`
 	// TimeoutSeconds bounds start-up (0: 30).
 	TimeoutSeconds int `json:"timeoutSeconds,omitempty"`
+	// OAuth tunes the sign-in of an http or sse server that asks for one;
+	// nil discovers everything (the tokens themselves are never here: they
+	// live in the OS keyring or TinyElf's encrypted secrets file).
+	OAuth *MCPOAuth `json:"oauth,omitempty"`
+}
+
+// MCPOAuth is an MCP server's OAuth client settings. Values may use
+// ${VAR} like the rest of the server's settings.
+type MCPOAuth struct {
+	// ClientID and ClientSecret are a client registered for TinyElf with
+	// the server's authorization server; empty means dynamic registration
+	// (or a client ID metadata document).
+	ClientID     string `json:"clientId,omitempty"`
+	ClientSecret string `json:"clientSecret,omitempty"`
+	// AuthMethod is how that client authenticates at the token endpoint
+	// ("client_secret_basic", "client_secret_post", "none"); empty picks
+	// from the server's metadata.
+	AuthMethod string `json:"authMethod,omitempty"`
+	// Scopes, when set, are asked for instead of what the server suggests.
+	Scopes []string `json:"scopes,omitempty"`
+	// Grant is "authorization_code" (default: the user signs in in the
+	// browser) or "client_credentials" (a machine-to-machine server: the
+	// client's own credentials get the tokens).
+	Grant string `json:"grant,omitempty"`
 }
 
 // DiscoveryFor returns the tool-deferral settings of an agent: its own

@@ -173,6 +173,9 @@ func withoutVerbatim(msgs []llm.Message) []llm.Message {
 // reads it as context, and it follows the summary word for word. kept are
 // the messages after upTo, for the logged size estimate.
 func (t *turn) compact(ctx context.Context, req llm.Request, input []llm.Message, upTo int64, verbatim string, before int, kept []llm.Message) (llm.Request, error) {
+	if err := t.preCompactHooks(ctx); err != nil {
+		return req, err
+	}
 	prompt := summaryPrompt
 	if verbatim != "" {
 		prompt += "\n\nThe user's current message is kept word for word after your summary; do not repeat it. Summarise the work done on it so far, so that it can be continued."
@@ -237,6 +240,11 @@ func (t *turn) compact(ctx context.Context, req llm.Request, input []llm.Message
 		if err := t.discover(ctx); err != nil {
 			return req, err
 		}
+	}
+	// SessionStart hooks for "compact" put back what the summary may have
+	// dropped, after it.
+	if err := t.compactedHooks(ctx); err != nil {
+		return req, err
 	}
 	msgs, err := t.e.opts.Log.ModelMessages(ctx, t.s.id)
 	if err != nil {

@@ -329,7 +329,9 @@ func (t *turn) execRegistry(view *capabilities.View) *tools.Registry {
 	if d.exec != nil && d.execKey == view.Key() {
 		return d.exec
 	}
-	reg := tools.NewRegistry(tools.WithMiddleware(t.e.permissionMiddleware(s)), tools.WithSchemaCache(t.e.schemas))
+	// The hooks wrap the gate: PreToolUse before it decides, PostToolUse
+	// only around calls it let through.
+	reg := tools.NewRegistry(tools.WithMiddleware(t.e.preToolHooks(s), t.e.permissionMiddleware(s), t.e.postToolHooks()), tools.WithSchemaCache(t.e.schemas))
 	for _, e := range view.Entries() {
 		if e.Kind != capabilities.KindTool {
 			continue
@@ -397,32 +399,81 @@ func (t *turn) takeHeld() []sessions.Event {
 	return evs
 }
 
+// reasonCalledByName is the capability diff's reason for a deferred tool
+// the model called by its exact name.
+const reasonCalledByName = "called by its exact name: loaded and run in the same step"
+
+// callStanding is what the visibility step decided for one call.
+type callStanding int
+
+const (
+	// standRun: the tool is visible (or was loaded for this call); the
+	// call goes on to the permission gate.
+	standRun callStanding = iota
+	// standDenied: a deny rule hides the tool; the permission gate refuses
+	// the call and records its decision, and the call counts as invalid.
+	standDenied
+	// standRefused: the call did not run; the result says why.
+	standRefused
+)
+
 // visibility is the pipeline's visibility step: a call to a tool the model
 // was not shown gets an observation instead of running. A deferred tool
-// called by name is loaded for the next step (the model clearly wants it);
-// a hidden one is explained; an unknown one lists what there is.
-func (t *turn) visibility(c llm.ToolCall) (tools.CallResult, bool) {
+// called by its exact name is loaded — recorded as a capability diff — and
+// runs at once through the permission gate like any visible tool: the
+// model clearly wants it, and knowing a name is no way around a gate. A
+// hidden tool is explained, an unknown one lists what there is; both are
+// invalid calls (they count towards demotion).
+func (t *turn) visibility(ctx context.Context, c llm.ToolCall) (tools.CallResult, callStanding) {
 	if t.vs == nil || t.vs.IsVisible(c.Name) {
-		return tools.CallResult{}, true
+		return tools.CallResult{}, standRun
 	}
-	refuse := func(msg string) (tools.CallResult, bool) {
-		return tools.CallResult{CallID: c.ID, Name: c.Name, IsError: true, Invalid: true, Content: msg + "\n\n" + tools.ErrorHint}, false
+	refuse := func(msg string, invalid bool) (tools.CallResult, callStanding) {
+		return tools.CallResult{CallID: c.ID, Name: c.Name, IsError: true, Invalid: invalid, Content: msg + "\n\n" + tools.ErrorHint}, standRefused
 	}
 	e, dec, ok := t.vs.Lookup(c.Name)
 	switch {
 	case !ok:
 		return refuse(fmt.Sprintf("Unknown tool %q. The tools you can call now are: %s. ToolSearch finds others by what they do.",
-			c.Name, strings.Join(t.vs.ToolNames(), ", ")))
+			c.Name, strings.Join(t.vs.ToolNames(), ", ")), true)
 	case dec.Cause == capabilities.CauseRule:
-		// Hidden by a deny rule: the permission gate refuses the call and
-		// records its decision, as for any denied call.
-		return tools.CallResult{}, true
+		return tools.CallResult{}, standDenied
 	case dec.State == capabilities.StateDeferred:
-		t.s.discoveryState().Promote(c.Name, "the model called it by name")
-		return refuse(fmt.Sprintf("%s was not loaded for this step, so the call did not run. Its definition is loaded now: check its parameters and call it again.", c.Name))
+		loaded, why, err := t.loadCalled(ctx, c.Name)
+		if err != nil {
+			return refuse(fmt.Sprintf("%s could not be loaded: %v.", c.Name, err), false)
+		}
+		if !loaded {
+			return refuse(fmt.Sprintf("%s could not be loaded for this step: %s. ToolSearch says what is available.", c.Name, why), false)
+		}
+		return tools.CallResult{}, standRun
 	default:
-		return refuse(fmt.Sprintf("%s is not available in this session: %s.", e.Name, dec.Reason))
+		return refuse(fmt.Sprintf("%s is not available in this session: %s.", e.Name, dec.Reason), true)
 	}
+}
+
+// loadCalled loads a deferred tool the model called by its exact name: it
+// is promoted for the rest of the session, the visible set is recomputed
+// and its change logged as a capability diff with the reason, before the
+// call runs. It reports whether the tool is visible now, and why not.
+// Calls of one step may load tools at the same time; they take turns.
+func (t *turn) loadCalled(ctx context.Context, name string) (bool, string, error) {
+	t.loadMu.Lock()
+	defer t.loadMu.Unlock()
+	d := t.s.discoveryState()
+	d.Promote(name, reasonCalledByName)
+	vs := capabilities.Compute(t.vs.View(), t.inputs(), d)
+	if !vs.IsVisible(name) {
+		_, dec, _ := vs.Lookup(name)
+		return false, dec.Reason, nil
+	}
+	prev := d.Last()
+	diff := capabilities.DiffSets(prev, vs)
+	d.SetLast(vs)
+	if diff.Empty() {
+		return true, "", nil
+	}
+	return true, "", t.record(ctx, sessions.NewEvent(sessions.EventCapabilityDiff, diffEvent(diff, vs)))
 }
 
 // SearchCapabilities answers the session's ToolSearch calls: the policy's

@@ -15,6 +15,7 @@ import (
 
 	"tinyelf/backend/capabilities"
 	"tinyelf/backend/config"
+	"tinyelf/backend/hooks"
 	"tinyelf/backend/llm"
 	"tinyelf/backend/sessions"
 	"tinyelf/backend/tools"
@@ -206,6 +207,9 @@ type Options struct {
 	// title from the agent's background model (or the session's own),
 	// logged as session.titled.
 	Titles bool
+	// Hooks runs the user's hooks (the settings' and trusted project
+	// hooks) at the loop's points; nil runs none.
+	Hooks *HookOptions
 }
 
 // DefaultIdleTimeout is Options.IdleTimeout's default.
@@ -275,6 +279,22 @@ type sessionState struct {
 	// releasing is closed once the session's eviction is over; non-nil
 	// marks a state that is being (or has been) dropped: look it up again.
 	releasing chan struct{}
+
+	// hooksStarted is set once SessionStart ran for the session in this
+	// process; hookSet and hookBase are its last turn's hooks and their
+	// common input, for SessionEnd; hookTrustNoted is the project hooks'
+	// hash whose missing trust the log already told of.
+	hooksStarted   bool
+	hookSet        *hooks.Set
+	hookBase       hooks.Input
+	hookTrustNoted string
+	// transcriptSeq is the seq of the newest message the hooks'
+	// transcript holds and transcriptLines how many lines it has, once
+	// this process wrote it (transcriptWritten).
+	transcriptMu      sync.Mutex
+	transcriptSeq     int64
+	transcriptLines   int
+	transcriptWritten bool
 }
 
 // evictable reports whether the state can be dropped; s.mu is held.
@@ -624,6 +644,28 @@ func (e *Engine) evictIf(s *sessionState, used int64) {
 	}
 	e.mu.Unlock()
 	close(done)
+	e.sessionEndLater(s, hooks.EndOther)
+}
+
+// sessionEndLater runs a released session's SessionEnd hooks beside the
+// other background work, so that its release waits for nothing.
+func (e *Engine) sessionEndLater(s *sessionState, reason string) {
+	s.mu.Lock()
+	has := s.hooksStarted && s.hookSet.Has(hooks.SessionEnd)
+	s.mu.Unlock()
+	if !has {
+		return
+	}
+	e.bgMu.Lock()
+	defer e.bgMu.Unlock()
+	if e.bgCtx.Err() != nil {
+		return
+	}
+	e.bgWork.Add(1)
+	go func() {
+		defer e.bgWork.Done()
+		e.sessionEndHooks(e.bgCtx, s, reason)
+	}()
 }
 
 // Shutdown cancels every running turn and the background work beside them
@@ -655,6 +697,17 @@ func (e *Engine) Shutdown(ctx context.Context) {
 		}
 		s.mu.Unlock()
 	}
+	// The sessions end with TinyElf: their SessionEnd hooks run now,
+	// together, within ctx.
+	var ends sync.WaitGroup
+	for _, s := range all {
+		ends.Add(1)
+		go func() {
+			defer ends.Done()
+			e.sessionEndHooks(ctx, s, hooks.EndExit)
+		}()
+	}
+	ends.Wait()
 }
 
 // Cancel stops the session's running turn, if any, and its subagents'
@@ -774,12 +827,15 @@ func (e *Engine) expectAnswer(s *sessionState, req ApprovalRequest) func(ctx con
 			delete(s.pending, req.CallID)
 			s.mu.Unlock()
 		}()
+		title, background := "TinyElf needs your approval", e.opts.Background
+		if run := e.subagents.active(s.id); run != nil {
+			title, background = fmt.Sprintf("TinyElf's subagent (%s) needs your approval", run.agent), background || run.background
+		}
 		if e.opts.Notices != nil {
-			title, background := "TinyElf needs your approval", e.opts.Background
-			if run := e.subagents.active(s.id); run != nil {
-				title, background = fmt.Sprintf("TinyElf's subagent (%s) needs your approval", run.agent), background || run.background
-			}
 			_ = e.opts.Notices.ApprovalWaiting(ctx, title, req.Tool, background)
+		}
+		if t := turnFrom(ctx); t != nil && t.s == s {
+			t.turnNotifyHooks(hooks.NotifyPermission, title, fmt.Sprintf("TinyElf needs your permission to use %s", req.Tool))
 		}
 		select {
 		case ans := <-ch:

@@ -19,12 +19,15 @@ const (
 	AllowOnce   Decision = "allow_once"
 	AllowAlways Decision = "allow_always"
 	Deny        Decision = "deny"
+	// Cancel dismisses an MCP server's elicitation without answering it
+	// (Deny declines it).
+	Cancel Decision = "cancel"
 )
 
 // ParseDecision reads a decision name.
 func ParseDecision(s string) (Decision, error) {
 	switch d := Decision(strings.ToLower(strings.TrimSpace(s))); d {
-	case AllowOnce, AllowAlways, Deny:
+	case AllowOnce, AllowAlways, Deny, Cancel:
 		return d, nil
 	case "once", "allow", "yes":
 		return AllowOnce, nil
@@ -33,7 +36,7 @@ func ParseDecision(s string) (Decision, error) {
 	case "no":
 		return Deny, nil
 	}
-	return "", fmt.Errorf("unknown decision %q (want allow_once, allow_always or deny)", s)
+	return "", fmt.Errorf("unknown decision %q (want allow_once, allow_always, deny or cancel)", s)
 }
 
 // ApprovalRequest asks the user whether a tool call may run.
@@ -52,12 +55,25 @@ type ApprovalRequest struct {
 	// the mode: the shell guard cannot tell what it would destroy. No rule
 	// allows such a call, so "allow always" allows it once.
 	Hold string `json:"hold,omitempty"`
+	// OnceOnly, when set, says why this call can only be allowed once: no
+	// rule can allow it (a command that writes to a file, sets a variable,
+	// uses an argument rules do not cover, or one the tool holds). An
+	// "allow always" answer to it is taken as "allow once" and saves
+	// nothing, so a surface should not offer it.
+	OnceOnly string `json:"onceOnly,omitempty"`
 	// Kind is "" for a tool call's permission, ApprovalSkillTrust for the
 	// trust of a project skill (Question is then what the card asks, Skill
 	// the skill's name; allowing trusts it in the workspace).
 	Kind     string `json:"kind,omitempty"`
 	Question string `json:"question,omitempty"`
 	Skill    string `json:"skill,omitempty"`
+	// Server is the MCP server behind an ApprovalElicitation or
+	// ApprovalSampling card; Schema is an elicitation's form, URL the page
+	// a URL-mode elicitation opens, MaxTokens a sampling request's limit.
+	Server    string          `json:"server,omitempty"`
+	Schema    json.RawMessage `json:"schema,omitempty"`
+	URL       string          `json:"url,omitempty"`
+	MaxTokens int             `json:"maxTokens,omitempty"`
 }
 
 // ApprovalAnswer is the user's decision with an optional reason the model
@@ -65,6 +81,8 @@ type ApprovalRequest struct {
 type ApprovalAnswer struct {
 	Decision Decision `json:"decision"`
 	Reason   string   `json:"reason,omitempty"`
+	// Content is an elicitation form's values (AllowOnce accepts them).
+	Content map[string]any `json:"content,omitempty"`
 }
 
 // Approver asks the user. Ask blocks until the user answers or ctx ends.
@@ -267,6 +285,34 @@ func suggestRules(tool string, params map[string]any, wsDir string) []config.Rul
 		out = append(out, config.Rule{Tool: tool, Pattern: br.String(), Action: config.RuleAllow})
 	}
 	return out
+}
+
+// onceOnlyReason says why no "always" rule can allow a call (rules is
+// what suggestRules found for it; hold is why the tool holds it), or ""
+// when one can.
+func onceOnlyReason(tool string, params map[string]any, wsDir string, rules []config.Rule, hold string) string {
+	switch {
+	case hold != "":
+		// The hold itself is among the warnings the card shows.
+		return "TinyElf asks about this command every time, even in auto mode, because the shell guard cannot check what it would do"
+	case len(rules) > 0:
+		return ""
+	case tool != "Bash":
+		return "no rule can describe this call"
+	}
+	cmds, err := tools.SimpleCommands(tools.String(params, "command", ""))
+	if err != nil || len(cmds) == 0 {
+		return "the command cannot be split into simple commands a rule could name"
+	}
+	for _, c := range cmds {
+		if why := tools.CommandRisk(c, wsDir); why != "" {
+			return "no rule may allow a command when " + why
+		}
+		if len(c.Words) > 0 && !c.Words[0].Literal {
+			return "the command's name (" + c.Words[0].Value + ") is only known when it runs"
+		}
+	}
+	return "no rule can allow exactly this command"
 }
 
 // NormalizeRule checks a rule the user writes and puts it in the stored

@@ -183,7 +183,7 @@ func TestHeldCallSavesNoRule(t *testing.T) {
 	}, withApprover(func(ApprovalRequest) ApprovalAnswer { return ApprovalAnswer{Decision: AllowAlways} }))
 	id := h.session(ModeAuto)
 	h.run(id, "go")
-	if len(h.asked) != 1 || !strings.Contains(h.asked[0].Hold, "$UNSET_DIR_X") {
+	if len(h.asked) != 1 || !strings.Contains(h.asked[0].Hold, "$UNSET_DIR_X") || !strings.Contains(h.asked[0].OnceOnly, "every time") {
 		t.Fatalf("asked %+v", h.asked)
 	}
 	if rules := h.settings.Rules(); len(rules) != 0 {

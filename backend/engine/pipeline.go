@@ -9,6 +9,7 @@ import (
 
 	"tinyelf/backend/capabilities"
 	"tinyelf/backend/config"
+	"tinyelf/backend/hooks"
 	"tinyelf/backend/llm"
 	"tinyelf/backend/sessions"
 	"tinyelf/backend/tools"
@@ -105,14 +106,24 @@ func (t *turn) execute(ctx context.Context, c llm.ToolCall) tools.CallResult {
 	}
 	// The visibility step: a tool the model was not shown this call is
 	// refused with an observation that says how to get it, not run.
-	if res, ok := t.visibility(c); !ok {
+	res, standing := t.visibility(ctx, c)
+	if standing == standRefused {
 		return res
 	}
 	callCtx := tools.WithProgress(ctx, func(msg string) {
 		t.e.live(t.s.id, LiveToolProgress, map[string]any{"callId": c.ID, "message": msg})
 	})
 	callCtx = capabilities.WithSearcher(callCtx, t)
-	return t.reg.Execute(withTurn(callCtx, t), c.ID, c.Name, json.RawMessage(c.Arguments))
+	// An MCP server's elicitation or sampling request reaches the user on
+	// this call's card.
+	callCtx = tools.WithAsker(callCtx, newCallAsker(t, c.ID, c.Name))
+	res = t.reg.Execute(withTurn(callCtx, t), c.ID, c.Name, json.RawMessage(c.Arguments))
+	if standing == standDenied {
+		// A call to a tool a deny rule hides is as invalid as one to a
+		// tool that is not there.
+		res.Invalid = true
+	}
+	return res
 }
 
 // logResults logs a batch's results in one write. Results that cannot be
@@ -176,6 +187,23 @@ func (e *Engine) permissionMiddleware(s *sessionState) tools.Middleware {
 					v = verdict{allow: true, by: "rule", rule: used}
 				}
 			}
+			// A PreToolUse hook's word: ask forces the question even where
+			// the mode or a rule allows; allow skips it where the user would
+			// be asked. Neither beats a denial (deny rules, plan mode, the
+			// shell guard) or a call the guard holds for a person.
+			hd := hookDecisionFrom(ctx)
+			switch {
+			case v.deny || v.hold != "":
+			case hd.decision == hooks.Ask:
+				v = verdict{}
+				if r := strings.TrimSpace(hd.reason); r != "" {
+					as.Warnings = append(as.Warnings, "A PreToolUse hook asks you to approve this: "+r)
+				} else {
+					as.Warnings = append(as.Warnings, "A PreToolUse hook asks you to approve this call.")
+				}
+			case hd.decision == hooks.Allow && !v.allow:
+				v = verdict{allow: true, by: "hook"}
+			}
 			switch {
 			case v.deny && v.by == "guard":
 				if err := e.answered(ctx, s.id, call.ID, Deny, v.reason, "", v.by); err != nil {
@@ -188,9 +216,9 @@ func (e *Engine) permissionMiddleware(s *sessionState) tools.Middleware {
 				}
 				return tools.Errorf("Permission denied for %s: %s. Do not retry this call; choose another approach or ask the user.", call.Name, v.reason), nil
 			case v.allow:
-				if v.by == "rule" {
+				if v.by == "rule" || v.by == "hook" {
 					// A call the audit trail does not show must not run.
-					if err := e.answered(ctx, s.id, call.ID, AllowOnce, "", v.rule, "rule"); err != nil {
+					if err := e.answered(ctx, s.id, call.ID, AllowOnce, "", v.rule, v.by); err != nil {
 						return tools.Result{}, err
 					}
 				}
@@ -199,11 +227,27 @@ func (e *Engine) permissionMiddleware(s *sessionState) tools.Middleware {
 				}
 				return next(ctx, call)
 			}
-			if rule, ok := t.grantAllows(call); ok && v.hold == "" {
+			if t != nil && t.directID != "" && call.ID == t.directID {
+				// The person asked for exactly this call: that is the
+				// approval (deny rules and the guard's refusals came first).
+				if err := e.answered(ctx, s.id, call.ID, AllowOnce, "", "", "cli"); err != nil {
+					return tools.Result{}, err
+				}
+				return next(tools.WithApproval(ctx), call)
+			}
+			if rule, ok := t.grantAllows(call); ok && v.hold == "" && hd.decision != hooks.Ask {
 				// A skill or command the turn loaded pre-approved it.
 				if err := e.answered(ctx, s.id, call.ID, AllowOnce, "", rule, "skill"); err != nil {
 					return tools.Result{}, err
 				}
+				return next(tools.WithApproval(ctx), call)
+			}
+			switch d, reason, err := e.permissionRequestHooks(ctx, s, call, v.hold, wsDir); {
+			case err != nil:
+				return tools.Result{}, err
+			case d == hooks.Deny:
+				return tools.Errorf("A PermissionRequest hook denied this call to %s: %s Do not repeat the same call.", call.Name, reason), nil
+			case d == hooks.Allow:
 				return next(tools.WithApproval(ctx), call)
 			}
 			ans, err := e.ask(ctx, s, call, as, v.hold, wsDir)
@@ -249,6 +293,7 @@ func (e *Engine) ask(ctx context.Context, s *sessionState, call *tools.Call, as 
 	req := ApprovalRequest{
 		SessionID: s.id, CallID: call.ID, Tool: call.Name, Arguments: argsJSON(call.Params),
 		Warnings: as.Warnings, Suggestion: suggestion, Hold: hold,
+		OnceOnly: onceOnlyReason(call.Name, call.Params, wsDir, rules, hold),
 	}
 	wait := func(ctx context.Context) (ApprovalAnswer, error) { return askUntilDone(ctx, e.opts.Approver, req) }
 	if e.opts.Approver == nil {
@@ -256,7 +301,7 @@ func (e *Engine) ask(ctx context.Context, s *sessionState, call *tools.Call, as 
 	}
 	if err := e.recordFor(ctx, s.id, sessions.NewEvent(sessions.EventApprovalAsked, sessions.ApprovalAsked{
 		CallID: req.CallID, Name: req.Tool, Arguments: req.Arguments, Warnings: req.Warnings, Suggestion: req.Suggestion,
-		Held: hold != "",
+		Held: hold != "", OnceOnly: req.OnceOnly,
 	})); err != nil {
 		// The UI never saw the question: nobody may wait for its answer.
 		s.mu.Lock()
@@ -270,6 +315,12 @@ func (e *Engine) ask(ctx context.Context, s *sessionState, call *tools.Call, as 
 		return ApprovalAnswer{}, err
 	}
 	rule := ""
+	if ans.Decision == AllowAlways && req.OnceOnly != "" {
+		// Nothing can be saved: say so in the audit trail instead of
+		// recording an "always" that will ask again next time.
+		ans.Decision = AllowOnce
+		ans.Reason = strings.TrimSpace("allowed once (\"always\" is not possible: " + req.OnceOnly + ") " + ans.Reason)
+	}
 	if ans.Decision == AllowAlways && e.opts.Settings != nil && len(rules) > 0 {
 		var saved []config.Rule
 		for _, r := range rules {

@@ -10,6 +10,7 @@ import (
 	"sync"
 
 	"tinyelf/backend/capabilities"
+	"tinyelf/backend/llm"
 	"tinyelf/backend/sessions"
 	"tinyelf/backend/skills"
 	"tinyelf/backend/tools"
@@ -209,6 +210,7 @@ func (e *Engine) askQuestion(ctx context.Context, s *sessionState, req ApprovalR
 	}
 	if err := e.recordFor(ctx, s.id, sessions.NewEvent(sessions.EventApprovalAsked, sessions.ApprovalAsked{
 		CallID: req.CallID, Name: req.Tool, Arguments: req.Arguments, Kind: req.Kind, Question: req.Question, Skill: req.Skill,
+		Server: req.Server, Schema: req.Schema, URL: req.URL, MaxTokens: req.MaxTokens,
 	})); err != nil {
 		s.mu.Lock()
 		delete(s.pending, req.CallID)
@@ -243,6 +245,11 @@ type TurnOptions struct {
 	// Skill is the skill the command ran: its load is logged as a
 	// capability.loaded event and marked in the index.
 	Skill *skills.Skill
+	// Direct, when set, is a tool call the person makes themselves
+	// (`tinyelf tool` for a tool only a session has): the turn makes it in
+	// place of a model call, as the assistant's call, and ends with its
+	// result. See Engine.RunToolCall.
+	Direct *llm.ToolCall
 }
 
 // turnGrants are the allowed-tools granted within one turn: by loaded or

@@ -117,3 +117,9 @@ func (l StoreLog) LastUserMessage(ctx context.Context, sessionID string) (string
 	}
 	return "", 0, nil
 }
+
+// TranscriptMessages implements transcriptSource: the model's history as
+// logged, each message with its seq, calls under way without results.
+func (l StoreLog) TranscriptMessages(ctx context.Context, sessionID string) ([]sessions.Message, error) {
+	return l.Store.ModelMessages(ctx, sessionID)
+}

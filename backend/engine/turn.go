@@ -11,6 +11,7 @@ import (
 
 	"tinyelf/backend/capabilities"
 	"tinyelf/backend/config"
+	"tinyelf/backend/hooks"
 	"tinyelf/backend/llm"
 	"tinyelf/backend/sessions"
 	"tinyelf/backend/tools"
@@ -35,6 +36,8 @@ type TurnResult struct {
 	Iterations int       `json:"iterations"`
 	Usage      llm.Usage `json:"usage"`
 	Err        string    `json:"error,omitempty"`
+	// Tool is the result of a direct call's turn (TurnOptions.Direct).
+	Tool *tools.CallResult `json:"tool,omitempty"`
 }
 
 // turn is the state of one running turn.
@@ -58,6 +61,8 @@ type turn struct {
 	// Capability discovery: this call's visible set, and the policy
 	// inputs the turn gathers (the task, the project, the latest results).
 	vs          *capabilities.VisibleSet
+	directID    string     // the call a person made themselves this turn (TurnOptions.Direct)
+	loadMu      sync.Mutex // serializes loading deferred tools called by name
 	task        string
 	project     []capabilities.ProjectType
 	observation string
@@ -79,6 +84,8 @@ type turn struct {
 
 	// grants are the allowed-tools skills and commands granted this turn.
 	grants turnGrants
+	// hooks are the user's hooks for this turn.
+	hooks hookState
 }
 
 // record logs events for this turn. A write that fails stops the turn: the
@@ -124,7 +131,9 @@ func (t *turn) logFailure() error {
 
 // runInput runs a turn started by in: a user message (with its
 // attachments), or a resumed turn with none; opts are what a typed slash
-// command asks of it.
+// command asks of it. The user's hooks run first: SessionStart for the
+// session's first turn here, UserPromptSubmit for the message (which may
+// refuse it: it is then never sent, nor part of the conversation).
 func (e *Engine) runInput(ctx context.Context, s *sessionState, in Input, opts TurnOptions) TurnResult {
 	text := in.Text
 	// Results an earlier turn could not log come first: those calls ran.
@@ -134,16 +143,20 @@ func (e *Engine) runInput(ctx context.Context, s *sessionState, in Input, opts T
 	s.mu.Unlock()
 	hasUser := in.Resume == ""
 	started := len(in.started) > 0 // user.message and turn.start logged with the session
+	var userMsg []sessions.Event
 	if hasUser && !started {
-		first = append(first, sessions.NewEvent(sessions.EventUserMessage, sessions.UserMessage{Text: text, Attachments: in.Attachments}))
+		userMsg = []sessions.Event{sessions.NewEvent(sessions.EventUserMessage, sessions.UserMessage{Text: text, Attachments: in.Attachments})}
 	}
-	t, err := e.prepare(ctx, s, started)
+	t, err := e.prepare(ctx, s, started, opts.Direct != nil)
 	t.task = text
 	t.resume = in.Resume
+	if err == nil {
+		err = t.loadHooks(ctx)
+	}
 	if err != nil {
 		// The user message is still logged so nothing they typed is lost.
-		if len(first) > 0 && t.record(ctx, first...) != nil && hasUser && !started {
-			t.unlogged = first[:len(first)-1]
+		if evs := append(first, userMsg...); len(evs) > 0 && t.record(ctx, evs...) != nil {
+			t.unlogged = first
 		}
 		return t.fail(ctx, "config", "", 0, err)
 	}
@@ -161,17 +174,30 @@ func (e *Engine) runInput(ctx context.Context, s *sessionState, in Input, opts T
 		}
 		return t.loop(ctx, opts)
 	}
-	logged, err := t.recordLogged(ctx, append(first, sessions.NewEvent(sessions.EventTurnStart, sessions.TurnStart{Mode: string(t.info.Mode), Resume: in.Resume}))...)
-	if err != nil {
-		if hasUser {
-			t.unlogged = first[:len(first)-1]
-		} else {
-			t.unlogged = first
+	// unlogged results, SessionStart's runs, the message, UserPromptSubmit's
+	// runs, turn.start: one write.
+	evs := append(first, t.sessionStartHooks(ctx)...)
+	if hasUser {
+		after, refusal := t.promptHooks(ctx, text)
+		if refusal != "" {
+			evs = append(append(evs, after...), sessions.NewEvent(sessions.EventTurnStart, sessions.TurnStart{Mode: string(t.info.Mode)}))
+			if err := t.record(ctx, evs...); err != nil {
+				t.unlogged = first
+				return t.fail(ctx, "internal", "", 0, logFailed(err))
+			}
+			return t.end(ctx, EndBlocked, "", 0, errors.New(refusal))
 		}
+		userMsg = append(userMsg, after...)
+	}
+	userAt := len(evs)
+	evs = append(append(evs, userMsg...), sessions.NewEvent(sessions.EventTurnStart, sessions.TurnStart{Mode: string(t.info.Mode), Resume: in.Resume}))
+	logged, err := t.recordLogged(ctx, evs...)
+	if err != nil {
+		t.unlogged = first
 		return t.fail(ctx, "internal", "", 0, logFailed(err))
 	}
 	if hasUser {
-		t.userSeq = logged[len(first)-1].Seq
+		t.userSeq = logged[userAt].Seq
 	}
 	return t.loop(ctx, opts)
 }
@@ -209,6 +235,9 @@ func (t *turn) loop(ctx context.Context, opts TurnOptions) TurnResult {
 		if err := t.discover(ctx); err != nil {
 			return t.fail(ctx, "internal", lastText, iter, err)
 		}
+		if opts.Direct != nil {
+			return t.direct(ctx, *opts.Direct)
+		}
 		msgs, err := e.opts.Log.ModelMessages(ctx, s.id)
 		if err != nil {
 			return t.fail(ctx, "internal", lastText, iter, err)
@@ -240,8 +269,24 @@ func (t *turn) loop(ctx context.Context, opts TurnOptions) TurnResult {
 			return t.fail(ctx, llm.ErrorKind(err), lastText, iter, err)
 		}
 		if len(resp.ToolCalls) == 0 {
+			answer := t.assistantEvents(resp, false)
+			if t.hooks.set.Has(hooks.Stop) || t.hooks.set.Has(hooks.SubagentStop) {
+				// The answer is logged first, so the hooks' transcript has it.
+				if err := t.record(ctx, answer...); err != nil {
+					return t.fail(ctx, "internal", resp.Text, iter, logFailed(err))
+				}
+				var goOn bool
+				if answer, goOn = t.stopHooks(ctx); goOn {
+					// A Stop hook blocked: the model reads why and goes on.
+					if err := t.record(ctx, answer...); err != nil {
+						return t.fail(ctx, "internal", resp.Text, iter, logFailed(err))
+					}
+					lastText = resp.Text
+					continue
+				}
+			}
 			// The answer and the turn's end go out in one write.
-			res := t.endWith(ctx, EndDone, resp.Text, iter, nil, t.assistantEvents(resp, false))
+			res := t.endWith(ctx, EndDone, resp.Text, iter, nil, answer)
 			if res.Reason == EndDone && t.titleWorthy(resp.Text) {
 				e.nameSession(t, resp.Text)
 			}
@@ -255,6 +300,13 @@ func (t *turn) loop(ctx context.Context, opts TurnOptions) TurnResult {
 		if err := t.logFailure(); err != nil {
 			return t.fail(ctx, "internal", lastText, iter, logFailed(err))
 		}
+		if reason, stop := t.hooks.stopRequested(); stop {
+			msg := "a hook stopped the agent"
+			if reason != "" {
+				msg += ": " + reason
+			}
+			return t.end(ctx, EndBlocked, lastText, iter, errors.New(msg))
+		}
 		for _, r := range results {
 			if r.Name == "SessionsYield" && !r.IsError {
 				msg, _ := r.Meta[tools.YieldMetaKey].(string)
@@ -266,8 +318,10 @@ func (t *turn) loop(ctx context.Context, opts TurnOptions) TurnResult {
 
 // prepare loads the session, its settings, provider and tool registry.
 // created says the session was just created with the turn's start (a
-// subagent's): its log holds nothing to restore.
-func (e *Engine) prepare(ctx context.Context, s *sessionState, created bool) (*turn, error) {
+// subagent's): its log holds nothing to restore. noModel says the turn
+// makes no model call (a direct call): a provider that is missing or
+// cannot be set up is left out instead of failing the turn.
+func (e *Engine) prepare(ctx context.Context, s *sessionState, created, noModel bool) (*turn, error) {
 	t := &turn{e: e, s: s, settings: e.settings()}
 	info, err := e.opts.Log.Info(ctx, s.id)
 	if err != nil {
@@ -288,22 +342,8 @@ func (e *Engine) prepare(ctx context.Context, s *sessionState, created bool) (*t
 		agent, _ = t.settings.Agent(config.DefaultAgent)
 	}
 	t.agent = agent
-	pc, ok := t.settings.Provider(info.Provider)
-	if !ok {
-		return t, errors.New("no model provider is set up: add one in Settings → Providers (or set OPENAI_API_KEY / ANTHROPIC_API_KEY)")
-	}
-	if info.Model != "" {
-		pc.Model = info.Model
-	}
-	if pc.Model == "" {
-		return t, fmt.Errorf("provider %s has no model selected: pick one in Settings → Providers", pc.Name)
-	}
-	if pc.StallTimeoutSeconds <= 0 {
-		pc.StallTimeoutSeconds = int(t.settings.StallTimeout() / time.Second)
-	}
-	t.provCfg = pc
-	if t.provider, err = e.opts.Providers(pc); err != nil {
-		return t, fmt.Errorf("set up provider %s: %w", pc.Name, err)
+	if err := t.setProvider(); err != nil && !noModel {
+		return t, err
 	}
 	sess, err := t.registry()
 	if err != nil {
@@ -386,6 +426,29 @@ func (t *turn) registry() (*Session, error) {
 	}
 	s.reg, s.regKey = built, key
 	return built, nil
+}
+
+// setProvider sets up the session's model provider.
+func (t *turn) setProvider() error {
+	pc, ok := t.settings.Provider(t.info.Provider)
+	if !ok {
+		return errors.New("no model provider is set up: add one in Settings → Providers (or set OPENAI_API_KEY / ANTHROPIC_API_KEY)")
+	}
+	if t.info.Model != "" {
+		pc.Model = t.info.Model
+	}
+	if pc.Model == "" {
+		return fmt.Errorf("provider %s has no model selected: pick one in Settings → Providers", pc.Name)
+	}
+	if pc.StallTimeoutSeconds <= 0 {
+		pc.StallTimeoutSeconds = int(t.settings.StallTimeout() / time.Second)
+	}
+	p, err := t.e.opts.Providers(pc)
+	if err != nil {
+		return fmt.Errorf("set up provider %s: %w", pc.Name, err)
+	}
+	t.provCfg, t.provider = pc, p
+	return nil
 }
 
 // sameTools reports whether two lists hold the same tool values. A tool of a
@@ -549,21 +612,30 @@ func (t *turn) endWith(ctx context.Context, reason, text string, iterations int,
 			res.Reason, res.Err, reason, msg = EndError, lerr.Error(), EndError, lerr.Error()
 		}
 	}
-	if n := t.e.opts.Notices; n != nil && (t.sub == nil || t.sub.background) {
+	if t.sub == nil || t.sub.background {
 		// A foreground subagent's end is its parent's business: the parent
 		// goes on, and its own end is what the user hears of.
+		n := t.e.opts.Notices
 		nctx := context.WithoutCancel(ctx)
 		stopped, finished, background := "TinyElf stopped", "TinyElf finished", t.e.opts.Background
 		if t.sub != nil {
 			stopped, finished, background = "TinyElf's subagent stopped", "TinyElf's subagent finished", true
 		}
 		switch reason {
-		case EndError, EndMaxIterations:
-			_ = n.TurnFailed(nctx, withTitle(stopped, t.info.Title), tools.CutUTF8(msg, 200), background)
+		case EndError, EndMaxIterations, EndBlocked:
+			title, body := withTitle(stopped, t.info.Title), tools.CutUTF8(msg, 200)
+			if n != nil {
+				_ = n.TurnFailed(nctx, title, body, background)
+			}
+			t.turnNotifyHooks(hooks.NotifyIdle, title, notifyText(title, body))
 		case EndCancelled:
 			// The user stopped it; they know.
 		default:
-			_ = n.TurnEnded(nctx, withTitle(finished, t.info.Title), tools.CutUTF8(text, 200), background)
+			title, body := withTitle(finished, t.info.Title), tools.CutUTF8(text, 200)
+			if n != nil {
+				_ = n.TurnEnded(nctx, title, body, background)
+			}
+			t.turnNotifyHooks(hooks.NotifyIdle, title, notifyText(title, body))
 		}
 	}
 	return res
@@ -574,4 +646,13 @@ func withTitle(prefix, title string) string {
 		return prefix
 	}
 	return prefix + ": " + title
+}
+
+// notifyText is a Notification hook's message: the notice's text, or its
+// title when it has none.
+func notifyText(title, body string) string {
+	if body = strings.TrimSpace(body); body == "" {
+		return title
+	}
+	return body
 }

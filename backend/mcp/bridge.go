@@ -14,6 +14,7 @@ import (
 	"net/http"
 	"net/netip"
 	"net/url"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
@@ -79,7 +80,17 @@ func StartBridge(ctx context.Context, reg *ProviderRegistry, opts BridgeOptions)
 	var all []tools.Tool
 	var names []string
 	var instructions []string
+	var sessions SessionReader
+	workspace := ""
 	for _, p := range reg.Eligible(cctx) {
+		switch rp := p.(type) {
+		case sessionsProvider:
+			sessions = rp.r
+		case workspaceProvider:
+			if dir, err := filepath.Abs(rp.folder(cctx)); err == nil {
+				workspace = dir
+			}
+		}
 		ts, err := p.Tools(cctx)
 		if err != nil {
 			return nil, fmt.Errorf("builtin MCP provider %s: %w", p.Name(), err)
@@ -90,7 +101,9 @@ func StartBridge(ctx context.Context, reg *ProviderRegistry, opts BridgeOptions)
 			names = append(names, p.Name()+"_"+t.Info().Name)
 		}
 	}
-	mcpSrv := NewServer("tinyelf", opts.Version, "TinyElf's builtin tools.\n"+strings.Join(instructions, "\n"), all)
+	mcpSrv := NewServer("tinyelf", opts.Version, "TinyElf's builtin tools.\n"+strings.Join(instructions, "\n"), all,
+		server.WithLogging(), server.WithResourceCapabilities(false, false))
+	addBridgeResources(mcpSrv, sessions, workspace)
 
 	ln, err := net.Listen("tcp", opts.Addr)
 	if err != nil {

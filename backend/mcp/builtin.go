@@ -9,7 +9,6 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 
 	"tinyelf/backend/tools"
-	"tinyelf/backend/version"
 )
 
 // BuiltinSet is the builtin providers an agent is eligible for, each
@@ -41,7 +40,7 @@ func (f fixedConn) connection() (*conn, ServerState) {
 // fails to start fails the whole set (builtin providers are TinyElf's own
 // code, so a failure is a bug to surface, not a state to show).
 func (r *ProviderRegistry) Connect(ctx context.Context) (*BuiltinSet, error) {
-	d := &dialer{self: mcp.Implementation{Name: "tinyelf", Version: version.Version()}}
+	d := &dialer{self: mcp.Implementation{Name: "tinyelf", Version: ClientVersion()}}
 	set := &BuiltinSet{}
 	var keys []nameKey
 	var owners []struct {

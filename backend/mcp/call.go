@@ -30,6 +30,10 @@ func (c *conn) callTool(ctx context.Context, tool string, args map[string]any, t
 	}
 	cctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
+	// The server may ask the user something (elicitation, sampling)
+	// while the call runs: its requests find the call through cctx.
+	cctx = withCallRef(cctx)
+	defer c.inFlight.add(cctx)()
 
 	token := "tinyelf-" + strconv.FormatInt(c.nextToken.Add(1), 10)
 	c.progress.Store(token, tools.ProgressFunc(func(msg string) { tools.ReportProgress(ctx, msg) }))
@@ -43,7 +47,11 @@ func (c *conn) callTool(ctx context.Context, tool string, args map[string]any, t
 	if err != nil {
 		return c.failure(ctx, cctx, err, fmt.Sprintf("%s on MCP server %q", tool, c.server), timeout)
 	}
-	return toolResult(c.server, tool, res), nil
+	out := toolResult(c.server, tool, res)
+	if res != nil {
+		out = markUntrusted(out, c.server, contentToolResult, tool)
+	}
+	return out, nil
 }
 
 // failure maps a failed request to the result the model reads, or to the

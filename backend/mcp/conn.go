@@ -12,6 +12,7 @@ import (
 	"github.com/mark3labs/mcp-go/client/transport"
 	"github.com/mark3labs/mcp-go/mcp"
 
+	"tinyelf/backend/mcp/oauth"
 	"tinyelf/backend/tools"
 )
 
@@ -43,7 +44,14 @@ type conn struct {
 
 	progress  sync.Map // token string -> tools.ProgressFunc
 	nextToken atomic.Int64
-	probing   atomic.Bool
+	inFlight  calls // the tool calls running, for the server's requests
+
+	// authNeeded hears of a request that failed for want of a sign-in.
+	authNeeded func(error)
+	// onHandshake hears of the negotiated revision once the handshake is
+	// over (it opens the HTTP stack's gate).
+	onHandshake func(version string)
+	probing     atomic.Bool
 
 	stopListen func()
 	closeOnce  sync.Once
@@ -78,6 +86,9 @@ func (c *conn) handshake(ctx context.Context, self mcp.Implementation) error {
 	}
 	c.info = res.ServerInfo
 	c.caps = res.Capabilities
+	if c.onHandshake != nil {
+		c.onHandshake(c.protocol)
+	}
 	return nil
 }
 
@@ -193,6 +204,12 @@ func (c *conn) watch() {
 // failed request (a proxy hiccup) does not prove the server is down.
 func (c *conn) noteError(err error) {
 	if err == nil || errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+		return
+	}
+	if errors.Is(err, oauth.ErrSignInRequired) {
+		if c.authNeeded != nil {
+			c.authNeeded(err)
+		}
 		return
 	}
 	if errors.Is(err, transport.ErrTransportClosed) {

@@ -9,6 +9,7 @@ import (
 	"net"
 	"net/http"
 	"net/url"
+	"sync"
 	"time"
 
 	"github.com/mark3labs/mcp-go/client"
@@ -17,6 +18,7 @@ import (
 	"github.com/mark3labs/mcp-go/server"
 
 	"tinyelf/backend/config"
+	"tinyelf/backend/mcp/oauth"
 	"tinyelf/backend/tools"
 )
 
@@ -27,6 +29,23 @@ type dialer struct {
 	http      *http.Client
 	environ   func() []string // a stdio server's base environment
 	children  *tools.Children // starts stdio servers
+	roots     func() []string // the roots offered outside a tool call
+	legacy    sync.Map        // URL -> the pre-2026 revision a server spoke
+}
+
+// clientOptions are the mcp-go client options every user server gets:
+// the capabilities TinyElf declares (elicitation in form and URL mode,
+// sampling, roots with list changes) and their handlers.
+func (d *dialer) clientOptions(asks *serverAsks, start time.Duration) []client.ClientOption {
+	return []client.ClientOption{
+		client.WithDiscoverTimeout(discoverTimeout(start)),
+		client.WithClientCapabilities(mcp.ClientCapabilities{
+			Elicitation: &mcp.ElicitationCapability{Form: &struct{}{}, URL: &struct{}{}},
+		}),
+		client.WithElicitationHandler(asks),
+		client.WithSamplingHandler(asks),
+		client.WithRootsHandler(asks),
+	}
 }
 
 // quiet is the logger handed to mcp-go: its transports log every broken
@@ -44,30 +63,36 @@ func discoverTimeout(start time.Duration) time.Duration {
 // dial connects to a resolved server. ctx bounds the handshake and the
 // first listing (the start timeout); life bounds the connection itself.
 // log receives a stdio server's stderr. On failure nothing is left running.
-func (d *dialer) dial(ctx, life context.Context, cfg config.MCPServer, log *lineLog, start time.Duration) (*conn, catalog, error) {
+// auth is the server's OAuth client (nil: none).
+func (d *dialer) dial(ctx, life context.Context, cfg config.MCPServer, log *lineLog, start time.Duration, auth *oauth.Client) (*conn, catalog, error) {
 	switch cfg.Type {
 	case TypeStdio:
 		return d.dialStdio(ctx, life, cfg, log, start)
 	case TypeHTTP, TypeSSE:
-		c, cat, err := d.dialHTTP(ctx, life, cfg, start, false, "")
-		if err != nil || cfg.Type == TypeSSE || mcp.IsModernProtocol(c.protocol) || !announcesChanges(c.caps) {
+		if v, ok := d.legacy.Load(cfg.URL); ok && cfg.Type == TypeHTTP {
+			c, cat, err := d.dialHTTP(ctx, life, cfg, start, true, v.(string), auth)
+			if err == nil {
+				return c, cat, nil
+			}
+			d.legacy.Delete(cfg.URL) // ask again how it speaks
+		}
+		c, cat, err := d.dialHTTP(ctx, life, cfg, start, false, "", auth)
+		if err != nil || cfg.Type == TypeSSE || mcp.IsModernProtocol(c.protocol) {
 			return c, cat, err
 		}
-		// A legacy streamable HTTP server sends list changes only on the
-		// standalone GET stream, which mcp-go opens only when asked up
-		// front, and asking up front would rule out 2026-07-28. Now that
-		// the revision is known, reconnect with the stream.
+		// A legacy streamable HTTP server sends list changes, and the
+		// requests it makes outside a call's own stream (an elicitation,
+		// a sampling request, roots/list), only on the standalone GET
+		// stream, which mcp-go opens only when asked up front, and asking
+		// up front would rule out 2026-07-28. Now that the revision is
+		// known, reconnect with the stream, and remember the server's
+		// revision so that the next start asks up front.
 		v := c.protocol
 		c.close()
-		return d.dialHTTP(ctx, life, cfg, start, true, v)
+		d.legacy.Store(cfg.URL, v)
+		return d.dialHTTP(ctx, life, cfg, start, true, v, auth)
 	}
 	return nil, catalog{}, fmt.Errorf("unknown transport type %q (want stdio, http or sse)", cfg.Type)
-}
-
-func announcesChanges(caps mcp.ServerCapabilities) bool {
-	return caps.Tools != nil && caps.Tools.ListChanged ||
-		caps.Prompts != nil && caps.Prompts.ListChanged ||
-		caps.Resources != nil && caps.Resources.ListChanged
 }
 
 func (d *dialer) dialStdio(ctx, life context.Context, cfg config.MCPServer, log *lineLog, start time.Duration) (*conn, catalog, error) {
@@ -76,9 +101,11 @@ func (d *dialer) dialStdio(ctx, life context.Context, cfg config.MCPServer, log 
 		return nil, catalog{}, err
 	}
 	tap := &stdoutTap{r: proc.stdout, garbage: log}
-	cl := client.NewClient(guardedStdio{transport.NewIO(tap, proc.stdin, nil)}, client.WithDiscoverTimeout(discoverTimeout(start)))
+	asks := &serverAsks{roots: d.roots}
+	cl := client.NewClient(guardedStdio{transport.NewIO(tap, proc.stdin, nil)}, d.clientOptions(asks, start)...)
 	lctx, cancel := context.WithCancel(life)
 	c := newConn(cfg.Name, TypeStdio, cl, lctx, cancel)
+	asks.c = c
 	c.proc, c.tap, c.stopGrace = proc, tap, d.stopGrace
 	c.watch()
 	cat, err := d.finish(ctx, lctx, c)
@@ -115,17 +142,24 @@ func (d *dialer) explainStdio(c *conn, err error, start time.Duration) error {
 	return errors.New(msg)
 }
 
-func (d *dialer) dialHTTP(ctx, life context.Context, cfg config.MCPServer, start time.Duration, listen bool, version string) (*conn, catalog, error) {
+func (d *dialer) dialHTTP(ctx, life context.Context, cfg config.MCPServer, start time.Duration, listen bool, version string, auth *oauth.Client) (*conn, catalog, error) {
 	if err := checkURL(cfg.URL); err != nil {
 		return nil, catalog{}, err
 	}
-	hc := d.http
-	if hc == nil {
-		hc = http.DefaultClient
+	base := http.DefaultClient
+	if d.http != nil {
+		base = d.http
 	}
+	// Each connection has its own HTTP stack: the OAuth client's tokens
+	// over the handshake gate (connHTTP) over the shared transport.
+	hh := newConnHTTP(base.Transport)
+	hcopy := *base
+	hcopy.Transport = authTransport(hh, auth)
+	hc := &hcopy
 	var tr transport.Interface
 	var err error
 	if cfg.Type == TypeSSE {
+		hh.initialized("") // the SSE stream is how this transport starts
 		var sse *transport.SSE
 		sse, err = transport.NewSSE(cfg.URL, transport.WithHeaders(cfg.Headers), transport.WithHTTPClient(hc),
 			transport.WithSSELogger(quiet), transport.WithEndpointTimeout(start))
@@ -138,23 +172,38 @@ func (d *dialer) dialHTTP(ctx, life context.Context, cfg config.MCPServer, start
 		}
 		var sh *transport.StreamableHTTP
 		sh, err = transport.NewStreamableHTTP(cfg.URL, opts...)
-		tr = guardedHTTP{sh}
+		tr = &guardedHTTP{StreamableHTTP: sh, hh: hh, hc: hc, url: cfg.URL, headers: cfg.Headers}
 	}
 	if err != nil {
 		return nil, catalog{}, fmt.Errorf("url %s: %w", cfg.URL, err)
 	}
-	copts := []client.ClientOption{client.WithDiscoverTimeout(discoverTimeout(start))}
+	asks := &serverAsks{roots: d.roots}
+	copts := d.clientOptions(asks, start)
 	if version != "" {
 		copts = append(copts, client.WithProtocolVersion(version))
 	}
 	cl := client.NewClient(tr, copts...)
 	lctx, cancel := context.WithCancel(life)
 	c := newConn(cfg.Name, cfg.Type, cl, lctx, cancel)
+	asks.c = c
+	c.onHandshake = hh.initialized
 	cl.OnConnectionLost(func(err error) { c.lose(fmt.Errorf("the connection was lost: %w", err)) })
 	// The SSE stream and the GET listener live as long as the connection,
 	// but their start must not outlast the start timeout.
 	stop := context.AfterFunc(ctx, cancel)
 	cat, err := d.finish(ctx, lctx, c)
+	if err == nil && listen {
+		// A request the server sends on the GET stream before it is open
+		// is lost (an elicitation of the first call would hang): wait for
+		// the stream, within reason.
+		t := time.NewTimer(listenAckWait)
+		select {
+		case <-hh.streamAnswered():
+		case <-ctx.Done():
+		case <-t.C:
+		}
+		t.Stop()
+	}
 	if err == nil && !stop() {
 		err = ctx.Err()
 	}
@@ -181,6 +230,12 @@ func explainHTTP(err error, url string, start time.Duration) error {
 	switch {
 	case errors.As(err, &opErr):
 		return fmt.Errorf("cannot reach %s: %v", url, opErr.Err)
+	case errors.Is(err, oauth.ErrSignInRequired):
+		var se *oauth.SignInError
+		if errors.As(err, &se) {
+			return fmt.Errorf("%w. Sign in with the button on its card (Settings → MCP) or 'tinyelf mcp login %s'", se, se.Server)
+		}
+		return err
 	case errors.Is(err, transport.ErrAuthorizationRequired) || errors.Is(err, transport.ErrOAuthAuthorizationRequired):
 		return fmt.Errorf("the server requires authorization (HTTP 401); set an Authorization header, for example \"Bearer ${TOKEN}\": %w", err)
 	case errors.Is(err, context.DeadlineExceeded):

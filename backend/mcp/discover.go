@@ -1,10 +1,15 @@
 package mcp
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
+	"net/http"
 	"slices"
+	"sync/atomic"
+	"time"
 
 	"github.com/mark3labs/mcp-go/client/transport"
 	"github.com/mark3labs/mcp-go/mcp"
@@ -26,18 +31,109 @@ import (
 // bidirectional request handler).
 type (
 	guardedStdio struct{ *transport.Stdio }
-	guardedHTTP  struct{ *transport.StreamableHTTP }
 	guardedSSE   struct{ *transport.SSE }
 )
+
+// guardedHTTP also opens its HTTP stack's gate for the standalone GET
+// stream once notifications/initialized is sent, and answers the server's
+// requests that wait for a person (see SetRequestHandler).
+type guardedHTTP struct {
+	*transport.StreamableHTTP
+	hh      *connHTTP
+	hc      *http.Client
+	url     string
+	headers map[string]string
+	version atomic.Value // string: the revision initialize negotiated
+}
 
 func (t guardedStdio) SendRequest(ctx context.Context, req transport.JSONRPCRequest) (*transport.JSONRPCResponse, error) {
 	resp, err := t.Stdio.SendRequest(ctx, req)
 	return checkDiscover(req, resp, err)
 }
 
-func (t guardedHTTP) SendRequest(ctx context.Context, req transport.JSONRPCRequest) (*transport.JSONRPCResponse, error) {
+func (t *guardedHTTP) SendRequest(ctx context.Context, req transport.JSONRPCRequest) (*transport.JSONRPCResponse, error) {
 	resp, err := t.StreamableHTTP.SendRequest(ctx, req)
+	if err == nil && resp != nil && resp.Error == nil && req.Method == string(mcp.MethodInitialize) {
+		var res struct {
+			ProtocolVersion string `json:"protocolVersion"`
+		}
+		if json.Unmarshal(resp.Result, &res) == nil {
+			t.version.Store(res.ProtocolVersion)
+		}
+	}
 	return checkDiscover(req, resp, err)
+}
+
+// SendNotification sends n; after notifications/initialized the GET
+// stream may open.
+func (t *guardedHTTP) SendNotification(ctx context.Context, n mcp.JSONRPCNotification) error {
+	err := t.StreamableHTTP.SendNotification(ctx, n)
+	if err == nil && n.Method == string(mcp.MethodNotificationInitialized) {
+		v, _ := t.version.Load().(string)
+		t.hh.initialized(v)
+	}
+	return err
+}
+
+// SetRequestHandler installs h for the server's requests. mcp-go gives a
+// handler 30 seconds and answers with that context; a person filling a
+// form or reading a sampling request takes longer. Those requests
+// (elicitation/create, sampling/createMessage) are answered here instead:
+// h runs without mcp-go's deadline (the call's own context bounds it, see
+// callRef) and its answer is posted to the server by this transport.
+func (t *guardedHTTP) SetRequestHandler(h transport.RequestHandler) {
+	t.StreamableHTTP.SetRequestHandler(func(ctx context.Context, req transport.JSONRPCRequest) (*transport.JSONRPCResponse, error) {
+		if req.Method != string(mcp.MethodElicitationCreate) && req.Method != string(mcp.MethodSamplingCreateMessage) {
+			return h(ctx, req)
+		}
+		hctx := context.WithoutCancel(ctx)
+		cancel := func() {}
+		if ref, ok := ctx.Value(callRefKey{}).(*callRef); !ok || ref.ctx == nil {
+			hctx, cancel = context.WithTimeout(hctx, serverRequestWait)
+		}
+		go func() {
+			defer cancel()
+			resp, err := h(hctx, req)
+			if err != nil {
+				resp = transport.NewJSONRPCErrorResponse(req.ID, mcp.INTERNAL_ERROR, err.Error(), nil)
+			}
+			if resp != nil {
+				t.answer(resp)
+			}
+		}()
+		return nil, nil // answered by answer
+	})
+}
+
+// answer posts a response to a server request, as mcp-go would.
+func (t *guardedHTTP) answer(resp *transport.JSONRPCResponse) {
+	body, err := json.Marshal(resp)
+	if err != nil {
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, t.url, bytes.NewReader(body))
+	if err != nil {
+		return
+	}
+	for k, v := range t.headers {
+		req.Header.Set(k, v)
+	}
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	if id := t.GetSessionId(); id != "" {
+		req.Header.Set(transport.HeaderKeySessionID, id)
+	}
+	if v, _ := t.version.Load().(string); v != "" {
+		req.Header.Set(transport.HeaderKeyProtocolVersion, v)
+	}
+	r, err := t.hc.Do(req)
+	if err != nil {
+		return
+	}
+	_, _ = io.Copy(io.Discard, io.LimitReader(r.Body, 64<<10))
+	r.Body.Close()
 }
 
 func (t guardedSSE) SendRequest(ctx context.Context, req transport.JSONRPCRequest) (*transport.JSONRPCResponse, error) {

@@ -162,11 +162,11 @@ func everythingResourcesAndPrompts(t *testing.T, svc *Service) {
 	t.Run("prompts", func(t *testing.T) {
 		ctx := t.Context()
 		got, err := svc.RunPromptLine(ctx, "/mcp__everything__simple-prompt")
-		if err != nil || got != "This is a simple prompt without arguments." {
+		if err != nil || unmarked(t, got) != "This is a simple prompt without arguments." {
 			t.Errorf("simple-prompt = %q, %v", got, err)
 		}
 		got, err = svc.RunPromptLine(ctx, `/mcp__everything__args-prompt city="New York" state=NY`)
-		if err != nil || got != "What's weather in New York, NY?" {
+		if err != nil || unmarked(t, got) != "What's weather in New York, NY?" {
 			t.Errorf("args-prompt = %q, %v", got, err)
 		}
 	})

@@ -75,6 +75,11 @@ func resolveServer(s config.MCPServer, lookup LookupEnv) (config.MCPServer, erro
 			r.Headers[k] = exp(v)
 		}
 	}
+	if s.OAuth != nil {
+		o := *s.OAuth
+		o.ClientID, o.ClientSecret = exp(o.ClientID), exp(o.ClientSecret)
+		r.OAuth = &o
+	}
 	if len(missing) > 0 {
 		slices.Sort(missing)
 		missing = slices.Compact(missing)

@@ -27,6 +27,9 @@ var fake struct {
 
 // TestMain removes the fake server's build folder after the tests.
 func TestMain(m *testing.M) {
+	if os.Getenv(envConformanceClient) != "" && len(os.Args) > 1 {
+		os.Exit(conformanceClient(os.Args[len(os.Args)-1]))
+	}
 	code := m.Run()
 	if fake.bin != "" {
 		os.RemoveAll(filepath.Dir(fake.bin))
@@ -184,4 +187,20 @@ func mustContain(t testing.TB, got string, wants ...string) {
 // resource tools over it.
 func allTools(svc *Service) []tools.Tool {
 	return append(svc.Tools(), ResourceTools(svc)...)
+}
+
+// unmarked returns what an MCP server wrote, from inside the untrusted
+// block TinyElf puts it in; it fails the test when the block is missing.
+func unmarked(t testing.TB, s string) string {
+	t.Helper()
+	head, rest, ok := strings.Cut(s, "\n")
+	if !ok || !strings.HasPrefix(head, "<"+untrustedTag+" ") || !strings.HasSuffix(head, ` trust="untrusted">`) {
+		t.Fatalf("not marked as untrusted MCP content: %q", s)
+	}
+	_, body, ok := strings.Cut(rest, "\n\n")
+	body, closed := strings.CutSuffix(body, "\n</"+untrustedTag+">")
+	if !ok || !closed {
+		t.Fatalf("an untrusted block without its intro or end: %q", s)
+	}
+	return body
 }

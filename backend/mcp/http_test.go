@@ -77,14 +77,14 @@ func TestHTTPTransports(t *testing.T) {
 			if st.Status != StatusConnected || st.ProtocolVersion != tc.protocol {
 				t.Fatalf("state = %+v, want connected on %s", st, tc.protocol)
 			}
-			if res, _ := call(t, svc, "mcp__remote__echo", map[string]any{"message": "over http"}); res.Content != "Echo: over http" {
+			if res, _ := call(t, svc, "mcp__remote__echo", map[string]any{"message": "over http"}); unmarked(t, res.Content) != "Echo: over http" {
 				t.Fatalf("echo = %+v", res)
 			}
 			s.AddTool(mcp.NewTool("late"), func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 				return mcp.NewToolResultText("late!"), nil
 			})
 			waitChange(t, rec, func(c Change) bool { return slices.Contains(c.Added, "mcp__remote__late") })
-			if res, _ := call(t, svc, "mcp__remote__late", map[string]any{}); res.Content != "late!" {
+			if res, _ := call(t, svc, "mcp__remote__late", map[string]any{}); unmarked(t, res.Content) != "late!" {
 				t.Errorf("late = %+v", res)
 			}
 		})
@@ -108,7 +108,7 @@ func TestHTTPFaults(t *testing.T) {
 	)
 	states := svc.States()
 	wantErr := map[string]string{
-		"noauth": "requires authorization (HTTP 401)",
+		"noauth": "noauth needs you to sign in: the server asks for a sign-in. Sign in with the button on its card",
 		"unset":  "TEST_MCP_NOPE is not set",
 		"badurl": "must be an http:// or https:// address",
 		"weird":  `unknown transport type "carrier-pigeon"`,
@@ -121,8 +121,11 @@ func TestHTTPFaults(t *testing.T) {
 			mustContain(t, st.Error, want)
 		}
 	}
-	if st, _ := svc.State("ok"); st.Status != StatusConnected {
-		t.Fatalf("ok = %+v", st)
+	if st, _ := svc.State("ok"); st.Status != StatusConnected || st.Auth != nil {
+		t.Fatalf("ok = %+v (a fixed Authorization header means no OAuth)", st)
+	}
+	if st, _ := svc.State("noauth"); st.Auth == nil || !st.Auth.Required || st.Auth.SignedIn {
+		t.Errorf("noauth's sign-in: %+v, want one required", st.Auth)
 	}
 
 	ts.CloseClientConnections()

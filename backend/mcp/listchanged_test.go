@@ -24,7 +24,7 @@ func TestListChangedFlood(t *testing.T) {
 	waitChange(t, rec, func(c Change) bool { return slices.Contains(c.Added, "mcp__flood__final") })
 	took, cpu := time.Since(start), cpuTime()-before
 	res, _ := call(t, svc, "mcp__flood__listings", map[string]any{})
-	listings, err := strconv.Atoi(res.Content)
+	listings, err := strconv.Atoi(unmarked(t, res.Content))
 	if err != nil {
 		t.Fatalf("listings: %+v", res)
 	}

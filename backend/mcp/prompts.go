@@ -61,7 +61,8 @@ func (s *Service) Prompts() []PromptCommand {
 var ErrUnknownPrompt = errors.New("unknown prompt command")
 
 // RunPrompt renders the prompt command name (with or without its leading
-// "/") with args and returns the text to send as the user's message. A
+// "/") with args and returns the text to send as the user's message,
+// marked as the server's words (see markUntrusted). A
 // missing required argument, an unknown argument, or a server that is not
 // connected is an error whose text can be shown to the user as is.
 func (s *Service) RunPrompt(ctx context.Context, name string, args map[string]string) (string, error) {
@@ -91,7 +92,7 @@ func (s *Service) RunPrompt(ctx context.Context, name string, args map[string]st
 	if err != nil {
 		return "", err
 	}
-	return promptText(res), nil
+	return untrustedText(pc.Server, contentPrompt, pc.Prompt, promptText(res)), nil
 }
 
 // RunPromptLine parses a typed line (see ParsePromptLine) and runs it;

@@ -14,7 +14,6 @@ import (
 	"github.com/mark3labs/mcp-go/server"
 
 	"tinyelf/backend/tools"
-	"tinyelf/backend/version"
 )
 
 // BuiltinPrefix starts the server name of every builtin provider:
@@ -122,20 +121,20 @@ func (r *ProviderRegistry) Eligible(ctx context.Context) []Provider {
 }
 
 // NewServer returns an mcp-go server named name, reporting serverVersion
-// as its version (TinyElf's, version.Version(), when empty), that serves
-// ts. Calls run the tool with the given arguments
+// as its version (TinyElf's, ClientVersion(), when empty), that serves
+// ts, with opts added to its options. Calls run the tool with the given arguments
 // (validated against its schema), its progress reported as
 // notifications/progress when the caller asked, and its errors (a panic
 // included) returned as error results.
-func NewServer(name, serverVersion, instructions string, ts []tools.Tool) *server.MCPServer {
+func NewServer(name, serverVersion, instructions string, ts []tools.Tool, opts ...server.ServerOption) *server.MCPServer {
 	if serverVersion == "" {
-		serverVersion = version.Version()
+		serverVersion = ClientVersion()
 	}
-	s := server.NewMCPServer(name, serverVersion,
+	s := server.NewMCPServer(name, serverVersion, append([]server.ServerOption{
 		server.WithToolCapabilities(false),
 		server.WithInstructions(instructions),
 		server.WithInputSchemaValidation(),
-	)
+	}, opts...)...)
 	for _, t := range ts {
 		s.AddTool(serverTool(t))
 	}
@@ -151,7 +150,11 @@ func serverTool(t tools.Tool) (mcp.Tool, server.ToolHandlerFunc) {
 		params = json.RawMessage(`{"type":"object","properties":{}}`)
 	}
 	ro, destructive := info.ReadOnly, !info.ReadOnly
-	mt := mcp.Tool{Name: name, Description: info.Description, RawInputSchema: params,
+	desc := info.Description
+	if desc == "" {
+		desc = name // the spec asks every listed tool for one
+	}
+	mt := mcp.Tool{Name: name, Description: desc, RawInputSchema: params,
 		Annotations: mcp.ToolAnnotation{ReadOnlyHint: &ro, DestructiveHint: &destructive}}
 	handler := func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		// In-process, ctx is the caller's own (mcp-go hands it through), so

@@ -171,6 +171,7 @@ func (t *listResourcesTool) Execute(ctx context.Context, params map[string]any) 
 	only := tools.String(params, "server", "")
 	var b strings.Builder
 	found := false
+	var marked []string // the servers whose listing is marked untrusted
 	for _, srv := range t.set.servers() {
 		if only != "" && srv.name != only {
 			continue
@@ -187,25 +188,28 @@ func (t *listResourcesTool) Execute(ctx context.Context, params map[string]any) 
 			fmt.Fprintf(&b, "%s: no resources\n", srv.name)
 			continue
 		}
-		fmt.Fprintf(&b, "%s:\n", srv.name)
+		var list strings.Builder
 		for _, res := range srv.cat.resources {
-			fmt.Fprintf(&b, "  %s — %s%s", res.URI, res.Name, mimeSuffix(res.MIMEType))
+			fmt.Fprintf(&list, "  %s — %s%s", res.URI, res.Name, mimeSuffix(res.MIMEType))
 			if res.Description != "" {
-				fmt.Fprintf(&b, ": %s", oneLine(res.Description))
+				fmt.Fprintf(&list, ": %s", oneLine(res.Description))
 			}
-			b.WriteString("\n")
+			list.WriteString("\n")
 		}
 		for _, tpl := range srv.cat.templates {
 			uri := ""
 			if tpl.URITemplate != nil && tpl.URITemplate.Template != nil {
 				uri = tpl.URITemplate.Raw()
 			}
-			fmt.Fprintf(&b, "  %s (template) — %s%s", uri, tpl.Name, mimeSuffix(tpl.MIMEType))
+			fmt.Fprintf(&list, "  %s (template) — %s%s", uri, tpl.Name, mimeSuffix(tpl.MIMEType))
 			if tpl.Description != "" {
-				fmt.Fprintf(&b, ": %s", oneLine(tpl.Description))
+				fmt.Fprintf(&list, ": %s", oneLine(tpl.Description))
 			}
-			b.WriteString("\n")
+			list.WriteString("\n")
 		}
+		// The names and descriptions are the server's words.
+		fmt.Fprintf(&b, "%s:\n%s\n", srv.name, untrustedText(srv.name, contentResources, "", strings.TrimRight(list.String(), "\n")))
+		marked = append(marked, srv.name)
 	}
 	if only != "" && !found {
 		return tools.Errorf("There is no MCP server named %q. Call %s without a server to see them all.", only, ListResourcesToolName), nil
@@ -213,7 +217,11 @@ func (t *listResourcesTool) Execute(ctx context.Context, params map[string]any) 
 	if b.Len() == 0 {
 		return tools.Text("No MCP servers are configured."), nil
 	}
-	return tools.Text(strings.TrimRight(b.String(), "\n")), nil
+	res := tools.Text(strings.TrimRight(b.String(), "\n"))
+	if len(marked) > 0 {
+		res.Meta = map[string]any{tools.MetaUntrusted: "MCP server " + strings.Join(marked, ", ")}
+	}
+	return res, nil
 }
 
 type readResourceTool struct{ set resourceSet }
@@ -242,7 +250,7 @@ func (t *readResourceTool) Execute(ctx context.Context, params map[string]any) (
 		return res, err
 	}
 	res.Content = truncateNote(res.Content, srv.maxBytes)
-	return res, nil
+	return markUntrusted(res, server, contentResource, uri), nil
 }
 
 // truncateNote cuts s to at most limit bytes (on a rune boundary) and says

@@ -30,7 +30,7 @@ func TestOneResourcePairOverEveryGroup(t *testing.T) {
 		return res.Content
 	}
 	list := run(0, map[string]any{})
-	mustContain(t, list, "notes:\n  fake://", "wiki:\n  fake://", "fs:\n  fake://",
+	mustContain(t, list, "notes:\n<mcp_content server=\"notes\"", "wiki:\n<mcp_content server=\"wiki\"", "fs:\n<mcp_content server=\"fs\"", "\n  fake://",
 		"fs (a second server of this name): left out: an MCP server of the same name from another source is listed first")
 	for _, server := range []string{"notes", "wiki", "fs"} {
 		if got := run(1, map[string]any{"server": server, "uri": "fake://hello"}); !strings.Contains(got, "Hello from the fake server.") {

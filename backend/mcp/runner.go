@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"tinyelf/backend/config"
+	"tinyelf/backend/mcp/oauth"
 )
 
 // runner supervises one configured server: it connects, keeps the
@@ -24,6 +25,13 @@ type runner struct {
 	conn    *conn
 	cat     catalog
 	settled bool
+
+	// auth is the OAuth client of an http or sse server (see authClient);
+	// authKey the config it was made for; authNeed why the server wants a
+	// sign-in, "" when it does not.
+	auth     *oauth.Client
+	authKey  string
+	authNeed string
 
 	settledCh chan struct{} // closed at the first connected, failed or disabled
 	kick      chan struct{} // capacity 1: restart now
@@ -63,6 +71,7 @@ func (r *runner) snapshot() ServerState {
 func (r *runner) snapshotLocked() ServerState {
 	s := r.state
 	s.Stderr = r.log.Lines()
+	s.Auth = r.authStateLocked()
 	s.Tools = append([]string(nil), s.Tools...)
 	return s
 }
@@ -188,7 +197,16 @@ func (r *runner) connect(ctx context.Context) (*conn, catalog, error) {
 	start := r.startTimeout()
 	tctx, cancel := context.WithTimeout(ctx, start)
 	defer cancel()
-	return r.svc.dialer.dial(tctx, ctx, cfg, r.log, start)
+	c, cat, err := r.svc.dialer.dial(tctx, ctx, cfg, r.log, start, r.authClient(cfg))
+	if err != nil {
+		r.needSignIn(err)
+		return nil, catalog{}, err
+	}
+	c.authNeeded = r.needSignIn
+	r.mu.Lock()
+	r.authNeed = ""
+	r.mu.Unlock()
+	return c, cat, nil
 }
 
 func (r *runner) connectedState(c *conn, cat catalog, attempt int) ServerState {

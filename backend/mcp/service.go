@@ -14,7 +14,6 @@ import (
 
 	"tinyelf/backend/config"
 	"tinyelf/backend/tools"
-	"tinyelf/backend/version"
 )
 
 // Options tunes a Service. The zero value of every field means its default.
@@ -39,7 +38,7 @@ type Options struct {
 	// closes, and again after SIGTERM, before it is killed (default 500ms).
 	StopGrace time.Duration
 	// ClientName and ClientVersion introduce TinyElf to servers (defaults
-	// "tinyelf" and version.Version(), this build's version).
+	// "tinyelf" and ClientVersion()).
 	ClientName, ClientVersion string
 	// LookupEnv resolves ${VAR} references (default os.LookupEnv).
 	LookupEnv LookupEnv
@@ -59,6 +58,17 @@ type Options struct {
 	// Children starts stdio servers and keeps them from outliving TinyElf;
 	// nil still runs each in a process group of its own.
 	Children *tools.Children
+	// TokenStores keeps each http or sse server's OAuth tokens and client
+	// registration (SecretTokens); nil keeps them in memory only.
+	TokenStores TokenStores
+	// SignInBrowser, when set, lets a connection sign in on its own when a
+	// server asks (the conformance client, tests): it gets the URL to
+	// visit. Nil means the user signs in with SignIn.
+	SignInBrowser func(ctx context.Context, authURL string) error
+	// ClientMetadataURL is the https URL of TinyElf's OAuth client ID
+	// metadata document, used as client_id by authorization servers that
+	// accept one; empty uses dynamic registration.
+	ClientMetadataURL string
 }
 
 // defaultEnviron is the environment of a stdio server when Options.Environ
@@ -86,7 +96,7 @@ func (o Options) withDefaults() Options {
 		o.ClientName = "tinyelf"
 	}
 	if o.ClientVersion == "" {
-		o.ClientVersion = version.Version()
+		o.ClientVersion = ClientVersion()
 	}
 	if o.LookupEnv == nil {
 		o.LookupEnv = os.LookupEnv
@@ -124,6 +134,11 @@ type Service struct {
 	started bool
 	closed  bool
 
+	// roots are the folders offered as the client's roots when a server
+	// asks outside a tool call (SetRoots).
+	rootsMu sync.Mutex
+	roots   []string
+
 	// notifyMu keeps deliveries in the order they were computed.
 	notifyMu sync.Mutex
 	// updateMu serializes Update.
@@ -136,12 +151,13 @@ type Service struct {
 func NewService(servers []config.MCPServer, opts Options) *Service {
 	o := opts.withDefaults()
 	d := &dialer{self: mcp.Implementation{Name: o.ClientName, Version: o.ClientVersion}, stopGrace: o.StopGrace, http: o.HTTPClient}
-	d.environ, d.children = o.Environ, o.Children
 	s := &Service{
 		opts:   o,
 		dialer: d,
 		subs:   map[int]func(Change){},
 	}
+	d.roots = s.Roots
+	d.environ, d.children = o.Environ, o.Children
 	if o.OnChange != nil {
 		s.Subscribe(o.OnChange)
 	}

@@ -60,6 +60,9 @@ type ServerState struct {
 	Resources int `json:"resources,omitempty"`
 	// Since is when the server entered Status.
 	Since time.Time `json:"since"`
+	// Auth is the OAuth sign-in of an http or sse server (nil for stdio
+	// servers and for servers with a fixed Authorization header).
+	Auth *AuthState `json:"auth,omitempty"`
 }
 
 // Change reports that a server's state or tools changed. Added and Removed

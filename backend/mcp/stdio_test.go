@@ -107,11 +107,11 @@ func TestFakeServerOverStdio(t *testing.T) {
 		}
 		ctx := context.Background()
 		got, err := svc.RunPromptLine(ctx, `/mcp__fake__greet name="Ann Lee" style=formal`)
-		if err != nil || got != "Please greet Ann Lee in a formal way." {
+		if err != nil || unmarked(t, got) != "Please greet Ann Lee in a formal way." {
 			t.Errorf("RunPromptLine = %q, %v", got, err)
 		}
 		got, err = svc.RunPromptLine(ctx, `/mcp__fake__greet Bob`)
-		if err != nil || got != "Please greet Bob in a casual way." {
+		if err != nil || unmarked(t, got) != "Please greet Bob in a casual way." {
 			t.Errorf("positional: %q, %v", got, err)
 		}
 		if _, err := svc.RunPromptLine(ctx, `/mcp__fake__greet style=formal`); err == nil || !strings.Contains(err.Error(), "needs the argument name") {
@@ -127,7 +127,7 @@ func TestFakeServerOverStdio(t *testing.T) {
 			t.Fatal(res.Content)
 		}
 		waitChange(t, rec, func(c Change) bool { return slices.Contains(c.Added, "mcp__fake__extra") })
-		if res, _ := call(t, svc, "mcp__fake__extra", map[string]any{}); res.Content != "extra!" {
+		if res, _ := call(t, svc, "mcp__fake__extra", map[string]any{}); unmarked(t, res.Content) != "extra!" {
 			t.Errorf("extra = %+v", res)
 		}
 		if res, _ := call(t, svc, "mcp__fake__remove_tool", map[string]any{}); res.IsError {

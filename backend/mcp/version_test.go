@@ -23,6 +23,7 @@ func TestClientInfo(t *testing.T) {
 	}{
 		{name: "the app's version", set: "0.2.0+5.g1a2b3c4", want: "0.2.0+5.g1a2b3c4"},
 		{name: "this build's by default", set: "", want: version.Version()},
+		{name: "ClientVersion is this build's", set: "", want: ClientVersion()},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -33,6 +33,7 @@ const (
 	EventUsage            EventType = "usage"             // Usage
 	EventTurnStart        EventType = "turn.start"        // TurnStart
 	EventTurnEnd          EventType = "turn.end"          // TurnEnd
+	EventHookRun          EventType = "hook.run"          // HookRun
 
 	// Added by the sessions package: soft delete and its undo are events so
 	// that the session list can be rebuilt from the log alone.
@@ -177,12 +178,25 @@ type ApprovalAsked struct {
 	// Held reports that the tool itself asked (the shell guard could not
 	// check the command): asked in every mode, never covered by a rule.
 	Held bool `json:"held,omitempty"`
+	// OnceOnly, when set, says why the call can only be allowed once: no
+	// rule can allow it (it writes to a file, sets a variable, the tool
+	// holds it…), so "allow always" is not offered and would count as once.
+	OnceOnly string `json:"onceOnly,omitempty"`
 	// Kind is "" for a call's permission, "skill_trust" for whether a
 	// project skill may guide the agent; Question is then the card's text
 	// and Skill the skill's name.
 	Kind     string `json:"kind,omitempty"`
 	Question string `json:"question,omitempty"`
 	Skill    string `json:"skill,omitempty"`
+	// Server, Schema, URL and MaxTokens describe an MCP server's
+	// elicitation ("elicitation": the form's JSON Schema, or the page a
+	// URL-mode one opens) or sampling request ("sampling": Arguments holds
+	// its messages, MaxTokens its limit). The answer's form values are not
+	// logged.
+	Server    string          `json:"server,omitempty"`
+	Schema    json.RawMessage `json:"schema,omitempty"`
+	URL       string          `json:"url,omitempty"`
+	MaxTokens int             `json:"maxTokens,omitempty"`
 }
 
 // ApprovalAnswered records the decision on a call.
@@ -320,4 +334,55 @@ type TurnEnd struct {
 	Reason     string `json:"reason"`
 	Iterations int    `json:"iterations"`
 	Message    string `json:"message,omitempty"`
+}
+
+// HookRun records one run of a user hook (package hooks): which hook, at
+// which event, how it ended and what it decided. Every run is logged, so the
+// chat, an export and a replay show what the user's hooks did.
+type HookRun struct {
+	// Event is the hook event ("PreToolUse", "Stop"...).
+	Event string `json:"event"`
+	// CallID and Tool are the call a tool event's hook ran for; the chat
+	// shows the run under that call's card.
+	CallID string `json:"callId,omitempty"`
+	Tool   string `json:"tool,omitempty"`
+	// Detail is what a session event's matcher was tested against: the
+	// SessionStart source, the SessionEnd reason, the Notification type,
+	// the PreCompact trigger, the SubagentStop agent.
+	Detail string `json:"detail,omitempty"`
+	// Command is the hook's command, Source the settings file it is written
+	// in ("settings", ".claude/settings.json"), Matcher its group's matcher.
+	Command string `json:"command"`
+	Source  string `json:"source,omitempty"`
+	Matcher string `json:"matcher,omitempty"`
+	// DurationMs is how long it ran; ExitCode its exit status, -1 when it
+	// did not exit by itself (TimedOut: killed after its timeout, with its
+	// process group).
+	DurationMs int64 `json:"durationMs"`
+	ExitCode   int   `json:"exitCode"`
+	TimedOut   bool  `json:"timedOut,omitempty"`
+	// Decision is "allow", "deny", "ask", "block" or "" (it only ran), and
+	// Reason what it gave with it.
+	Decision string `json:"decision,omitempty"`
+	Reason   string `json:"reason,omitempty"`
+	// Stop records "continue": false, with the reason shown to the user.
+	Stop       bool   `json:"stop,omitempty"`
+	StopReason string `json:"stopReason,omitempty"`
+	// Output is the first lines of what it printed; Problem what went wrong
+	// with the hook itself (it failed, timed out, printed output that could
+	// not be used: reported, never obeyed); Message its systemMessage.
+	Output  string `json:"output,omitempty"`
+	Problem string `json:"problem,omitempty"`
+	Message string `json:"message,omitempty"`
+	// Input is the arguments the hook replaced the call's with (its
+	// updatedInput, as JSON).
+	Input string `json:"input,omitempty"`
+	// Context is what the model reads from this run as a message of its own:
+	// the context a UserPromptSubmit or SessionStart hook added, or a Stop
+	// hook's reason to go on. A tool event's words reach the model in the
+	// call's result instead.
+	Context string `json:"context,omitempty"`
+	// Prompt is the user's message a UserPromptSubmit hook refused: it is
+	// not in the conversation, so it is kept here.
+	Prompt string `json:"prompt,omitempty"`
 }

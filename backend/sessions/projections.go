@@ -125,6 +125,10 @@ const (
 	UILoaded       UIKind = "loaded"
 	// UIModelChange is a switch of model (Provider and Model say to what).
 	UIModelChange UIKind = "model"
+	// UIHook is a run of a user hook that belongs to no tool call (a
+	// session, prompt or stop hook); a tool hook's run is listed on its
+	// call's ToolCallView instead.
+	UIHook UIKind = "hook"
 )
 
 // ToolStatus is where a tool call stands.
@@ -169,6 +173,8 @@ type UIMessage struct {
 	// Capabilities is a capability change; Loaded a loaded capability.
 	Capabilities *CapabilityChange `json:"capabilities,omitempty"`
 	Loaded       *CapabilityLoaded `json:"loaded,omitempty"`
+	// Hook is a hook run (UIHook).
+	Hook *HookRun `json:"hook,omitempty"`
 }
 
 // ToolCallView is a tool call with what became of it.
@@ -189,6 +195,8 @@ type ToolCallView struct {
 	Meta       map[string]any `json:"meta,omitempty"`
 	DurationMs int64          `json:"durationMs,omitempty"`
 	ResultSeq  int64          `json:"resultSeq,omitempty"`
+	// Hooks are the user's hooks that ran for the call, in order.
+	Hooks []HookRun `json:"hooks,omitempty"`
 }
 
 // ApprovalView is a question put to the user and, once given, the answer.
@@ -259,7 +267,8 @@ func known(t EventType) bool {
 	case EventSessionCreated, EventSessionRenamed, EventSessionTitled, EventSessionDeleted, EventSessionRestored,
 		EventModeChanged, EventModelChanged, EventUserMessage, EventAssistantMessage, EventToolIntent,
 		EventApprovalAsked, EventApprovalAnswered, EventToolResult, EventCapabilityDiff,
-		EventCapabilityLoad, EventModelRequest, EventCompaction, EventError, EventUsage, EventTurnStart, EventTurnEnd:
+		EventCapabilityLoad, EventModelRequest, EventCompaction, EventError, EventUsage, EventTurnStart, EventTurnEnd,
+		EventHookRun:
 		return true
 	}
 	return false
@@ -469,10 +478,39 @@ func project(s *Session, ev Event, out sink) error {
 		return projectCapabilityDiff(ev, item, out)
 	case EventCapabilityLoad:
 		return projectCapabilityLoaded(ev, item, out)
+	case EventHookRun:
+		return projectHookRun(ev, item, out)
 	case EventModelRequest, EventTurnStart, EventTurnEnd:
 		// Only UpdatedAt.
 	}
 	return nil
+}
+
+// projectHookRun shows a hook run under its tool call's card (or as an item
+// of its own) and gives the model the context it carries.
+func projectHookRun(ev Event, item UIMessage, out sink) error {
+	var p HookRun
+	if err := decode(ev, &p); err != nil {
+		return err
+	}
+	found := false
+	if p.CallID != "" {
+		var err error
+		found, err = out.updateUI(UITool, p.CallID, func(m *UIMessage) { m.Tool.Hooks = append(m.Tool.Hooks, p) })
+		if err != nil {
+			return err
+		}
+	}
+	if !found {
+		item.Kind, item.Hook = UIHook, &p
+		if err := out.addUI(item); err != nil {
+			return err
+		}
+	}
+	if strings.TrimSpace(p.Context) == "" {
+		return nil
+	}
+	return out.addModel(ev.Seq, Message{Seq: ev.Seq, Role: RoleUser, Content: p.Context})
 }
 
 // memSink keeps projections in memory, for Replay.

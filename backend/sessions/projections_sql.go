@@ -15,8 +15,8 @@ import (
 // 2: assistant items carry their usage; 3: capability changes and loaded
 // capabilities are UI items; 4: attachments, model changes; 5: generated
 // titles, branches, decision reasons; 6: subagent sessions' links to their
-// parent.
-const projectionVersion = "6"
+// parent; 7: hook runs.
+const projectionVersion = "7"
 
 // The statements of the write path, prepared once on the write connection.
 const (

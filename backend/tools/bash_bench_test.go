@@ -26,17 +26,19 @@ func BenchmarkCheckCommand(b *testing.B) {
 	b.ReportMetric(float64(cpuTime()-start)/float64(b.N), "cpu-ns/op")
 }
 
-// BenchmarkCheckCommandBattery measures the guard over the whole table of
-// TestShellGuardVerdicts, destructive and everyday commands alike; the
-// figures are per command.
+// BenchmarkCheckCommandBattery measures the guard over its whole battery
+// (guardBattery: issue 9's commands, TestShellGuardVerdicts' table, the
+// signal and power cases and the interpreter table's), destructive and everyday commands alike;
+// the figures are per command.
 func BenchmarkCheckCommandBattery(b *testing.B) {
 	home, ws := guardHome(b)
 	opts := GuardOptions{Home: home}
 	b.ReportAllocs()
 	start := cpuTime()
 	n := 0
+	battery := guardBattery()
 	for b.Loop() {
-		for _, tc := range guardCases {
+		for _, tc := range battery {
 			CheckCommandWith(tc.cmd, ws, opts)
 			n++
 		}

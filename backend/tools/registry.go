@@ -56,6 +56,26 @@ type Call struct {
 	Name   string
 	Info   Info
 	Params map[string]any
+
+	schema *paramSchema // the tool's, for Replace; nil on a hand-made Call
+}
+
+// Replace makes params the call's parameters once they pass the tool's
+// schema, coerced as the model's arguments are (a middleware changing a
+// call: a hook's updatedInput). When they do not, the call keeps its
+// parameters and the error says what is wrong, for the model to read.
+func (c *Call) Replace(params map[string]any) error {
+	if params == nil {
+		params = map[string]any{}
+	}
+	if c.schema != nil {
+		params = c.schema.coerce(params)
+		if msg := c.schema.validate(params); msg != "" {
+			return errors.New(msg)
+		}
+	}
+	c.Params = params
+	return nil
 }
 
 // Handler runs a validated call.
@@ -397,7 +417,7 @@ func (r *Registry) execute(ctx context.Context, callID, name string, args json.R
 		return r.finish(out, Errorf("Invalid arguments for %s: %s", name, msg), maxOut)
 	}
 
-	call := &Call{ID: callID, Name: name, Info: e.info, Params: params}
+	call := &Call{ID: callID, Name: name, Info: e.info, Params: params, schema: e.schema}
 	if tt, ok := e.tool.(Timeouter); ok {
 		if d := tt.CallTimeout(params); d > 0 {
 			timeout = d + callTimeoutMargin

@@ -502,7 +502,7 @@ func suggestOne(c ShellCommand) BashRule {
 		words = append(words, w.Value)
 	}
 	name := commandBase(words[0])
-	if runsCode[name] || codeLang(name) != "" {
+	if runsCode[name] || interpreterFor(name) != nil {
 		if len(words) == len(c.Words) {
 			return BashRule{Words: words}
 		}

@@ -18,8 +18,9 @@ import (
 type Verdict struct {
 	// Denied is set when the command would destroy the system, the user's
 	// home folder, a folder holding the workspace or a disk, start a fork
-	// bomb, kill every process or shut the computer down. Such a command
-	// must not run at all.
+	// bomb, signal PID 1, every process or every process of the user, or
+	// shut down, restart or suspend the computer. Such a command must not
+	// run at all, in any mode.
 	Denied bool
 	// Reason explains, for the model and the user, what was refused and why.
 	// It is empty unless Denied.
@@ -69,8 +70,13 @@ const denyFooter = " This command is on TinyElf's deny list of critical operatio
 // no file. The code handed to other shells and runners is followed: bash -c,
 // eval, source, here-docs, here-strings, process substitutions and pipes fed
 // to a shell, script files, find -exec, xargs, parallel, env -S, sudo, su -c,
-// watch, ssh, git -c alias.x=!…, make -f, and the inline code of python,
-// perl, node, ruby, awk and php for their obvious destructive calls.
+// watch, ssh, git -c alias.x=!…, make -f. The programs that run code of
+// their own are one table (shellguard_interp.go): the inline code of the
+// languages the guard follows (python, perl, node, ruby, php, awk, and the
+// command languages of sqlite3, psql, mysql, gdb, ed, dc, m4 and gnuplot)
+// is scanned for its obvious destructive calls; inline code of any other
+// known interpreter (Lua, R, Julia, Tcl, PowerShell, Lisps, Vim script…)
+// is held, its obvious destructive calls refused all the same.
 //
 // A value the guard cannot know is carried as an opaque marker naming where
 // it comes from, so a destructive verb whose targets include one is held
@@ -236,6 +242,11 @@ func (g *shellGuard) script(st *shState, src string, depth int, origin string) {
 			what = "The code " + origin + " runs"
 		}
 		g.warn("%s could not be parsed as a bash script (%v), so it was only checked against text patterns.", what, err)
+		if origin != "" {
+			// The shell that runs it may read it (fish, csh), but the
+			// guard cannot tell what it does.
+			g.hold("%s could not be parsed, so what it does cannot be checked before it runs.", what)
+		}
 		g.checkText(src)
 		return
 	}

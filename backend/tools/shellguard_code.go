@@ -13,167 +13,6 @@ import (
 // other), deleting a folder tree, killing every process, forking without
 // end, writing to a disk device, and running code built at run time.
 
-// codeLang names the language an interpreter runs, or "".
-func codeLang(base string) string {
-	trimmed := strings.TrimRight(base, "0123456789.")
-	switch trimmed {
-	case "python", "pypy", "python-m", "ipython":
-		return "python"
-	case "perl":
-		return "perl"
-	case "ruby", "jruby", "irb":
-		return "ruby"
-	case "node", "nodejs", "deno", "bun", "qjs", "js":
-		return "js"
-	case "php", "php-cli":
-		return "php"
-	case "awk", "gawk", "mawk", "nawk":
-		return "awk"
-	case "lua", "luajit":
-		return "lua"
-	case "rscript", "r":
-		return "r"
-	case "tclsh", "wish", "expect":
-		return "tcl"
-	case "pwsh", "powershell":
-		return "pwsh"
-	}
-	return ""
-}
-
-// interpreter follows the code an interpreter runs. It reports whether
-// base is an interpreter it handled.
-func (g *shellGuard) interpreter(c *shCall) bool {
-	lang := codeLang(c.base)
-	if lang == "" {
-		return false
-	}
-	args := c.args[1:]
-	origin := "`" + c.base + "`"
-	child := c.env.child()
-	inline := func(code shArg, flag string) {
-		o := "`" + c.base + " " + flag + "`"
-		if code.dynamic() {
-			g.hold("The code %s runs comes from %s cannot be checked before it runs.", o, and(g.argSource(code).text()))
-		}
-		g.scanCode(child, lang, code.val, o, true)
-	}
-	var codes []shArg
-	codeFlag := ""
-	i := 0
-	for ; i < len(args); i++ {
-		a := args[i]
-		v := a.val
-		if a.dynamic() {
-			break
-		}
-		if v == "--" {
-			i++
-			break
-		}
-		if lang == "awk" {
-			switch {
-			case v == "-f" && i+1 < len(args):
-				g.scriptFile(child, args[i+1], origin+" -f", "awk")
-				return true
-			case v == "-F" || v == "-v" || v == "-i" || v == "--assign" || v == "--field-separator":
-				i++
-				continue
-			case strings.HasPrefix(v, "-"):
-				continue
-			}
-			inline(a, "program")
-			return true
-		}
-		if !strings.HasPrefix(v, "-") || v == "-" {
-			break
-		}
-		switch {
-		case lang == "python" && v == "-c", lang == "php" && v == "-r", lang == "lua" && v == "-e", lang == "r" && v == "-e",
-			lang == "js" && (v == "-e" || v == "--eval" || v == "-p" || v == "--print"),
-			lang == "pwsh" && (strings.EqualFold(v, "-c") || strings.EqualFold(v, "-command")),
-			lang == "tcl" && v == "-c":
-			if i+1 < len(args) {
-				codes, codeFlag = append(codes, args[i+1]), v
-			}
-			i++
-			if lang != "perl" && lang != "ruby" {
-				i = len(args)
-			}
-		case lang == "pwsh" && (strings.EqualFold(v, "-encodedcommand") || strings.EqualFold(v, "-e") || strings.EqualFold(v, "-ec")):
-			if i+1 < len(args) {
-				codes, codeFlag = append(codes, known(decodePwsh(args[i+1].val))), v
-			}
-			i = len(args)
-		case (lang == "perl" || lang == "ruby") && inlineFlag.MatchString(v):
-			if i+1 < len(args) {
-				codes, codeFlag = append(codes, args[i+1]), v
-			}
-			i++
-		case lang == "python" && v == "-m", lang == "php" && v == "-f", lang == "pwsh" && strings.EqualFold(v, "-file"):
-			if v == "-m" {
-				return true
-			}
-			if i+1 < len(args) {
-				g.scriptFile(child, args[i+1], origin, lang)
-			}
-			return true
-		case lang == "perl" && (v == "-I" || v == "-M" || v == "-m" || v == "-x"):
-			i++
-		case lang == "python" && (v == "-W" || v == "-X" || v == "-Q"):
-			i++
-		case lang == "js" && (v == "-r" || v == "--require" || v == "--import" || v == "--loader"):
-			i++
-		}
-	}
-	if len(codes) > 0 {
-		var parts []string
-		dyn := shArg{}
-		for _, cd := range codes {
-			parts = append(parts, cd.val)
-			if cd.dynamic() {
-				dyn = cd
-			}
-		}
-		inline(shArg{val: strings.Join(parts, "\n"), raw: dyn.rawText(), lost: dyn.lost}, codeFlag)
-		return true
-	}
-	if lang == "js" && c.base == "deno" && i < len(args) {
-		if args[i].val == "eval" && i+1 < len(args) {
-			inline(args[i+1], "eval")
-			return true
-		}
-		if args[i].val == "run" {
-			i++
-		}
-	}
-	if lang == "js" && c.base == "bun" {
-		return false // bun run, bun install: package scripts
-	}
-	if i < len(args) && args[i].val != "-" {
-		for _, p := range args[i+1:] {
-			child.params = append(child.params, p.val)
-		}
-		g.scriptFile(child, args[i], origin, lang)
-		return true
-	}
-	text, ok := g.inputText(c.env.stdin)
-	if !ok {
-		g.hold("The code %s runs comes from %s cannot be checked before it runs.", origin, and(c.env.stdin.what()))
-		return true
-	}
-	if hasMarker(text) {
-		s, _ := g.sourceOf(text)
-		g.hold("The code %s runs comes from %s cannot be checked before it runs.", origin, and(s.text()))
-	}
-	g.scanCode(child, lang, text, origin+" (from its input)", c.env.stdin.set)
-	return true
-}
-
-// inlineFlag matches perl's and ruby's switch clusters ending in -e/-E
-// (-e, -ne, -lpe), not module options such as -MFile::Path=rmtree.
-var inlineFlag = regexp.MustCompile(`^-[0aclnpsStTuUwWxX]*[eE]$`)
-
 // decodePwsh decodes PowerShell's -EncodedCommand (base64 of UTF-16LE).
 func decodePwsh(s string) string {
 	b, err := base64.StdEncoding.DecodeString(s)
@@ -191,68 +30,83 @@ func decodePwsh(s string) string {
 type codeCall struct {
 	re   *regexp.Regexp // matches up to the opening of the arguments
 	kind string         // "shell", "argv", "rmtree", "remove", "eval", "kill"
+	// recursive, for "rmtree", is what the arguments say when the delete
+	// is recursive; without it the call deletes one file or empty folder.
+	recursive *regexp.Regexp
+	// skip is how many arguments come before the command (Emacs'
+	// start-process NAME BUFFER PROGRAM…, C's execl(PATH, ARGV0…)); gap
+	// how many come between the program and its arguments.
+	skip, gap int
 }
 
 var (
 	pyCalls = []codeCall{
-		{regexp.MustCompile(`\b(os\.system|os\.popen|subprocess\.getoutput|subprocess\.getstatusoutput|commands\.getoutput|asyncio\.create_subprocess_shell|pty\.spawn)\s*\(`), "shell"},
-		{regexp.MustCompile(`\bsubprocess\.(run|call|check_call|check_output|Popen)\s*\(`), "argv"},
-		{regexp.MustCompile(`\bos\.(exec[lv]p?e?|spawn[lv]p?e?|posix_spawnp?)\s*\(`), "argv"},
-		{regexp.MustCompile(`\bsystem\s*\(`), "shell"},
-		{regexp.MustCompile(`\b(shutil\.rmtree|rmtree|os\.removedirs)\s*\(`), "rmtree"},
-		{regexp.MustCompile(`\b(os\.remove|os\.unlink|os\.rmdir)\s*\(`), "remove"},
-		{regexp.MustCompile(`\b(exec|eval|compile)\s*\(`), "eval"},
-		{regexp.MustCompile(`\bos\.(kill|killpg)\s*\(`), "kill"},
+		{re: regexp.MustCompile(`\b(os\.system|os\.popen|subprocess\.getoutput|subprocess\.getstatusoutput|commands\.getoutput|asyncio\.create_subprocess_shell|pty\.spawn)\s*\(`), kind: "shell"},
+		{re: regexp.MustCompile(`\bsubprocess\.(run|call|check_call|check_output|Popen)\s*\(`), kind: "argv"},
+		{re: regexp.MustCompile(`\bos\.(exec[lv]p?e?|spawn[lv]p?e?|posix_spawnp?)\s*\(`), kind: "argv"},
+		{re: regexp.MustCompile(`\bsystem\s*\(`), kind: "shell"},
+		{re: regexp.MustCompile(`\b(shutil\.rmtree|rmtree|os\.removedirs)\s*\(`), kind: "rmtree"},
+		{re: regexp.MustCompile(`\b(os\.remove|os\.unlink|os\.rmdir)\s*\(`), kind: "remove"},
+		{re: regexp.MustCompile(`\b(exec|eval|compile)\s*\(`), kind: "eval"},
+		{re: regexp.MustCompile(`\bos\.(kill|killpg)\s*\(`), kind: "kill"},
 	}
 	perlCalls = []codeCall{
-		{regexp.MustCompile(`\b(system|exec)\b\s*\(?`), "argv"},
-		{regexp.MustCompile(`\b(rmtree|remove_tree)\b\s*\(?`), "rmtree"},
-		{regexp.MustCompile(`\b(unlink|rmdir)\b\s*\(?`), "remove"},
-		{regexp.MustCompile(`\beval\b\s*\(?`), "eval"},
-		{regexp.MustCompile(`\bkill\b\s*\(?`), "kill"},
+		{re: regexp.MustCompile(`\b(system|exec)\b\s*\(?`), kind: "argv"},
+		{re: regexp.MustCompile(`\b(rmtree|remove_tree)\b\s*\(?`), kind: "rmtree"},
+		{re: regexp.MustCompile(`\b(unlink|rmdir)\b\s*\(?`), kind: "remove"},
+		{re: regexp.MustCompile(`\beval\b\s*\(?`), kind: "eval"},
+		{re: regexp.MustCompile(`\bkill\b\s*\(?`), kind: "kill"},
 	}
 	rubyCalls = []codeCall{
-		{regexp.MustCompile(`\b(system|exec|spawn|IO\.popen|Open3\.\w+|Kernel\.system|Process\.spawn)\b\s*\(?`), "argv"},
-		{regexp.MustCompile(`\b(FileUtils\.(rm_rf|rm_r|remove_dir|remove_entry|remove_entry_secure|rmtree)|Pathname\.new\([^)]*\)\.rmtree)\s*\(?`), "rmtree"},
-		{regexp.MustCompile(`\b(FileUtils\.(rm|rm_f|remove)|File\.delete|File\.unlink|Dir\.rmdir|Dir\.delete)\s*\(?`), "remove"},
-		{regexp.MustCompile(`\b(eval|instance_eval|class_eval)\b\s*\(?`), "eval"},
-		{regexp.MustCompile(`\bProcess\.kill\s*\(`), "kill"},
+		{re: regexp.MustCompile(`\b(system|exec|spawn|IO\.popen|Open3\.\w+|Kernel\.system|Process\.spawn)\b\s*\(?`), kind: "argv"},
+		{re: regexp.MustCompile(`\b(FileUtils\.(rm_rf|rm_r|remove_dir|remove_entry|remove_entry_secure|rmtree)|Pathname\.new\([^)]*\)\.rmtree)\s*\(?`), kind: "rmtree"},
+		{re: regexp.MustCompile(`\b(FileUtils\.(rm|rm_f|remove)|File\.delete|File\.unlink|Dir\.rmdir|Dir\.delete)\s*\(?`), kind: "remove"},
+		{re: regexp.MustCompile(`\b(eval|instance_eval|class_eval)\b\s*\(?`), kind: "eval"},
+		{re: regexp.MustCompile(`\bProcess\.kill\s*\(`), kind: "kill"},
 	}
 	jsCalls = []codeCall{
-		{regexp.MustCompile(`\b(exec|execSync)\s*\(`), "shell"},
-		{regexp.MustCompile(`\b(spawn|spawnSync|execFile|execFileSync|fork|Bun\.spawn|Bun\.spawnSync)\s*\(`), "argv"},
-		{regexp.MustCompile(`\b(rmSync|rmdirSync|rm|rmdir|removeSync|remove|emptyDirSync|emptyDir|rimraf|rimrafSync|deleteSync|del)\s*\(`), "rmtree"},
-		{regexp.MustCompile(`\b(unlinkSync|unlink)\s*\(`), "remove"},
-		{regexp.MustCompile(`\b(eval|Function|runInThisContext|runInNewContext)\s*\(`), "eval"},
-		{regexp.MustCompile(`\bprocess\.kill\s*\(`), "kill"},
+		{re: regexp.MustCompile(`\b(exec|execSync)\s*\(`), kind: "shell"},
+		{re: regexp.MustCompile(`\b(spawn|spawnSync|execFile|execFileSync|fork|Bun\.spawn|Bun\.spawnSync)\s*\(`), kind: "argv"},
+		{re: regexp.MustCompile(`\b(rmSync|rmdirSync|rm|rmdir|removeSync|remove|emptyDirSync|emptyDir|rimraf|rimrafSync|deleteSync|del)\s*\(`), kind: "rmtree"},
+		{re: regexp.MustCompile(`\b(unlinkSync|unlink)\s*\(`), kind: "remove"},
+		{re: regexp.MustCompile(`\b(eval|Function|runInThisContext|runInNewContext)\s*\(`), kind: "eval"},
+		{re: regexp.MustCompile(`\bprocess\.kill\s*\(`), kind: "kill"},
 	}
 	phpCalls = []codeCall{
-		{regexp.MustCompile(`\b(system|exec|shell_exec|passthru|popen|proc_open|pcntl_exec)\s*\(`), "shell"},
-		{regexp.MustCompile(`\b(rmdir)\s*\(`), "rmtree"},
-		{regexp.MustCompile(`\b(unlink)\s*\(`), "remove"},
-		{regexp.MustCompile(`\b(eval|assert|create_function)\s*\(`), "eval"},
-		{regexp.MustCompile(`\bposix_kill\s*\(`), "kill"},
+		{re: regexp.MustCompile(`\b(system|exec|shell_exec|passthru|popen|proc_open|pcntl_exec)\s*\(`), kind: "shell"},
+		{re: regexp.MustCompile(`\b(rmdir)\s*\(`), kind: "rmtree"},
+		{re: regexp.MustCompile(`\b(unlink)\s*\(`), kind: "remove"},
+		{re: regexp.MustCompile(`\b(eval|assert|create_function)\s*\(`), kind: "eval"},
+		{re: regexp.MustCompile(`\bposix_kill\s*\(`), kind: "kill"},
 	}
 	awkCalls = []codeCall{
-		{regexp.MustCompile(`\bsystem\s*\(`), "shell"},
+		{re: regexp.MustCompile(`\bsystem\s*\(`), kind: "shell"},
 	}
 	luaCalls = []codeCall{
-		{regexp.MustCompile(`\b(os\.execute|io\.popen)\s*\(?`), "shell"},
-		{regexp.MustCompile(`\bos\.remove\s*\(`), "remove"},
+		{re: regexp.MustCompile(`\b(os\.execute|io\.popen)\s*\(?`), kind: "shell"},
+		{re: regexp.MustCompile(`\bos\.remove\s*\(`), kind: "remove"},
+		{re: regexp.MustCompile(`\b(load|loadstring)\s*\(`), kind: "eval"},
 	}
 	rCalls = []codeCall{
-		{regexp.MustCompile(`\b(system|shell)\s*\(`), "shell"},
-		{regexp.MustCompile(`\bsystem2\s*\(`), "argv"},
-		{regexp.MustCompile(`\bunlink\s*\(`), "rmtree"},
-	}
-	tclCalls = []codeCall{
-		{regexp.MustCompile(`\b(exec|spawn)\s+`), "argv"},
+		{re: regexp.MustCompile(`\b(system|shell)\s*\(`), kind: "shell"},
+		{re: regexp.MustCompile(`\bsystem2\s*\(`), kind: "argv"},
+		{re: regexp.MustCompile(`\bunlink\s*\(`), kind: "rmtree", recursive: regexp.MustCompile(`recursive\s*=\s*(TRUE|T)\b`)},
+		{re: regexp.MustCompile(`\bfile\.remove\s*\(`), kind: "remove"},
+		{re: regexp.MustCompile(`\beval\s*\(\s*parse\s*\(\s*text\s*=`), kind: "eval"},
 	}
 	pwshCalls = []codeCall{
-		{regexp.MustCompile(`(?i)\b(Invoke-Expression|iex)\b\s*\(?`), "eval"},
-		{regexp.MustCompile(`(?i)\b(cmd(\.exe)?\s+/c|bash\s+-c|sh\s+-c)\s+`), "shell"},
+		{re: regexp.MustCompile(`(?i)\bStart-Process\s+`), kind: "argv"},
+		{re: regexp.MustCompile(`(?i)\b(Invoke-Expression|iex)\b\s*\(?`), kind: "eval"},
+		{re: regexp.MustCompile(`(?i)\b(cmd(\.exe)?\s+/c|bash\s+-c|sh\s+-c)\s+`), kind: "shell"},
 	}
 )
+
+// codeCalls are the call tables of the languages above; moreCalls
+// (shellguard_codelangs.go) has the others.
+var codeCalls = map[string][]codeCall{
+	"python": pyCalls, "perl": perlCalls, "ruby": rubyCalls, "js": jsCalls, "php": phpCalls,
+	"awk": awkCalls, "lua": luaCalls, "r": rCalls, "pwsh": pwshCalls,
+}
 
 // Code patterns refused whatever their arguments.
 var (
@@ -264,6 +118,15 @@ var (
 	pwshRemove   = regexp.MustCompile(`(?i)\b(Remove-Item|rm|del|erase|rd|rmdir|ri)\b([^;|\n]*)`)
 	stringLitRe  = regexp.MustCompile(`'(?:[^'\\\n]|\\.)*'|"(?:[^"\\\n]|\\.)*"`)
 	backtickCode = regexp.MustCompile("`([^`]*)`|\\bqx\\s*[({\\[/]([^)}\\]/]*)[)}\\]/]|%x\\s*[({\\[]([^)}\\]]*)[)}\\]]")
+)
+
+// killInitCode matches a signal sent to PID 1 in interpreter code: the
+// pid first (os.kill(1, 9), process.kill(1), posix_kill(1, 9), kill(1,
+// SIGKILL)) or, in Perl and Ruby, after the signal (kill 9, 1;
+// Process.kill(:KILL, 1)).
+var (
+	killInitCode     = regexp.MustCompile(`\b(os\.kill|os\.killpg|process\.kill|posix_kill|Deno\.kill|kill)\s*\(\s*1\s*[,)]`)
+	killInitSigFirst = regexp.MustCompile(`\b(Process\.kill|kill)\s*\(?\s*[:'"]?-?\w+['"]?\s*,\s*(?:\d+\s*,\s*)*1\s*(?:[,);]|$)`)
 )
 
 // dangerousNames are functions whose name, written as a string, means the
@@ -296,6 +159,24 @@ func (g *shellGuard) scanCode(st *shState, lang, code, origin string, strict boo
 			g.warn(format, args...)
 		}
 	}
+	switch lang {
+	case "shlike", "xonsh":
+		// A shell language the guard does not parse: what bash would read
+		// in it is checked for what would be refused.
+		g.quiet++
+		g.code(st.clone(), code, origin)
+		g.quiet--
+		if lang == "shlike" {
+			return
+		}
+		lang = "python"
+	case "ipython":
+		g.scanLines(st, lang, code, origin, strict)
+		lang = "python"
+	}
+	if lineRules[lang] != nil {
+		g.scanLines(st, lang, code, origin, strict)
+	}
 	if lang == "python" {
 		code = pyAliases(code)
 	}
@@ -314,6 +195,22 @@ func (g *shellGuard) scanCode(st *shState, lang, code, origin string, strict boo
 	if killAllCode.MatchString(code) {
 		g.deny("Refused: the code %s runs would kill every process of the user (signal to pid -1).", origin)
 	}
+	if killInitCode.MatchString(code) && lang != "perl" && lang != "ruby" && lang != "raku" || killInitSigFirst.MatchString(code) && (lang == "perl" || lang == "ruby" || lang == "raku") {
+		g.deny("Refused: the code %s runs would signal PID 1 (init, the first process of the system), which brings the whole system down.", origin)
+	}
+	if lang == "applescript" && appleScriptTell.MatchString(code) {
+		if m := appleScriptPower.FindString(code); m != "" {
+			what := powerOff
+			if strings.EqualFold(m, "sleep") {
+				what = powerSuspend
+			}
+			g.deny("Refused: the code %s runs would %s.", origin, what)
+		}
+	}
+	if lang == "js" {
+		g.scanJSRuntimes(st, code, origin, unknown)
+	}
+	g.scanReceivers(st, lang, code, origin)
 	for _, lit := range stringLitRe.FindAllString(code, -1) {
 		v := lit[1 : len(lit)-1]
 		if (isDiskDevice(v) && strings.HasPrefix(v, "/dev/")) || isSysrq(v) {
@@ -325,7 +222,7 @@ func (g *shellGuard) scanCode(st *shState, lang, code, origin string, strict boo
 	if lang == "pwsh" {
 		g.scanPwsh(st, code, origin)
 	}
-	if lang == "perl" || lang == "ruby" || lang == "php" || lang == "js" {
+	if lang == "perl" || lang == "ruby" || lang == "php" || lang == "js" || lang == "julia" || lang == "crystal" || lang == "raku" || lang == "gnuplot" {
 		for _, m := range backtickCode.FindAllStringSubmatch(code, -1) {
 			cmd := m[1] + m[2] + m[3]
 			if lang == "js" {
@@ -362,35 +259,23 @@ func (g *shellGuard) scanCode(st *shState, lang, code, origin string, strict boo
 			}
 		}
 	}
-	var calls []codeCall
-	switch lang {
-	case "python":
-		calls = pyCalls
-	case "perl":
-		calls = perlCalls
-	case "ruby":
-		calls = rubyCalls
-	case "js":
-		calls = jsCalls
-	case "php":
-		calls = phpCalls
-	case "awk":
-		calls = awkCalls
-	case "lua":
-		calls = luaCalls
-	case "r":
-		calls = rCalls
-	case "tcl":
-		calls = tclCalls
-	case "pwsh":
-		calls = pwshCalls
+	calls := codeCalls[lang]
+	if calls == nil {
+		calls = moreCalls[lang]
 	}
 	for _, cc := range calls {
 		for _, loc := range cc.re.FindAllStringIndex(code, 8) {
-			name := strings.TrimRight(strings.TrimSpace(code[loc[0]:loc[1]]), "( ")
-			argText := callArgs(code, loc[1], strings.HasSuffix(code[loc[0]:loc[1]], "("))
-			vals, ok := g.evalArgs(lang, argText)
+			name := strings.Trim(strings.TrimSpace(code[loc[0]:loc[1]]), "([{;| ")
+			argText := callArgs(code, loc[1], lispLangs[lang] || strings.HasSuffix(code[loc[0]:loc[1]], "("))
+			if lang == "tcl" && cc.kind == "shell" {
+				argText = strings.TrimRight(strings.TrimSpace(argText), `"}`)
+				argText = "{" + argText + "}"
+			}
+			vals, ok := g.callValues(lang, cc, argText)
 			what := "`" + name + "` in " + origin
+			if cc.recursive != nil && !cc.recursive.MatchString(argText) {
+				cc.kind = "remove"
+			}
 			switch cc.kind {
 			case "shell":
 				if !ok || len(vals) == 0 {
@@ -407,7 +292,7 @@ func (g *shellGuard) scanCode(st *shState, lang, code, origin string, strict boo
 					}
 					continue
 				}
-				if len(vals) == 1 && (lang == "perl" || lang == "ruby" || strings.Contains(argText, "shell=True") || lang == "tcl") {
+				if len(vals) == 1 && (lang == "perl" || lang == "ruby" || lang == "crystal" || strings.Contains(argText, "shell=True") || lang == "tcl") {
 					g.code(st.clone(), vals[0], what)
 					continue
 				}

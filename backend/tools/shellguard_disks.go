@@ -6,9 +6,9 @@ import (
 	"strings"
 )
 
-// This file holds the deny list for disks, devices, processes, power and
-// packages: writers aimed at disk devices, file system makers and
-// partitioners, kill and pkill of everything, shutdown, package removal.
+// This file holds the deny list for disks, devices and packages: writers
+// aimed at disk devices, file system makers and partitioners, package
+// removal. Processes and power are in shellguard_signals.go.
 
 var driveLetter = regexp.MustCompile(`^[A-Za-z]:[\\/]?$`)
 
@@ -308,136 +308,6 @@ func (g *shellGuard) checkPartitioner(c *shCall) {
 	}
 }
 
-// isPower reports whether a command shuts down, restarts or suspends the
-// machine into a state that kills the session.
-func isPower(c *shCall) bool {
-	args := c.args
-	switch c.base {
-	case "shutdown":
-		return !slices.ContainsFunc(args[1:], func(a shArg) bool { return a.val == "-c" || a.val == "--help" || a.val == "--show" })
-	case "reboot", "halt", "poweroff", "kexec", "uadmin", "systemd-shutdown", "x-session-manager-quit":
-		if c.base == "kexec" {
-			return hasFlag(args[1:], "e", "--exec") || hasFlag(args[1:], "f", "--force")
-		}
-		return !slices.ContainsFunc(args[1:], func(a shArg) bool { return a.val == "--help" })
-	case "init", "telinit":
-		return len(args) > 1 && slices.Contains([]string{"0", "1", "6", "s", "S", "single"}, args[1].val)
-	case "systemctl", "loginctl":
-		for i, a := range args[1:] {
-			switch a.val {
-			case "poweroff", "reboot", "halt", "kexec", "soft-reboot", "emergency", "rescue":
-				return true
-			case "isolate", "start":
-				if i+2 < len(args) {
-					t := strings.TrimSuffix(args[i+2].val, ".target")
-					return slices.Contains([]string{"poweroff", "reboot", "halt", "rescue", "emergency", "kexec", "shutdown"}, t)
-				}
-			}
-		}
-	case "gnome-session-quit", "xfce4-session-logout", "lxqt-leave", "qdbus":
-		return slices.ContainsFunc(args[1:], func(a shArg) bool {
-			return strings.Contains(a.val, "power-off") || strings.Contains(a.val, "reboot") || strings.Contains(a.val, "halt") || strings.Contains(a.val, "logout")
-		})
-	case "dbus-send", "busctl", "gdbus":
-		return slices.ContainsFunc(args[1:], func(a shArg) bool {
-			return strings.Contains(a.val, "PowerOff") || strings.Contains(a.val, "Reboot") || strings.Contains(a.val, "Halt")
-		})
-	}
-	return false
-}
-
-// checkKill refuses signalling every process (kill -1, killall5, pkill
-// with an inverted or all-matching pattern, killing all of a user's
-// processes) and holds kill whose targets cannot be known.
-func (g *shellGuard) checkKill(c *shCall) {
-	args := c.args[1:]
-	killAll := func() {
-		g.deny("Refused: %s would kill every process of the user, including the desktop session.", c.cmdText())
-	}
-	switch c.base {
-	case "killall5":
-		killAll()
-		return
-	case "kill":
-		signalGiven := false
-		for i := 0; i < len(args); i++ {
-			a := args[i]
-			v := a.val
-			switch {
-			case a.dynamic():
-				g.hold("The processes `kill` signals come from %s cannot be checked before it runs (if it is -1, every process is killed).", and(g.argSource(a).text()))
-			case v == "--":
-				for _, t := range args[i+1:] {
-					if t.dynamic() {
-						g.hold("The processes `kill` signals come from %s cannot be checked before it runs (if it is -1, every process is killed).", and(g.argSource(t).text()))
-					} else if t.val == "-1" {
-						killAll()
-					}
-				}
-				return
-			case v == "-s" || v == "-n" || v == "--signal":
-				i++
-				signalGiven = true
-			case v == "-l" || v == "-L" || v == "--list" || v == "--table":
-				return
-			case v == "-1" && signalGiven:
-				killAll()
-			case strings.HasPrefix(v, "-") && !signalGiven:
-				signalGiven = true
-			}
-		}
-	case "pkill", "killall", "skill", "slay", "pgrep":
-		if c.base == "pgrep" {
-			return
-		}
-		inverse, byUser := false, false
-		var patterns []shArg
-		for i := 0; i < len(args); i++ {
-			a := args[i]
-			v := a.val
-			switch {
-			case v == "-v" || v == "--inverse":
-				inverse = true
-			case v == "-u" || v == "-U" || v == "--user" || v == "--euid" || v == "--uid":
-				byUser = true
-				i++
-			case v == "-P" || v == "--parent":
-				byUser = byUser || (i+1 < len(args) && args[i+1].val == "1")
-				i++
-			case v == "-g" || v == "-G" || v == "-s" || v == "-t" || v == "--session" || v == "--terminal" || v == "--pgroup" || v == "--group":
-				i++
-			case v == "--signal" || v == "-o" || v == "-y" || v == "--older-than" || v == "--younger-than" || v == "-n" || v == "--ns" || v == "--nslist" || v == "-F" || v == "--pidfile":
-				i++
-			case v == "-r" || v == "--regexp":
-			case isFlagArg(a):
-				if c.base == "pkill" && strings.Contains(v, "v") && !strings.HasPrefix(v, "--") && len(v) <= 4 && !strings.ContainsAny(v[1:], "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ") {
-					inverse = true
-				}
-			default:
-				patterns = append(patterns, a)
-			}
-		}
-		if inverse && c.base == "pkill" {
-			g.deny("Refused: %s kills every process that does not match its pattern, which is nearly everything.", c.cmdText())
-			return
-		}
-		if len(patterns) == 0 && byUser {
-			killAll()
-			return
-		}
-		for _, p := range patterns {
-			if p.dynamic() {
-				g.hold("The processes `%s` kills come from %s cannot be checked before it runs.", c.base, and(g.argSource(p).text()))
-				continue
-			}
-			if matchesEverything(p.val) && (c.base != "killall" || slices.ContainsFunc(args, func(a shArg) bool { return a.val == "-r" || a.val == "--regexp" })) {
-				killAll()
-				return
-			}
-		}
-	}
-}
-
 // isPackageManager reports whether base installs and removes system
 // packages.
 func isPackageManager(base string) bool {
@@ -482,18 +352,4 @@ func (g *shellGuard) checkPackageRemoval(c *shCall) {
 		}
 	}
 	g.warn("Removes system packages (%s).", clip(display(c.args), 80))
-}
-
-// matchesEverything reports whether a process pattern matches every name.
-func matchesEverything(pat string) bool {
-	re, err := regexp.Compile(pat)
-	if err != nil {
-		return false
-	}
-	for _, name := range []string{"systemd", "bash", "Xorg", "gnome-shell", "sshd", "tinyelf", "a", "1"} {
-		if !re.MatchString(name) {
-			return false
-		}
-	}
-	return true
 }

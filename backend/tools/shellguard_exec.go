@@ -21,6 +21,9 @@ type shCall struct {
 	// interpreter code).
 	label string
 	text  string // cmdText, once built
+	// asCalled, when set, is the name the program is judged as instead of
+	// what its file is (the name a link to a multi-call program gives it).
+	asCalled string
 }
 
 // cmdText names the command in messages.
@@ -38,6 +41,9 @@ func (c *shCall) cmdText() string {
 func (c *shCall) buildText() string {
 	shownArgs := display(c.args)
 	if src := c.src.String(); src != "" && clip(src, 120) != shownArgs {
+		if strings.HasPrefix(src, "`") {
+			return src + " (which runs `" + shownArgs + "`)" // already a label: `system` in `perl -e`
+		}
 		return "`" + clip(src, 100) + "` (which runs `" + shownArgs + "`)"
 	}
 	return "`" + shownArgs + "`"
@@ -62,20 +68,31 @@ func (s *srcText) String() string {
 // command checks a simple command given as expanded fields, peeling off
 // wrappers and following the code it hands to other programs.
 func (g *shellGuard) command(st, env *shState, args []shArg, src *srcText) {
-	c := &shCall{st: st, env: env, args: args, src: src}
-	for layer := 0; len(c.args) > 0 && layer < maxWrapperLayers; layer++ {
+	g.peel(&shCall{st: st, env: env, args: args, src: src}, 0)
+}
+
+// peel checks c and, layer by layer, the commands it wraps.
+func (g *shellGuard) peel(c *shCall, layer int) {
+	for ; len(c.args) > 0 && layer < maxWrapperLayers; layer++ {
 		name := c.args[0]
-		if name.dynamic() {
-			g.hold("The command name `%s` comes from %s cannot be checked before it runs.", clip(name.rawText(), 60), and(g.argSource(name).text()))
-			g.checkPaths(c.env, c.args[1:])
-			return
+		if c.asCalled == "" {
+			if name.dynamic() {
+				g.hold("The command name `%s` comes from %s cannot be checked before it runs.", clip(name.rawText(), 60), and(g.argSource(name).text()))
+				g.checkPaths(c.env, c.args[1:])
+				return
+			}
+			if p, ok := c.env.hashed[name.val]; ok && c.st != nil {
+				c.args = append([]shArg{known(p)}, c.args[1:]...)
+				name = c.args[0]
+			}
 		}
-		if p, ok := c.env.hashed[name.val]; ok && c.st != nil {
-			c.args = append([]shArg{known(p)}, c.args[1:]...)
-			name = c.args[0]
+		alias := ""
+		if c.asCalled != "" {
+			c.base = c.asCalled
+		} else {
+			c.base, alias = g.programNames(c.env, name.val)
 		}
-		c.base = g.programBase(c.env, name.val)
-		if g.collect {
+		if g.collect && c.asCalled == "" {
 			words := make([]string, len(c.args))
 			for i, a := range c.args {
 				words[i] = shown(a.val)
@@ -91,6 +108,13 @@ func (g *shellGuard) command(st, env *shState, args []shArg, src *srcText) {
 		if msg, ok := privileged[c.base]; ok {
 			g.warn("%s", msg)
 		}
+		if alias != "" && !sameProgram(c.base, alias) {
+			// A link to a multi-call program (systemctl, busybox, systemd)
+			// acts as the name it is called by; any other program acts as
+			// what it is. The guard cannot tell which, so it judges both.
+			as := &shCall{env: c.env, args: c.args, src: c.src, label: c.label, asCalled: alias}
+			g.peel(as, layer)
+		}
 		next, ok := g.dispatch(c)
 		if !ok {
 			return
@@ -99,16 +123,17 @@ func (g *shellGuard) command(st, env *shState, args []shArg, src *srcText) {
 	}
 }
 
-// programBase names the program a command runs: for a path, what the file
-// really is (a symlink to rm, a copy of rm made earlier in the command).
-func (g *shellGuard) programBase(env *shState, name string) string {
-	base := commandBase(name)
+// programNames names the program a command runs: for a path, what the
+// file really is (a symlink to rm, a copy of rm made earlier in the
+// command) and, when that differs, the name it is called by (alias).
+func (g *shellGuard) programNames(env *shState, name string) (base, alias string) {
+	called := commandBase(name)
 	if !strings.Contains(name, "/") {
-		return base
+		return called, ""
 	}
 	p, ok := g.absPath(env, name)
 	if !ok {
-		return base
+		return called, ""
 	}
 	for range 8 {
 		src, ok := g.copies[p]
@@ -117,10 +142,24 @@ func (g *shellGuard) programBase(env *shState, name string) string {
 		}
 		p = src
 	}
-	if r := g.realPath(p); commandBase(r) != base && commandBase(r) != "busybox" && r != p {
-		return commandBase(r)
+	if r := commandBase(g.realPath(p)); r != called {
+		return r, called
 	}
-	return commandBase(p)
+	if r := commandBase(p); r != called {
+		return r, called
+	}
+	return called, ""
+}
+
+// sameProgram reports whether two names of one file are judged alike (sh
+// and dash are both shells, python3 and python3.11 both Python), so that
+// judging the file under both would only repeat the work.
+func sameProgram(a, b string) bool {
+	if a == b || isShell(a) && isShell(b) {
+		return true
+	}
+	ia, ib := interpreterFor(a), interpreterFor(b)
+	return ia != nil && ia == ib
 }
 
 // dispatch checks one command and returns the command it wraps, if any.
@@ -134,7 +173,7 @@ func (g *shellGuard) dispatch(c *shCall) (*shCall, bool) {
 		g.shell(c)
 		return nil, false
 	}
-	if strings.Contains(c.args[0].val, "/") {
+	if strings.Contains(c.args[0].val, "/") && c.asCalled == "" {
 		g.executable(c)
 	}
 	if next, ok := g.wrapper(c); ok {
@@ -279,10 +318,12 @@ func (g *shellGuard) executable(c *shCall) {
 				interp = commandBase(fields[2])
 			}
 		}
+		spec := interpreterFor(interp)
 		switch {
 		case isShell(interp):
-		case codeLang(interp) != "":
-			lang = codeLang(interp)
+		case spec != nil:
+			lang = spec.lang
+			defer g.unfollowedScript(spec, c.args[0])
 		default:
 			return
 		}

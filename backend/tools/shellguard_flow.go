@@ -92,10 +92,14 @@ func (g *shellGuard) fileInput(st *shState, a shArg) input {
 		return input{set: true, desc: "the file " + a.val}
 	}
 	text, known, exists := g.fileText(st, p)
-	if !exists || !known {
+	switch {
+	case !exists:
+		// Missing, or too large for the guard to read.
+		return input{set: true, desc: "the file " + a.val, file: true}
+	case !known:
 		return input{set: true, desc: "the file " + a.val}
 	}
-	return input{set: true, known: true, text: text, desc: "the file " + a.val}
+	return input{set: true, known: true, text: text, desc: "the file " + a.val, file: true}
 }
 
 // maxInputItems bounds the input items of xargs and parallel checked one by

@@ -413,8 +413,18 @@ func isSysrq(p string) bool {
 	return path.Clean(p) == "/proc/sysrq-trigger" || strings.HasSuffix(path.Clean(p), "/proc/sysrq-trigger")
 }
 
-// checkWrite judges a file a command writes: disk devices and the SysRq
-// trigger are refused, paths outside the workspace warned about.
+// isPowerFile reports whether writing p suspends, hibernates or powers off
+// the machine (echo mem > /sys/power/state).
+func isPowerFile(p string) bool {
+	switch path.Clean(p) {
+	case "/sys/power/state", "/sys/power/autosleep", "/proc/acpi/sleep":
+		return true
+	}
+	return false
+}
+
+// checkWrite judges a file a command writes: disk devices, the SysRq
+// trigger and the kernel's power-state files are refused, paths outside the workspace warned about.
 func (g *shellGuard) checkWrite(st *shState, a shArg, how string) {
 	if a.dynamic() {
 		if j := g.judge(st, a); j.class == classCritical {
@@ -429,6 +439,8 @@ func (g *shellGuard) checkWrite(st *shState, a shArg, how string) {
 	switch {
 	case isSysrq(p):
 		g.deny("Refused: %s %s would trigger the kernel's SysRq actions (reboot, power off, crash).", how, p)
+	case isPowerFile(p):
+		g.deny("Refused: %s %s would %s.", how, p, powerSuspend)
 	case isDiskDevice(p):
 		g.deny("Refused: %s %s would overwrite the disk device and destroy its data.", how, p)
 	default:

@@ -136,6 +136,7 @@ func isFlagArg(a shArg) bool {
 // verb applies the deny list and the warnings to one unwrapped command.
 func (g *shellGuard) verb(c *shCall) {
 	args, base := c.args, c.base
+	pw := power(c)
 	switch {
 	case base == "rm":
 		g.checkRm(c)
@@ -185,13 +186,11 @@ func (g *shellGuard) verb(c *shCall) {
 		if base == "diskpart" || slices.ContainsFunc(args[1:], func(a shArg) bool { return driveLetter.MatchString(a.val) }) {
 			g.deny("Refused: %s would format a drive.", c.cmdText())
 		}
-	case (base == "loginctl" || base == "systemctl") && slices.ContainsFunc(args[1:], func(a shArg) bool {
-		return slices.Contains([]string{"terminate-user", "kill-user", "terminate-session", "kill-session", "terminate-seat"}, a.val)
-	}):
+	case endsSession(c):
 		g.deny("Refused: %s would kill every process of the user's session, including the desktop.", c.cmdText())
-	case isPower(c):
-		g.deny("Refused: %s would shut down or restart the computer.", c.cmdText())
-	case base == "kill" || base == "pkill" || base == "killall" || base == "killall5" || base == "skill" || base == "slay" || base == "pgrep":
+	case pw != "":
+		g.deny("Refused: %s would %s.", c.cmdText(), pw)
+	case isKiller(base):
 		g.checkKill(c)
 	case base == "find":
 		g.checkFind(c)
@@ -213,39 +212,6 @@ func (g *shellGuard) verb(c *shCall) {
 		g.checkCrontab(c)
 	case base == "sed" || base == "gsed":
 		g.checkSed(c)
-	case base == "vim" || base == "nvim" || base == "vi" || base == "ex" || base == "view":
-		for i := 1; i < len(args); i++ {
-			v := args[i].val
-			cmd := ""
-			switch {
-			case (v == "-c" || v == "--cmd") && i+1 < len(args):
-				cmd = args[i+1].val
-			case strings.HasPrefix(v, "+"):
-				cmd = v[1:]
-			}
-			if sh, ok := strings.CutPrefix(strings.TrimLeft(cmd, ": "), "!"); ok {
-				g.code(c.env.child(), sh, "`"+base+" -c '!…'`")
-			}
-		}
-	case base == "gdb":
-		for i := 1; i+1 < len(args); i++ {
-			if args[i].val == "-ex" || args[i].val == "--eval-command" {
-				cmd := strings.TrimSpace(args[i+1].val)
-				for _, p := range []string{"shell ", "!", "pipe "} {
-					if sh, ok := strings.CutPrefix(cmd, p); ok {
-						g.code(c.env.child(), sh, "`gdb -ex`")
-					}
-				}
-			}
-		}
-	case base == "sqlite3":
-		for _, a := range args[1:] {
-			for _, p := range []string{".shell ", ".system "} {
-				if i := strings.Index(a.val, p); i >= 0 {
-					g.code(c.env.child(), a.val[i+len(p):], "`sqlite3 "+strings.TrimSpace(p)+"`")
-				}
-			}
-		}
 	case base == "nc" || base == "ncat" || base == "netcat":
 		for i := 1; i+1 < len(args); i++ {
 			switch args[i].val {

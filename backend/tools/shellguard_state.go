@@ -135,6 +135,10 @@ type input struct {
 	nul   bool
 	under string
 	all   bool
+	// file reports that the input is a file on disk (cmd < script), which
+	// an interpreter runs as a script rather than as inline code; unless
+	// known, the file is missing or too large for the guard to read.
+	file bool
 }
 
 // what names where the input comes from, for messages.

@@ -3,6 +3,7 @@ package tools
 import (
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -58,6 +59,11 @@ func guardHome(t testing.TB) (home string, ws *Workspace) {
 
 func checkCases(t *testing.T, cases []guardCase) {
 	home, ws := guardHome(t)
+	checkCasesIn(t, home, ws, cases)
+}
+
+// checkCasesIn is checkCases in a home folder and workspace of the test's.
+func checkCasesIn(t *testing.T, home string, ws *Workspace, cases []guardCase) {
 	for _, tc := range cases {
 		t.Run(tc.cmd, func(t *testing.T) {
 			t.Parallel()
@@ -330,8 +336,19 @@ func TestShellGuardConcurrent(t *testing.T) {
 	wg.Wait()
 }
 
+// guardBattery is every command of the guard's tables: issue 9's
+// commands, the project's battery, the signal and power cases and each
+// interpreter row's cases.
+func guardBattery() []guardCase {
+	out := slices.Concat(issueCommands, guardCases, signalCases)
+	for _, spec := range interpreters {
+		out = append(out, interpreterRowCases[spec.names[0]]...)
+	}
+	return out
+}
+
 func FuzzCheckCommand(f *testing.F) {
-	for _, tc := range guardCases {
+	for _, tc := range guardBattery() {
 		f.Add(tc.cmd)
 	}
 	f.Add(`echo "$(( 1 + ` + "`x`" + ` ))" <<< ${a:-b} {a,b{c,d}}`)

@@ -180,9 +180,10 @@ func (g *shellGuard) wrapper(c *shCall) (*shCall, bool) {
 		return next(rest, c.env, false)
 	case "docker", "podman", "nerdctl":
 		return g.container(c)
-	case "gdb", "perf", "rlwrap", "ssh-agent", "dbus-launch", "runcon", "chpst", "aws-vault", "op", "doppler", "dotenv", "with-contenv", "s6-setuidgid", "tini", "dumb-init", "catatonit":
-		// Programs that run the command after their own options (gdb
-		// --args, perf record, aws-vault exec profile --, op run --).
+	case "perf", "rlwrap", "ssh-agent", "dbus-launch", "runcon", "chpst", "aws-vault", "op", "doppler", "dotenv", "with-contenv", "s6-setuidgid", "tini", "dumb-init", "catatonit":
+		// Programs that run the command after their own options (perf
+		// record, aws-vault exec profile --, op run --); gdb --args is in
+		// the interpreter table, with gdb's own commands.
 		rest := args[1:]
 		if i := slices.IndexFunc(rest, func(a shArg) bool { return a.val == "--" || a.val == "--args" }); i >= 0 {
 			return next(rest[i+1:], c.env, false)
@@ -194,7 +195,7 @@ func (g *shellGuard) wrapper(c *shCall) (*shCall, bool) {
 			}
 			return next(r, c.env, false)
 		}
-		if c.base == "gdb" || c.base == "perf" || c.base == "op" || c.base == "aws-vault" || c.base == "doppler" {
+		if c.base == "perf" || c.base == "op" || c.base == "aws-vault" || c.base == "doppler" {
 			return nil, false
 		}
 		r, runs := skipWrapperOptions(rest, wrapperSpec{})

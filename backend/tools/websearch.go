@@ -162,6 +162,9 @@ func (t *webSearchTool) Execute(ctx context.Context, params map[string]any) (Res
 	}
 	meta := map[string]any{"query": query, "count": count, "stage": out.Stage, "provider": out.Provider,
 		"results": out.Results, "attempts": out.Attempts}
+	if len(out.Results) > 0 {
+		meta[MetaUntrusted] = strings.TrimSuffix("web search results from "+out.Provider, " from ")
+	}
 	res := Result{Content: t.redact(render(out)), Meta: meta, IsError: out.Stage == StageUnavailable}
 	return res, nil
 }

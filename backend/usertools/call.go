@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"path/filepath"
 	"strings"
 	"unicode/utf8"
 
@@ -82,7 +83,11 @@ type callRequest struct {
 // a result. Every credential value the call was given is masked out of
 // everything the result carries.
 func (s *Service) run(ctx context.Context, agentDir string, d *Definition, a Action, args map[string]any) tools.Result {
-	found, missing := s.creds.resolveAll(d.credentialsFor(a))
+	agent := ""
+	if agentDir != "" {
+		agent = filepath.Base(agentDir) // <data dir>/agents/<agent>
+	}
+	found, missing := s.creds.resolveAll(agent, d.credentialsFor(a))
 	m := masker(found)
 	env := s.toolEnv(agentDir, found, d.Name)
 	req := callRequest{Tool: d.Name, Action: a.Name, Schema: a.Schema, Args: args, AgentDir: agentDir, AnimaDir: agentDir}
@@ -255,7 +260,7 @@ func (s *Service) warnings(d *Definition, a Action) []string {
 	if specs := d.credentialsFor(a); len(specs) > 0 {
 		names := make([]string, len(specs))
 		for i, c := range specs {
-			names[i] = c.Env
+			names[i] = c.describe()
 		}
 		w = append(w, "It receives the credentials "+strings.Join(names, ", ")+".")
 	}

@@ -249,7 +249,7 @@ func TestCredentialOrder(t *testing.T) {
 	for _, st := range steps {
 		t.Run(st.name, func(t *testing.T) {
 			st.set()
-			v, from, problems := s.creds.Resolve(spec)
+			v, from, problems := s.creds.Resolve("", spec)
 			if v != st.want || from != st.from || len(problems) > 0 {
 				t.Fatalf("got %q from %q (%v), want %q from %q", v, from, problems, st.want, st.from)
 			}
@@ -257,7 +257,7 @@ func TestCredentialOrder(t *testing.T) {
 	}
 	// Named keys, as get_credential's key_name picks them.
 	settings["multi"] = config.Credential{Keys: map[string]string{"client_secret": "cs"}}
-	if v, from, _ := s.creds.Resolve(CredentialSpec{Env: "X", Credential: "multi", Key: "client_secret"}); v != "cs" || from != FromSettings {
+	if v, from, _ := s.creds.Resolve("", CredentialSpec{Env: "X", Credential: "multi", Key: "client_secret"}); v != "cs" || from != FromSettings {
 		t.Errorf("keys: %q from %q", v, from)
 	}
 	// The vault is not readable without its key, and not in plain text.
@@ -274,7 +274,7 @@ func TestCredentialOrder(t *testing.T) {
 	if err := s.Vault().Set("MYAPI_KEY", ""); err != nil {
 		t.Fatal(err)
 	}
-	if v, from, problems := s.creds.Resolve(spec); v != "from-env" || from != FromEnvironment || len(problems) != 1 {
+	if v, from, problems := s.creds.Resolve("", spec); v != "from-env" || from != FromEnvironment || len(problems) != 1 {
 		t.Errorf("damaged file: %q from %q (%v)", v, from, problems)
 	}
 }

@@ -41,11 +41,7 @@ func (s *Service) RunCLI(ctx context.Context, agent, tool string, argv []string,
 	if err != nil {
 		return 0, err
 	}
-	specs := d.Credentials
-	for _, a := range d.Actions {
-		specs = append(specs, a.Profile.Credentials...)
-	}
-	found, _ := s.creds.resolveAll(specs)
+	found, _ := s.creds.resolveAll(set.agent, d.allCredentials())
 	env := s.toolEnv(agentDir, found, d.Name)
 	var cmdArgv []string
 	switch d.Kind {

@@ -12,16 +12,19 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
 
 	"tinyelf/backend/config"
+	"tinyelf/backend/tools"
 )
 
 // Where a credential was found, in the order they are looked at (seed
 // 002's get_credential).
 const (
+	FromAgent       = "agent"       // the agent profile's credentials (settings.json agents[].credentials)
 	FromSettings    = "settings"    // Settings credentials (settings.json "credentials")
 	FromVault       = "vault"       // the encrypted vault in the data folder
 	FromSharedFile  = "shared_file" // <data dir>/shared/credentials.json
@@ -36,10 +39,17 @@ const (
 	SharedCredentials   = "credentials.json"
 )
 
+// CredentialsTableVar is the variable a tool process gets the credentials
+// of its call in, besides one variable each: a JSON list of {"credential",
+// "key", "env", "value"}, which the Python helpers' get_credential(name, …)
+// looks its name up in.
+const CredentialsTableVar = "TINYELF_CREDENTIALS"
+
 // Credentials resolves the credentials user tools declare. It is safe for
 // concurrent use.
 type Credentials struct {
 	settings   func() map[string]config.Credential
+	agent      func(agent string) map[string]config.Credential
 	vault      *Vault
 	sharedFile string
 	getenv     func(string) string
@@ -47,41 +57,57 @@ type Credentials struct {
 
 // resolvedCredential is one credential found for a call.
 type resolvedCredential struct {
+	Spec  CredentialSpec
 	Env   string
 	Value string
 	From  string
 }
 
-// Resolve looks a credential up in order — Settings credentials, the vault,
-// the shared credentials file, the environment — and returns its value and
+// Resolve looks a credential up for an agent in the seed's order — the
+// Settings credential of its name (the agent profile's own first, where it
+// sets one), the vault entry of its variable (then of its name), the
+// shared credentials file, the environment — and returns its value and
 // where it was found; from is "" when it is nowhere. A source that cannot
 // be read is skipped, and its problem is returned for the UI.
-func (c *Credentials) Resolve(spec CredentialSpec) (value, from string, problems []string) {
-	if c.settings != nil {
-		name := spec.Credential
-		if name == "" {
-			name = spec.Env
+func (c *Credentials) Resolve(agent string, spec CredentialSpec) (value, from string, problems []string) {
+	name, key := spec.settingsName(), spec.keyName()
+	named := func(creds map[string]config.Credential) string {
+		cred, ok := creds[name]
+		if !ok {
+			return ""
 		}
-		if cred, ok := c.settings()[name]; ok {
-			key := spec.Key
-			if key == "" {
-				key = "api_key"
-			}
-			if key == "api_key" && cred.APIKey != "" {
-				return cred.APIKey, FromSettings, nil
-			}
-			if v := cred.Keys[key]; v != "" {
-				return v, FromSettings, nil
-			}
+		if key == "api_key" && cred.APIKey != "" {
+			return cred.APIKey
+		}
+		return cred.Keys[key]
+	}
+	if c.agent != nil && agent != "" && name != "" {
+		if v := named(c.agent(agent)); v != "" {
+			return v, FromAgent, nil
+		}
+	}
+	if c.settings != nil && name != "" {
+		if v := named(c.settings()); v != "" {
+			return v, FromSettings, nil
 		}
 	}
 	if c.vault != nil {
-		v, ok, err := c.vault.Get(spec.Env)
-		if err != nil {
-			problems = append(problems, err.Error())
-		} else if ok && v != "" {
-			return v, FromVault, problems
+		for _, n := range uniqueNonEmpty(spec.Env, name) {
+			if !envNamePattern.MatchString(n) {
+				continue // the vault holds variable names only
+			}
+			v, ok, err := c.vault.Get(n)
+			if err != nil {
+				problems = append(problems, err.Error())
+				break
+			}
+			if ok && v != "" {
+				return v, FromVault, problems
+			}
 		}
+	}
+	if spec.Env == "" {
+		return "", "", problems
 	}
 	if c.sharedFile != "" {
 		m, err := readSharedCredentials(c.sharedFile)
@@ -93,23 +119,72 @@ func (c *Credentials) Resolve(spec CredentialSpec) (value, from string, problems
 	}
 	if c.getenv != nil {
 		if v := c.getenv(spec.Env); v != "" {
+			if (tools.Secrets{Names: config.SecretEnvNames()}).Hides(spec.Env + "=" + v) {
+				// TinyElf's own keys reach no child process, a tool included.
+				return "", "", append(problems, fmt.Sprintf("%s is one of TinyElf's own key variables, which no tool gets from the environment; "+
+					"set the credential in Settings or the vault instead", spec.Env))
+			}
 			return v, FromEnvironment, problems
 		}
 	}
 	return "", "", problems
 }
 
-// resolveAll resolves every spec; missing ones are left out.
-func (c *Credentials) resolveAll(specs []CredentialSpec) (found []resolvedCredential, missing []string) {
+func uniqueNonEmpty(xs ...string) []string {
+	var out []string
+	for _, x := range xs {
+		if x != "" && !slices.Contains(out, x) {
+			out = append(out, x)
+		}
+	}
+	return out
+}
+
+// resolveAll resolves every spec for an agent; missing ones are left out
+// and named as the user would set them.
+func (c *Credentials) resolveAll(agent string, specs []CredentialSpec) (found []resolvedCredential, missing []string) {
 	for _, s := range specs {
-		v, from, _ := c.Resolve(s)
+		v, from, _ := c.Resolve(agent, s)
 		if from == "" {
-			missing = append(missing, s.Env)
+			missing = append(missing, s.describe())
 			continue
 		}
-		found = append(found, resolvedCredential{Env: s.Env, Value: v, From: from})
+		found = append(found, resolvedCredential{Spec: s, Env: s.Env, Value: v, From: from})
 	}
 	return found, missing
+}
+
+// credentialEnv returns the variables a tool process gets for the
+// credentials of its call: one per declared credential (the first one of a
+// variable wins), one per credential its code asks for whose variable no
+// declared one sets, and the table (CredentialsTableVar) of them all.
+func credentialEnv(creds []resolvedCredential) []string {
+	if len(creds) == 0 {
+		return nil
+	}
+	var env []string
+	set := map[string]bool{}
+	for _, pass := range []bool{false, true} {
+		for _, c := range creds {
+			if c.Spec.Code != pass || c.Env == "" || set[c.Env] {
+				continue
+			}
+			set[c.Env] = true
+			env = append(env, c.Env+"="+c.Value)
+		}
+	}
+	type entry struct {
+		Credential string `json:"credential"`
+		Key        string `json:"key"`
+		Env        string `json:"env"`
+		Value      string `json:"value"`
+	}
+	table := make([]entry, len(creds))
+	for i, c := range creds {
+		table[i] = entry{Credential: c.Spec.settingsName(), Key: c.Spec.keyName(), Env: c.Env, Value: c.Value}
+	}
+	b, _ := json.Marshal(table)
+	return append(env, CredentialsTableVar+"="+string(b))
 }
 
 // readSharedCredentials reads the flat {"VAR": "value"} file; a missing
@@ -366,9 +441,13 @@ func (m masker) mask(s string) string {
 				forms = append(forms, q)
 			}
 		}
+		label := c.Env
+		if label == "" {
+			label = "credentials." + c.Spec.settingsName()
+		}
 		for _, f := range forms {
 			if strings.Contains(s, f) {
-				s = strings.ReplaceAll(s, f, "[redacted "+c.Env+"]")
+				s = strings.ReplaceAll(s, f, "[redacted "+label+"]")
 			}
 		}
 	}

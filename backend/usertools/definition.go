@@ -85,6 +85,43 @@ type CredentialSpec struct {
 	Credential string `json:"credential,omitempty"`
 	// Key picks one of the credential's keys; empty means its API key.
 	Key string `json:"key,omitempty"`
+	// Code marks a credential the tool's code asks for by name — a
+	// get_credential(...) call with its arguments written out — rather than
+	// declares: it is resolved by its credential name first, as the seed's
+	// get_credential does, and Env may be empty (a Settings credential
+	// only).
+	Code bool `json:"code,omitempty"`
+}
+
+// settingsName is the credential's name under Settings credentials.
+func (c CredentialSpec) settingsName() string {
+	if c.Credential != "" {
+		return c.Credential
+	}
+	return c.Env
+}
+
+// keyName is the credential's key, "api_key" by default.
+func (c CredentialSpec) keyName() string {
+	if c.Key != "" {
+		return c.Key
+	}
+	return "api_key"
+}
+
+// describe names the credential for the user: where they can set it.
+func (c CredentialSpec) describe() string {
+	if !c.Code {
+		return c.Env
+	}
+	name := "credentials." + c.settingsName()
+	if c.keyName() != "api_key" {
+		name += ".keys." + c.keyName()
+	}
+	if c.Env != "" {
+		name += " (or " + c.Env + ")"
+	}
+	return name
 }
 
 // UnmarshalJSON accepts the string and the object form.
@@ -138,6 +175,10 @@ type Definition struct {
 	Actions     []Action `json:"actions"`
 	// Credentials apply to every action.
 	Credentials []CredentialSpec `json:"credentials,omitempty"`
+	// CodeCredentials are the credentials the tool's code asks for by name
+	// (get_credential calls with literal arguments, found when it is
+	// scanned); they apply to every action.
+	CodeCredentials []CredentialSpec `json:"codeCredentials,omitempty"`
 	// Command is the executable form's argv; relative paths in it are
 	// relative to Dir.
 	Command []string `json:"command,omitempty"`
@@ -165,7 +206,8 @@ func (d *Definition) Action(name string) (Action, bool) {
 }
 
 // credentialsFor returns the credentials a call of a needs, without
-// duplicates.
+// duplicates: the declared ones (one per variable), then those the code
+// asks for by name (one per credential, key and variable).
 func (d *Definition) credentialsFor(a Action) []CredentialSpec {
 	var out []CredentialSpec
 	seen := map[string]bool{}
@@ -175,7 +217,29 @@ func (d *Definition) credentialsFor(a Action) []CredentialSpec {
 			out = append(out, c)
 		}
 	}
+	type triple struct{ name, key, env string }
+	code := map[triple]bool{}
+	for _, c := range out {
+		code[triple{c.settingsName(), c.keyName(), c.Env}] = true
+	}
+	for _, c := range d.CodeCredentials {
+		k := triple{c.settingsName(), c.keyName(), c.Env}
+		if !code[k] {
+			code[k] = true
+			out = append(out, c)
+		}
+	}
 	return out
+}
+
+// allCredentials returns the credentials of every action of d (for its
+// command line and Settings → Tools).
+func (d *Definition) allCredentials() []CredentialSpec {
+	merged := Action{}
+	for _, a := range d.Actions {
+		merged.Profile.Credentials = append(merged.Profile.Credentials, a.Profile.Credentials...)
+	}
+	return d.credentialsFor(merged)
 }
 
 // toolNamePattern is the rule for tool (file) names: snake case, as the

@@ -47,8 +47,15 @@
 // tools.SourceUserTool, Origin "common" or "personal"); use_tool reaches
 // every action by name. The process gets a minimal environment (PATH,
 // HOME, locale, temporary folder, proxies) plus the credentials its tool
-// declares, resolved in the seed's order; credential values are masked out
-// of everything a call returns. expected_seconds (default 60) is the
+// declares (CREDENTIALS, the profile) or asks for by name in its code
+// (get_credential calls with literal arguments, found when it is scanned),
+// resolved in the seed's order — the agent profile's credential of that
+// name, the Settings one, the vault, the shared file, the environment
+// (never TinyElf's own key variables) — one variable each and all in
+// TINYELF_CREDENTIALS, which the Python helpers' get_credential reads.
+// Credential values are masked out of everything a call returns. Python
+// tools find TinyElf's library on their path: tinyelf_tool, and
+// core.tools._base for tools written for the seed's layout. expected_seconds (default 60) is the
 // timeout, after which the process group is killed. Gated actions need an
 // explicit permission entry in every mode; background-eligible actions can
 // be submitted as tasks that notify when they end.

@@ -30,27 +30,69 @@ def _protocol_stdout():
 
 
 def _install_helpers():
-    import types
+    """Puts TinyElf's Python library — tinyelf_tool and the seed's
+    compatibility package core.tools._base — on the path, after the tool's
+    own folder (which _load puts first, so a tool's own module of the same
+    name wins)."""
+    lib = os.path.splitext(os.path.abspath(__file__))[0] + ".lib"
+    if os.path.isdir(lib) and lib not in sys.path:
+        sys.path.insert(0, lib)
 
-    mod = types.ModuleType("tinyelf_tool")
 
-    def get_credential(credential_name, tool_name=None, key_name="api_key", env_var=None):
-        """Returns a credential TinyElf resolved for this tool (seed order:
-        Settings credentials, the vault, the shared credentials file, the
-        environment). Only variables the tool declares in CREDENTIALS (or its
-        profile) reach it."""
-        name = env_var or credential_name
-        value = os.environ.get(name)
-        if not value:
-            raise KeyError(
-                "credential %s is not available: declare it in CREDENTIALS and set it in "
-                "Settings > Tools (vault), the shared credentials file, or the environment" % name
-            )
-        return value
+def _credential_calls(path):
+    """The credentials a module's code asks for with arguments written out:
+    get_credential(name, tool, key_name=..., env_var=...),
+    resolve_env_style_credential(KEY) and get_env_or_fail(KEY, tool), so
+    TinyElf can resolve them before a call. Returns (found, dynamic): the
+    calls it could read, and how many name a credential only at run time."""
+    import ast
 
-    mod.get_credential = get_credential
-    mod.anima_dir = os.environ.get("TINYELF_AGENT_DIR", "")
-    sys.modules["tinyelf_tool"] = mod
+    try:
+        with open(path, "rb") as f:
+            tree = ast.parse(f.read(), path)
+    except (OSError, SyntaxError, ValueError):
+        return [], 0
+
+    def literal(node, default=None):
+        if node is None:
+            return default
+        if isinstance(node, ast.Constant) and (node.value is None or isinstance(node.value, str)):
+            return node.value
+        raise ValueError("not a literal")
+
+    found, dynamic = [], 0
+    for node in ast.walk(tree):
+        if not isinstance(node, ast.Call):
+            continue
+        f = node.func
+        name = f.id if isinstance(f, ast.Name) else f.attr if isinstance(f, ast.Attribute) else None
+        if name == "get_credential":
+            params = ["credential_name", "tool_name", "key_name", "env_var"]
+        elif name in ("resolve_env_style_credential", "get_env_or_fail"):
+            params = ["key", "tool_name"]
+        else:
+            continue
+        args = dict(zip(params, node.args))
+        args.update({k.arg: k.value for k in node.keywords if k.arg in params})
+        try:
+            if name == "get_credential":
+                cred = literal(args.get("credential_name"))
+                key = literal(args.get("key_name"), "api_key") or "api_key"
+                env = literal(args.get("env_var")) or ""
+                if not cred:
+                    raise ValueError("no name")
+                rec = {"credential": cred, "key": key, "env": env}
+            else:
+                env = literal(args.get("key"))
+                if not env:
+                    raise ValueError("no name")
+                rec = {"env": env}
+        except ValueError:
+            dynamic += 1
+            continue
+        if rec not in found:
+            found.append(rec)
+    return found, dynamic
 
 
 def _load(path, tool):
@@ -118,6 +160,7 @@ def _schemas(out):
             rec["has_schemas"] = callable(get)
             rec["profile"] = getattr(mod, "EXECUTION_PROFILE", None)
             rec["credentials"] = getattr(mod, "CREDENTIALS", None)
+            rec["credential_calls"], rec["dynamic_credentials"] = _credential_calls(m["path"])
             rec["dispatch"] = callable(getattr(mod, "dispatch", None))
             rec["cli"] = callable(getattr(mod, "cli_main", None))
             names = [s.get("name") for s in schemas or [] if isinstance(s, dict)]
@@ -188,6 +231,8 @@ def _zygote():
     import inspect  # noqa: F401
     import traceback  # noqa: F401
 
+    import tinyelf_tool  # noqa: F401  (it reads its environment per call)
+
     # On Linux a child dies with the fork server (which dies with TinyElf),
     # as every other child process TinyElf starts does.
     prctl = None
@@ -244,7 +289,6 @@ def _zygote():
                 os.environ.clear()
                 os.environ.update(req["env"])
                 os.chdir(req["dir"])
-                _install_helpers()
                 _call(_protocol_stdout())
                 sys.stdout.flush()
             except BaseException:
@@ -292,10 +336,10 @@ def _zygote():
 
 def main():
     mode = sys.argv[1] if len(sys.argv) > 1 else ""
+    _install_helpers()
     if mode == "zygote":
         _zygote()
         return
-    _install_helpers()
     if mode == "cli":
         sys.exit(_cli(sys.argv[2:]))
     out = _protocol_stdout()

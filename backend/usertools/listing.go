@@ -65,9 +65,15 @@ type ActionView struct {
 // CredentialView says where a declared credential would come from; the
 // value is never included.
 type CredentialView struct {
-	Env      string   `json:"env"`
-	From     string   `json:"from"` // "" when not found
-	Problems []string `json:"problems,omitempty"`
+	// Env is the variable; Credential and Key name the Settings credential
+	// it is looked up as when it differs. Code marks a credential the
+	// tool's code asks for by name rather than declares.
+	Env        string   `json:"env"`
+	Credential string   `json:"credential,omitempty"`
+	Key        string   `json:"key,omitempty"`
+	Code       bool     `json:"code,omitempty"`
+	From       string   `json:"from"` // "" when not found
+	Problems   []string `json:"problems,omitempty"`
 }
 
 // List describes an agent's user tools as last scanned (scanning them if
@@ -107,18 +113,9 @@ func (s *Service) List(ctx context.Context, agent string) Listing {
 				Background: a.Profile.BackgroundEligible, ExpectedSeconds: a.Profile.Timeout().Seconds(),
 			})
 		}
-		specs := d.Credentials
-		for _, a := range d.Actions {
-			specs = append(specs, a.Profile.Credentials...)
-		}
-		seen := map[string]bool{}
-		for _, c := range specs {
-			if seen[c.Env] {
-				continue
-			}
-			seen[c.Env] = true
-			_, from, problems := s.creds.Resolve(c)
-			v.Credentials = append(v.Credentials, CredentialView{Env: c.Env, From: from, Problems: problems})
+		for _, c := range d.allCredentials() {
+			_, from, problems := s.creds.Resolve(agent, c)
+			v.Credentials = append(v.Credentials, CredentialView{Env: c.Env, Credential: c.Credential, Key: c.Key, Code: c.Code, From: from, Problems: problems})
 		}
 		l.Tools = append(l.Tools, v)
 	}

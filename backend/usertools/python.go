@@ -5,12 +5,13 @@ import (
 	"bytes"
 	"context"
 	"crypto/sha256"
-	_ "embed"
+	"embed"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -23,6 +24,13 @@ import (
 
 //go:embed host.py
 var hostScript []byte
+
+// pythonLib is TinyElf's Python library, put on every Python tool's path
+// beside host.py: tinyelf_tool and core.tools._base, the compatibility
+// module tools written for the seed's layout import.
+//
+//go:embed all:pylib
+var pythonLib embed.FS
 
 // DefaultImportTimeout bounds how long importing one module to read its
 // schemas may take.
@@ -44,15 +52,50 @@ type pyHost struct {
 	children *tools.Children
 }
 
-// newPyHost writes host.py into cacheDir (when its content changed) and
-// returns the host.
+// newPyHost writes host.py and its library (host-<hash>.lib, which host.py
+// puts on the path) into cacheDir when their content changed, and returns
+// the host.
 func newPyHost(cacheDir, python string, importTimeout time.Duration, children *tools.Children) (*pyHost, error) {
-	sum := sha256.Sum256(hostScript)
-	script := filepath.Join(cacheDir, "host-"+hex.EncodeToString(sum[:6])+".py")
-	if b, err := os.ReadFile(script); err != nil || !bytes.Equal(b, hostScript) {
-		if err := writeFileAtomic(script, hostScript, 0o600); err != nil {
-			return nil, fmt.Errorf("write the Python tool host: %w", err)
+	files := map[string][]byte{}
+	h := sha256.New()
+	h.Write(hostScript)
+	err := fs.WalkDir(pythonLib, "pylib", func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() || strings.Contains(p, "__pycache__") {
+			return err
 		}
+		b, err := pythonLib.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		rel := strings.TrimPrefix(p, "pylib/")
+		files[rel] = b
+		fmt.Fprintf(h, "\x00%s\x00%d\x00", rel, len(b))
+		h.Write(b)
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("read the Python tool library: %w", err)
+	}
+	base := filepath.Join(cacheDir, "host-"+hex.EncodeToString(h.Sum(nil)[:6]))
+	script := base + ".py"
+	write := func(path string, b []byte) error {
+		if got, err := os.ReadFile(path); err == nil && bytes.Equal(got, b) {
+			return nil
+		}
+		if err := writeFileAtomic(path, b, 0o600); err != nil {
+			return fmt.Errorf("write the Python tool host: %w", err)
+		}
+		return nil
+	}
+	// The library first: a host whose library is missing would run tools
+	// without it.
+	for rel, b := range files {
+		if err := write(filepath.Join(base+".lib", filepath.FromSlash(rel)), b); err != nil {
+			return nil, err
+		}
+	}
+	if err := write(script, hostScript); err != nil {
+		return nil, err
 	}
 	if importTimeout <= 0 {
 		importTimeout = DefaultImportTimeout
@@ -93,12 +136,17 @@ type pyModuleInfo struct {
 	HasSchemas  bool            `json:"has_schemas"`
 	Profile     json.RawMessage `json:"profile"`
 	Credentials json.RawMessage `json:"credentials"`
-	Dispatch    bool            `json:"dispatch"`
-	CLI         bool            `json:"cli"`
-	Functions   []string        `json:"functions"`
-	Doc         string          `json:"doc"`
-	Error       string          `json:"error"`
-	Traceback   string          `json:"traceback"`
+	// CredentialCalls are the get_credential(...) (and env-style) calls of
+	// its code with literal arguments; DynamicCredentials counts those
+	// whose names are only known when they run.
+	CredentialCalls    []credentialCall `json:"credential_calls"`
+	DynamicCredentials int              `json:"dynamic_credentials"`
+	Dispatch           bool             `json:"dispatch"`
+	CLI                bool             `json:"cli"`
+	Functions          []string         `json:"functions"`
+	Doc                string           `json:"doc"`
+	Error              string           `json:"error"`
+	Traceback          string           `json:"traceback"`
 }
 
 // scan imports modules in as few host processes as it can and returns
@@ -317,6 +365,7 @@ func pythonDefinition(checker *schemaChecker, m pyModule, origin Origin, info py
 			d.Errors = append(d.Errors, "CREDENTIALS must be a list of variable names: "+err.Error())
 		}
 	}
+	d.CodeCredentials, d.Warnings = codeCredentials(info, d.Warnings)
 	if !info.Dispatch {
 		var kept []Action
 		for _, a := range actions {
@@ -331,4 +380,57 @@ func pythonDefinition(checker *schemaChecker, m pyModule, origin Origin, info py
 	d.Actions = actions
 	d.HasCLI = info.CLI
 	return d
+}
+
+// credentialCall is one credential a module's code asks for (host.py's
+// _credential_calls): get_credential(credential, tool, key_name, env_var)
+// sets Credential, Key and maybe Env; resolve_env_style_credential and
+// get_env_or_fail set only Env.
+type credentialCall struct {
+	Credential string `json:"credential"`
+	Key        string `json:"key"`
+	Env        string `json:"env"`
+}
+
+// maxCodeCredentials bounds the credentials read from one module's code.
+const maxCodeCredentials = 32
+
+// codeCredentials turns the credential calls the host found in a module's
+// code into specs, warning about those TinyElf cannot resolve in advance.
+func codeCredentials(info pyModuleInfo, warnings []string) ([]CredentialSpec, []string) {
+	var out []CredentialSpec
+	var bad []string
+	for _, c := range info.CredentialCalls {
+		spec := CredentialSpec{Credential: c.Credential, Key: c.Key, Env: c.Env, Code: true}
+		if spec.Key == "api_key" {
+			spec.Key = ""
+		}
+		if spec.Env == "" && envNamePattern.MatchString(spec.Credential) {
+			spec.Env = spec.Credential // get_credential(name) falls back to the variable of that name
+		}
+		switch {
+		case spec.Env != "" && !envNamePattern.MatchString(spec.Env):
+			bad = append(bad, fmt.Sprintf("%q is not a valid environment variable name", spec.Env))
+			continue
+		case len(spec.Credential) > 128 || strings.ContainsAny(spec.Credential, "\x00\n"):
+			bad = append(bad, fmt.Sprintf("%.40q… is not a credential name", spec.Credential))
+			continue
+		case spec.Env == "" && spec.Credential == "":
+			continue
+		}
+		if len(out) == maxCodeCredentials {
+			bad = append(bad, fmt.Sprintf("only the first %d credentials its code names are passed in", maxCodeCredentials))
+			break
+		}
+		out = append(out, spec)
+	}
+	if len(bad) > 0 {
+		warnings = append(warnings, "some credentials its code asks for cannot be passed in: "+strings.Join(bad, "; "))
+	}
+	if info.DynamicCredentials > 0 {
+		warnings = append(warnings, fmt.Sprintf("its code asks for %d credential(s) by a name only known when it runs; "+
+			"TinyElf passes a tool only the credentials it can see in advance, so declare those in CREDENTIALS "+
+			"(for example CREDENTIALS = [{\"env\": \"MYAPI_KEY\", \"credential\": \"myapi\"}])", info.DynamicCredentials))
+	}
+	return out, warnings
 }

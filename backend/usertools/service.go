@@ -50,9 +50,12 @@ type Options struct {
 	// CoreNames are the built-in tools' names: a user tool named like one
 	// is skipped (and reported).
 	CoreNames []string
-	// Credentials returns the Settings credentials, the first place a
-	// credential is looked for; nil means none.
+	// Credentials returns the Settings credentials, where a credential is
+	// looked for first (after the agent's own); nil means none.
 	Credentials func() map[string]config.Credential
+	// AgentCredentials returns the credentials an agent profile sets for
+	// its own tool calls, which win over the Settings ones; nil means none.
+	AgentCredentials func(agent string) map[string]config.Credential
 	// Getenv reads TinyElf's environment: the last credential source, and
 	// the few variables a tool process inherits (PATH, HOME, LANG…). Nil
 	// means os.Getenv.
@@ -131,7 +134,7 @@ func New(opts Options) (*Service, error) {
 	s := &Service{
 		opts: opts, py: py, vault: vault,
 		creds: &Credentials{
-			settings: opts.Credentials, vault: vault, getenv: opts.Getenv,
+			settings: opts.Credentials, agent: opts.AgentCredentials, vault: vault, getenv: opts.Getenv,
 			sharedFile: filepath.Join(opts.DataDir, SharedCredentialDir, SharedCredentials),
 		},
 		sets: map[string]*toolSet{},
@@ -404,10 +407,7 @@ func (s *Service) toolEnv(agentDir string, creds []resolvedCredential, tool stri
 	if tool != "" {
 		env = append(env, "TINYELF_TOOL="+tool)
 	}
-	for _, c := range creds {
-		env = append(env, c.Env+"="+c.Value)
-	}
-	return env
+	return append(env, credentialEnv(creds)...)
 }
 
 // writeCounter counts the writes agents made into the tool folders: per

@@ -8,6 +8,10 @@ import (
 //go:embed skill
 var skillFiles embed.FS
 
+// SkillLabel names the tree SkillFS returns among the builtin skills
+// (their root reads "builtin:usertools").
+const SkillLabel = "usertools"
+
 // SkillFS returns the builtin skill folders this package brings, in the
 // Agent Skills format: tool-creator/SKILL.md teaches the model the user
 // tool formats, the folders, refresh_tools and share_tool (seed 002's steps

@@ -16,8 +16,10 @@ import (
 )
 
 // Development is what Version returns for a build that was given no version
-// (go build, go run and go test without the linker flag).
-const Development = "dev"
+// (go build, go run and go test without the linker flag). It is shaped as a
+// semantic version (MCP peers may expect one) that sorts before every
+// release, and no build script produces it (they never write "-").
+const Development = "0.0.0-dev"
 
 // version is set by -ldflags "-X tinyelf/backend/version.version=...".
 var version string

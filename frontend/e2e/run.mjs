@@ -485,6 +485,7 @@ describe('TinyElf in the browser', { concurrency: 1, timeout: 20 * 60_000 }, () 
     goBuild(path.join(bin, 'tinyelf-serve'), '.', 'embedui');
     goBuild(path.join(bin, 'fakellm'), './backend/llm/llmtest/cmd/fakellm');
     goBuild(path.join(bin, 'fakemcp'), './backend/mcp/testdata/fakeserver');
+    goBuild(path.join(bin, 'oauthmcp'), './backend/mcp/oauth/oauthtest/cmd/oauthmcp');
     browser = await chromium.launch({ executablePath: chromiumPath, headless: true, args: chromiumArgs });
   });
 
@@ -1273,6 +1274,69 @@ describe('TinyElf in the browser', { concurrency: 1, timeout: 20 * 60_000 }, () 
     await again.panel.locator('li[data-skill="deploy"][data-source="project"][data-status="ready"]').waitFor();
   });
 
+  scenario(
+    'hooks: Settings → Hooks adds a hook, a folder\'s project hooks are trusted on the card, and each run is a quiet line in the chat',
+    {
+      script: {
+        turns: [
+          { toolCalls: [{ id: 'call_rm', name: 'Bash', arguments: JSON.stringify({ command: 'rm -rf build' }) }] },
+          { text: 'The hook kept me from deleting build.' },
+        ],
+      },
+      seed: (data, { workspace }) =>
+        writeFiles(workspace, {
+          '.claude/settings.json': JSON.stringify({
+            hooks: {
+              PreToolUse: [{ matcher: 'Bash', hooks: [{ type: 'command', command: "grep -q 'rm -rf' && { echo 'Blocked by the project: no rm -rf' >&2; exit 2; }; exit 0" }] }],
+            },
+          }),
+          'build/keep.txt': 'precious\n',
+        }),
+    },
+    async (app) => {
+      const { page, workspace } = app;
+      await openApp(app);
+      // Settings → Hooks: add a UserPromptSubmit hook that adds context.
+      await page.keyboard.press('Control+,');
+      const dialog = page.getByRole('dialog', { name: 'Settings' });
+      await dialog.getByRole('tab', { name: 'Hooks' }).click();
+      const panel = dialog.getByRole('tabpanel', { name: 'Hooks' });
+      await panel.getByText('No hooks yet.').waitFor();
+      await panel.getByText("grep -q 'rm -rf'", { exact: false }).waitFor();
+      await panel.getByText('Not decided: TinyElf asks before they first run').waitFor();
+      await panel.getByRole('button', { name: 'Add a hook' }).click();
+      const form = panel.getByRole('form', { name: 'New hook' });
+      await form.getByRole('combobox', { name: 'Event' }).selectOption('UserPromptSubmit');
+      await form.getByRole('textbox', { name: 'Command' }).fill('echo "The team ships on Fridays."');
+      assert.deepEqual(await unlabelled(page), [], 'every Hooks control has a label');
+      await shot(app, 'settings-hooks-form');
+      await form.getByRole('button', { name: 'Save' }).click();
+      await panel.getByRole('cell', { name: 'echo "The team ships on Fridays."', exact: true }).waitFor();
+      await shot(app, 'settings-hooks');
+      await page.keyboard.press('Escape');
+      await dialog.waitFor({ state: 'detached' });
+
+      // The first message asks whether the folder's hooks may run.
+      await send(page, 'clean up the build folder');
+      const dock = page.getByRole('region', { name: "Let this folder's hooks run?" });
+      await dock.getByText('.claude/settings.json').first().waitFor();
+      await shot(app, 'hooks-trust-card');
+      await dock.getByRole('button', { name: /Let them run/ }).click();
+      await page.getByText('The hook kept me from deleting build.').waitFor();
+      // The call is blocked by the hook, which shows under its card; the
+      // prompt hook is a quiet line of its own.
+      const card = page.getByRole('article', { name: /Bash/ });
+      await card.getByText('Blocked by a hook:').waitFor();
+      await card.getByText('PreToolUse hook').waitFor();
+      await card.getByText('blocked the call').waitFor();
+      await page.getByTestId('hook-run').filter({ hasText: 'UserPromptSubmit hook' }).getByText('added context').waitFor();
+      assert.ok(fs.existsSync(path.join(workspace, 'build', 'keep.txt')), 'the blocked command did not run');
+      await shot(app, 'hooks-in-chat');
+      const list = await callAPI(page, 'ListHooks', { workspace });
+      assert.equal(list.project.trust, 'trusted');
+    },
+  );
+
   scenario('skills: the / menu lists every command with its source and hint, and runs a Markdown command', { seed: seedSkills }, async (app) => {
     const { page } = app;
     await openApp(app);
@@ -1594,6 +1658,96 @@ describe('TinyElf in the browser', { concurrency: 1, timeout: 20 * 60_000 }, () 
       await page.getByRole('dialog', { name: 'Image 1 (image/png)' }).waitFor();
       await page.keyboard.press('Escape');
       await shot(app, 'mcp-image');
+    },
+  );
+
+  scenario('mcp: Sign in on a server card opens the sign-in page, and the card shows who signed in', {}, async (app) => {
+    const { page } = app;
+    const oauth = new Proc(`${app.no}-oauthmcp`, path.join(bin, 'oauthmcp'), [], cleanEnv({}));
+    app.procs.push(oauth);
+    const [, url] = await oauth.waitFor(/MCP (http:\/\/127\.0\.0\.1:\d+\/mcp)\r?\n/);
+    await openApp(app);
+    await callAPI(page, 'SaveMCPServer', { server: { name: 'tracker', type: 'http', url } });
+    await page.keyboard.press('Control+,');
+    const dialog = page.getByRole('dialog', { name: 'Settings' });
+    await dialog.getByRole('tab', { name: 'MCP servers' }).click();
+    const card = dialog.getByRole('listitem', { name: 'tracker' });
+    await card.getByText('This server asks you to sign in.').waitFor({ timeout: 60_000 });
+    await shot(app, 'mcp-sign-in-needed');
+
+    // Sign in: the authorization server's page opens in a new tab (the
+    // desktop opens the system browser), the user allows, the browser
+    // comes back to TinyElf's loopback port.
+    const [signInPage] = await Promise.all([app.context.waitForEvent('page'), card.getByRole('button', { name: 'Sign in' }).click()]);
+    await card.getByText('Finish signing in in your browser…').waitFor();
+    await signInPage.getByRole('heading', { name: 'Sign in to the test server' }).waitFor();
+    await signInPage.getByRole('button', { name: 'Allow' }).click();
+    await signInPage.getByRole('heading', { name: 'Signed in' }).waitFor();
+    await signInPage.close();
+
+    await card.getByTestId('mcp-signed-in').filter({ hasText: 'Signed in as ada@example.com' }).waitFor();
+    await card.locator('[data-status="connected"]').waitFor({ timeout: 60_000 });
+    assert.match(await card.getByTestId('mcp-signed-in').textContent(), /token expires .*renewed on its own/);
+    await card.getByText('whoami').waitFor();
+    await shot(app, 'mcp-signed-in');
+
+    await card.getByRole('button', { name: 'Sign out' }).click();
+    await card.getByRole('button', { name: 'Sign in' }).waitFor({ timeout: 60_000 });
+    assert.equal(await card.getByTestId('mcp-signed-in').count(), 0, 'signed out');
+  });
+
+  scenario(
+    'mcp: a server asks the user through a form card in the chat, and uses the session model after approval',
+    {
+      script: {
+        turns: [
+          { toolCalls: [{ id: 'call_ask', name: 'mcp__crm__ask_name', arguments: '{}' }] },
+          { text: 'Thanks, noted.' },
+          { toolCalls: [{ id: 'call_sum', name: 'mcp__crm__summarize', arguments: '{}' }] },
+          { text: 'A cat sat on a mat.' },
+          { text: 'The server got its summary.' },
+        ],
+      },
+      extra: ({ bin: dir }) => ({
+        mcpServers: [{ name: 'crm', command: path.join(dir, 'fakemcp'), args: ['-name', 'crm', '-mode', 'ask'] }],
+        permissions: { rules: [{ tool: 'mcp__crm__ask_name', action: 'allow' }, { tool: 'mcp__crm__summarize', action: 'allow' }] },
+      }),
+    },
+    async (app) => {
+      const { page } = app;
+      await openApp(app);
+      await page.keyboard.press('Control+,');
+      const dialog = page.getByRole('dialog', { name: 'Settings' });
+      await dialog.getByRole('tab', { name: 'MCP servers' }).click();
+      await dialog.getByRole('listitem', { name: 'crm' }).locator('[data-status="connected"]').waitFor({ timeout: 60_000 });
+      await page.keyboard.press('Escape');
+      await dialog.waitFor({ state: 'detached' });
+
+      await send(page, 'Ask me who I am');
+      const card = page.getByRole('region', { name: 'crm asks you' });
+      await card.getByText('Who are you?').waitFor();
+      const name = card.getByLabel(/Name/);
+      assert.equal(await name.inputValue(), 'Ada', 'the default is filled in');
+      await name.fill('Grace');
+      await card.getByLabel('Colour').selectOption('blue');
+      await shot(app, 'mcp-elicitation-form');
+      await card.getByRole('button', { name: /Send/ }).click();
+      await page.locator('article.assistant', { hasText: 'Thanks, noted.' }).waitFor();
+      const view = await callAPI(page, 'GetSession', { id: await currentSessionId(page) });
+      const asked = view.messages.find((m) => m.tool?.name === 'mcp__crm__ask_name');
+      assert.equal(asked?.tool?.result, 'name=Grace age=36 color=blue subscribe=false', 'the server got the form (the rest from its defaults)');
+      await page.getByRole('button', { name: 'Send', exact: true }).waitFor();
+
+      await send(page, 'Summarize through the server');
+      const sampling = page.getByRole('region', { name: 'crm asks to use this session’s model' });
+      await sampling.getByText('Up to 64 tokens').waitFor();
+      await sampling.getByText('Summarize: the cat sat on the mat.').waitFor();
+      await shot(app, 'mcp-sampling-card');
+      await sampling.getByRole('button', { name: /Allow/ }).click();
+      await page.locator('article.assistant', { hasText: 'The server got its summary.' }).waitFor();
+      const after = await callAPI(page, 'GetSession', { id: await currentSessionId(page) });
+      const summed = after.messages.find((m) => m.tool?.name === 'mcp__crm__summarize');
+      assert.equal(summed?.tool?.result, 'summary by test-model: A cat sat on a mat.', 'the session model answered the server');
     },
   );
 

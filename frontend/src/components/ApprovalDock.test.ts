@@ -88,6 +88,48 @@ describe('ApprovalDock', () => {
     expect(screen.getByText(/No rule can allow exactly this command/)).toBeTruthy();
   });
 
+  it('says why a redirection can only be allowed once, and offers no allow always (button or A key)', async () => {
+    view.set(
+      sessionView({
+        running: true,
+        pending: ['call_1'],
+        messages: [
+          approvalMsg(6, {
+            name: 'Bash',
+            arguments: JSON.stringify({ command: 'echo hi > out.txt' }),
+            onceOnly: 'no rule may allow a command when it writes to the file out.txt',
+          }),
+        ],
+      }),
+    );
+    render(ApprovalDock);
+    expect(
+      screen.getByText('This call can only be allowed once: no rule may allow a command when it writes to the file out.txt. No rule can allow it, so TinyElf will ask again next time.'),
+    ).toBeTruthy();
+    expect(screen.queryByRole('button', { name: /Allow always/ })).toBeNull();
+    expect(screen.getByText('Enter: allow once · D or Esc: deny')).toBeTruthy();
+    await fireEvent.keyDown(window, { key: 'a' });
+    expect(api.approve).not.toHaveBeenCalled();
+    await fireEvent.click(screen.getByRole('button', { name: /Allow once/ }));
+    await vi.waitFor(() => expect(api.approve).toHaveBeenCalledWith('s1', 'call_1', 'allow_once', undefined));
+  });
+
+  it('offers no allow always for a held command or one no rule covers, from older sessions too', () => {
+    for (const a of [{ held: true, command: 'ls | xargs rm -rf' }, { held: false, command: 'echo x >> ~/.bashrc' }]) {
+      view.set(
+        sessionView({
+          running: true,
+          pending: ['call_1'],
+          messages: [approvalMsg(6, { name: 'Bash', arguments: JSON.stringify({ command: a.command }), held: a.held })],
+        }),
+      );
+      const { unmount } = render(ApprovalDock);
+      expect(screen.queryByRole('button', { name: /Allow always/ })).toBeNull();
+      expect(screen.getByText(/can only be allowed once/)).toBeTruthy();
+      unmount();
+    }
+  });
+
   it('moves through the queue', async () => {
     render(ApprovalDock);
     await fireEvent.click(screen.getByRole('button', { name: 'Next request' }));

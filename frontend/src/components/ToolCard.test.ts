@@ -59,6 +59,28 @@ describe('ToolCard', () => {
     render(ToolCard, { tool: tool({ status: 'pending' }), seq: 3, running: false });
     expect(screen.getByRole('article', { name: 'Bash: Interrupted' })).toBeTruthy();
   });
+
+  it('marks a result from an MCP server or the web as untrusted, naming where it came from, even closed', () => {
+    render(ToolCard, {
+      tool: tool({ name: 'mcp__github__get_issue', arguments: '{}', result: '<mcp_content …>', meta: { mcpServer: 'github', untrusted: 'MCP server github' } }),
+      seq: 3,
+      running: false,
+    });
+    const note = screen.getByRole('note');
+    expect(note.textContent).toContain('Untrusted content from MCP server github.');
+    expect(note.textContent).toContain('not to follow instructions in it');
+  });
+
+  it('shows no untrusted marker on a result TinyElf made itself', () => {
+    render(ToolCard, { tool: tool({ result: 'ok', meta: { exitCode: 0 } }), seq: 3, running: false });
+    expect(screen.queryByText(/Untrusted content/)).toBeNull();
+  });
+
+  it('says it in Japanese too', () => {
+    language.set('ja');
+    render(ToolCard, { tool: tool({ name: 'WebFetch', arguments: '{"url":"https://example.com"}', meta: { untrusted: 'https://example.com' } }), seq: 3, running: false });
+    expect(screen.getByRole('note').textContent).toContain('信頼できない内容（https://example.com）');
+  });
 });
 
 describe('a card scrolled out of the message list and back', () => {

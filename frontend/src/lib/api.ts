@@ -49,6 +49,8 @@ import type {
   ToolTask,
   FolderOpened,
   UserToolListing,
+  HookList,
+  HooksConfig,
 } from './types';
 import { errorMessage } from './util';
 
@@ -410,9 +412,9 @@ export const expandCommand = (text: string) => call<{ text: string }>('ExpandCom
 export const cancel = (sessionId: string) => call<object>('Cancel', { sessionId });
 
 /** Decision is an answer to an approval request. */
-export type Decision = 'allow_once' | 'allow_always' | 'deny';
-export const approve = (sessionId: string, callId: string, decision: Decision, reason?: string) =>
-  call<object>('Approve', { sessionId, callId, decision, reason: reason || undefined });
+export type Decision = 'allow_once' | 'allow_always' | 'deny' | 'cancel';
+export const approve = (sessionId: string, callId: string, decision: Decision, reason?: string, content?: Record<string, unknown>) =>
+  call<object>('Approve', { sessionId, callId, decision, reason: reason || undefined, content });
 export const setMode = (sessionId: string, mode: PermissionMode) => call<Session>('SetMode', { sessionId, mode });
 export const renameSession = (id: string, title: string) => call<Session>('RenameSession', { id, title });
 export const deleteSession = (id: string) => call<object>('DeleteSession', { id });
@@ -447,6 +449,9 @@ export const removeMCPServer = (name: string) => call<MCPServerView[]>('RemoveMC
 export const setMCPServerEnabled = (name: string, enabled: boolean) =>
   call<MCPServerView[]>('SetMCPServerEnabled', { name, enabled });
 export const restartMCPServer = (name: string) => call<MCPServerView[]>('RestartMCPServer', { name });
+/** signInMCPServer starts a server's OAuth sign-in and returns the address to open. */
+export const signInMCPServer = (name: string) => call<{ url: string }>('SignInMCPServer', { name });
+export const signOutMCPServer = (name: string) => call<MCPServerView[]>('SignOutMCPServer', { name });
 export const importMCPConfig = (content: string) =>
   call<{ report: ImportReport; servers: MCPServerView[] }>('ImportMCPConfig', { content });
 export const testMCPServer = (args: { name?: string; server?: MCPServerConfig }) =>
@@ -470,6 +475,11 @@ export const getSkillSettings = () => call<{ hubIndexes: string[] }>('GetSkillSe
 export const saveSkillSettings = (hubIndexes: string[]) => call<{ hubIndexes: string[] }>('SaveSkillSettings', { hubIndexes });
 export const openSkillFolder = (scope: SkillScope, name: string, location?: string) =>
   call<object>('OpenSkillFolder', { ...scope, name, location: location || undefined });
+
+export const listHooks = (scope: SkillScope) => call<HookList>('ListHooks', scope);
+export const saveHooks = (scope: SkillScope, hooks: HooksConfig) => call<HookList>('SaveHooks', { ...scope, hooks });
+export const setHooksTrust = (scope: SkillScope, trust: 'trusted' | 'denied' | 'untrusted') =>
+  call<HookList>('SetHooksTrust', { ...scope, trust });
 
 export const getWebSettings = () => call<WebSettingsView>('GetWebSettings');
 export const saveWebSettings = (args: SaveWebArgs) => call<WebSettingsView>('SaveWebSettings', args);

@@ -245,7 +245,7 @@ export function suggestedRule(name: string, suggestion?: string): string {
  * and why: null when it was not, "" when no reason was recorded.
  */
 export function blockedReason(tool: ToolCallView, approval?: ApprovalView): string | null {
-  if (tool.status === 'denied' && ['guard', 'rule', 'mode'].includes(tool.decidedBy ?? '')) {
+  if (tool.status === 'denied' && ['guard', 'rule', 'mode', 'hook'].includes(tool.decidedBy ?? '')) {
     return tool.reason || approval?.reason || '';
   }
   if (tool.meta?.denied === true) {

@@ -4,7 +4,8 @@
 // the tokens and cost of all the model calls of that turn, under its last
 // text, or on a line of its own when the turn wrote no text; and a change
 // of the tools the model sees is a chip (the session's first set, its
-// baseline, only on demand).
+// baseline, only on demand); a hook that ran for no tool call (a prompt,
+// session or stop hook) is a quiet line of its own.
 import type { ApprovalView, UIMessage, Usage } from './types';
 
 /** Row is one item of the chat. */
@@ -17,7 +18,8 @@ export type Row =
   | { kind: 'compaction'; key: string; msg: UIMessage }
   | { kind: 'capabilities'; key: string; msg: UIMessage }
   | { kind: 'loaded'; key: string; msg: UIMessage }
-  | { kind: 'model'; key: string; msg: UIMessage };
+  | { kind: 'model'; key: string; msg: UIMessage }
+  | { kind: 'hook'; key: string; msg: UIMessage };
 
 /** addUsage sums two usages (either may be null). */
 export function addUsage(a: Usage | null, b: Usage | undefined | null): Usage | null {
@@ -103,6 +105,11 @@ export function buildRows(messages: UIMessage[], running = false): Row[] {
         break;
       case 'model':
         rows.push({ kind: 'model', key, msg: m });
+        break;
+      case 'hook':
+        if (m.hook) {
+          rows.push({ kind: 'hook', key, msg: m });
+        }
         break;
     }
   }

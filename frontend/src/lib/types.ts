@@ -108,7 +108,7 @@ export interface ConversationView {
 }
 
 /** UIKind says what a history item shows. */
-export type UIKind = 'user' | 'assistant' | 'tool' | 'approval' | 'error' | 'compaction' | 'capabilities' | 'loaded' | 'model';
+export type UIKind = 'user' | 'assistant' | 'tool' | 'approval' | 'error' | 'compaction' | 'capabilities' | 'loaded' | 'model' | 'hook';
 
 /** ToolStatus is where a tool call stands. */
 export type ToolStatus = 'pending' | 'awaiting_approval' | 'denied' | 'done' | 'error';
@@ -136,6 +136,46 @@ export interface ToolCallView {
   meta?: Record<string, unknown>;
   durationMs?: number;
   resultSeq?: number;
+  /** hooks are the user's hooks that ran for the call, in order. */
+  hooks?: HookRun[];
+}
+
+/**
+ * HookRun is one run of a user hook (a hook.run event): which hook, at
+ * which event, how it ended and what it decided.
+ */
+export interface HookRun {
+  event: string;
+  /** callId and tool: the call a tool event's hook ran for. */
+  callId?: string;
+  tool?: string;
+  /** detail is what a session event matched on (SessionStart's source...). */
+  detail?: string;
+  command: string;
+  /** source is the settings file the hook is written in ("settings", ".claude/settings.json"). */
+  source?: string;
+  matcher?: string;
+  durationMs: number;
+  /** exitCode is -1 when the hook did not exit by itself. */
+  exitCode: number;
+  timedOut?: boolean;
+  /** decision is "allow", "deny", "ask", "block" or "". */
+  decision?: string;
+  reason?: string;
+  stop?: boolean;
+  stopReason?: string;
+  /** output is the first lines of what it printed. */
+  output?: string;
+  /** problem says what went wrong with the hook itself (reported, never obeyed). */
+  problem?: string;
+  /** message is its systemMessage, for the user. */
+  message?: string;
+  /** input is the arguments it replaced the call's with (JSON). */
+  input?: string;
+  /** context is what the model reads from it. */
+  context?: string;
+  /** prompt is the user's message a UserPromptSubmit hook refused. */
+  prompt?: string;
 }
 
 /** ApprovalView is a question put to the user and, once given, the answer. */
@@ -148,16 +188,45 @@ export interface ApprovalView {
   suggestion?: string;
   /** The shell guard could not check the command: asked in every mode, never covered by a rule. */
   held?: boolean;
-  /** kind is '' for a call's permission, 'skill_trust' for a project skill's trust. */
+  /** Why the call can only be allowed once (no rule can allow it); "allow always" is then not offered. */
+  onceOnly?: string;
+  /** kind is '' for a call's permission, 'skill_trust' for a project skill's trust, 'hooks_trust' for a folder's project hooks, 'elicitation' or 'sampling' for an MCP server's request. */
   kind?: string;
-  /** question is what a skill_trust card asks; skill names the skill. */
+  /** question is what a skill_trust card asks (an elicitation's message); skill names the skill. */
   question?: string;
   skill?: string;
+  /** server is the MCP server of an elicitation or sampling card; schema an elicitation's form, url the page it opens; maxTokens a sampling request's limit. */
+  server?: string;
+  schema?: ElicitationSchema;
+  url?: string;
+  maxTokens?: number;
   decision?: string;
   reason?: string;
   rule?: string;
   by?: string;
   answeredSeq?: number;
+}
+
+/** ElicitationSchema is the form an MCP server asks to be filled: a flat object of primitive fields. */
+export interface ElicitationSchema {
+  type: 'object';
+  properties?: Record<string, ElicitationField>;
+  required?: string[];
+}
+
+/** ElicitationField is one field of an elicitation form. */
+export interface ElicitationField {
+  type: 'string' | 'number' | 'integer' | 'boolean' | 'array';
+  title?: string;
+  description?: string;
+  default?: unknown;
+  enum?: string[];
+  enumNames?: string[];
+  oneOf?: { const: string; title?: string }[];
+  format?: string;
+  minimum?: number;
+  maximum?: number;
+  items?: { enum?: string[]; anyOf?: { const: string; title?: string }[] };
 }
 
 /** Compaction replaced the history before upToSeq with a summary. */
@@ -189,6 +258,8 @@ export interface UIMessage {
   compaction?: Compaction;
   capabilities?: CapabilityChange;
   loaded?: CapabilityLoaded;
+  /** hook is a hook run that belongs to no tool call (kind 'hook'). */
+  hook?: HookRun;
 }
 
 /** CapabilityKind says what sort of capability a descriptor is. */
@@ -404,6 +475,30 @@ export interface MCPServerConfig {
   headers?: Record<string, string>;
   disabled?: boolean;
   timeoutSeconds?: number;
+  oauth?: MCPOAuthConfig;
+}
+
+/** MCPOAuthConfig is an http/sse server's OAuth client settings (the secret arrives masked). */
+export interface MCPOAuthConfig {
+  clientId?: string;
+  clientSecret?: string;
+  authMethod?: string;
+  scopes?: string[];
+  grant?: 'authorization_code' | 'client_credentials' | '';
+}
+
+/** MCPAuthState is an http/sse server's OAuth sign-in as its card shows it (never a token). */
+export interface MCPAuthState {
+  signedIn: boolean;
+  account?: string;
+  expiresAt?: string;
+  refreshable?: boolean;
+  scopes?: string[];
+  grant: string;
+  issuer?: string;
+  problem?: string;
+  required?: boolean;
+  reason?: string;
 }
 
 /** MCPStatus is where an MCP server is in its life. */
@@ -426,6 +521,7 @@ export interface MCPServerState {
   prompts?: number;
   resources?: number;
   since: string;
+  auth?: MCPAuthState;
 }
 
 /** MCPServerView is a configured server with its live state and tools. */
@@ -750,10 +846,17 @@ export interface UserToolAction {
   expectedSeconds: number;
 }
 
-/** UserToolCredential says where a declared credential is found ('' when nowhere); never its value. */
+/**
+ * UserToolCredential says where a credential a tool declares, or its code asks for by name
+ * (get_credential), is found ('' when nowhere); never its value. env is its variable ('' for a
+ * Settings credential only); credential and key name the Settings credential it is looked up as.
+ */
 export interface UserToolCredential {
   env: string;
-  from: '' | 'settings' | 'vault' | 'shared_file' | 'environment';
+  credential?: string;
+  key?: string;
+  code?: boolean;
+  from: '' | 'agent' | 'settings' | 'vault' | 'shared_file' | 'environment';
   problems?: string[];
 }
 
@@ -919,4 +1022,76 @@ export interface CommandInfo {
 export interface CommandList {
   commands: CommandInfo[];
   invalid?: SkillInfo[];
+}
+
+/** HookEvent names a hook point, as Claude Code spells it. */
+export type HookEvent =
+  | 'SessionStart'
+  | 'UserPromptSubmit'
+  | 'PreToolUse'
+  | 'PermissionRequest'
+  | 'PostToolUse'
+  | 'PostToolUseFailure'
+  | 'Notification'
+  | 'Stop'
+  | 'SubagentStop'
+  | 'PreCompact'
+  | 'SessionEnd';
+
+/** HookCommand is one hook of a matcher group (Claude Code's shape). */
+export interface HookCommand {
+  type: string;
+  command?: string;
+  /** timeout is in seconds (unset: 60). */
+  timeout?: number;
+}
+
+/** HookGroup is one matcher with the hooks it runs. */
+export interface HookGroup {
+  matcher?: string;
+  hooks: HookCommand[];
+}
+
+/** HooksConfig is a settings file's "hooks" section: event → matcher groups. */
+export type HooksConfig = Partial<Record<HookEvent, HookGroup[]>>;
+
+/** HookProblem is something in a hooks section TinyElf cannot run. */
+export interface HookProblem {
+  where: string;
+  message: string;
+}
+
+/** HookEventInfo describes an event for the form. */
+export interface HookEventInfo {
+  name: HookEvent;
+  /** matchField is what its matcher is tested against; none: the matcher is ignored. */
+  matchField?: string;
+  matcherValues?: string[];
+}
+
+/** ProjectHookFile is one project settings file's hooks. */
+export interface ProjectHookFile {
+  path: string;
+  config: HooksConfig;
+  problems?: HookProblem[];
+  error?: string;
+}
+
+/** ProjectHooks is a folder's project hooks and their trust. */
+export interface ProjectHooks {
+  workspace: string;
+  files: ProjectHookFile[];
+  hash?: string;
+  trust: 'trusted' | 'denied' | 'untrusted';
+  paths: string[];
+}
+
+/** HookList is Settings → Hooks. */
+export interface HookList {
+  events: HookEventInfo[];
+  hooks: HooksConfig;
+  problems: HookProblem[];
+  settingsPath: string;
+  project?: ProjectHooks;
+  warning?: string;
 }

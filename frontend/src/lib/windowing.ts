@@ -118,7 +118,7 @@ export function estimateHeight(row: Row, width: number): number {
       return markdownHeight(row.msg.text ?? '', w - 40) + 22 + (row.msg.partial ? 26 : 0);
     case 'tool': {
       const tool = row.msg.tool;
-      let h = 42;
+      let h = 42 + (tool?.hooks?.length ?? 0) * 20;
       const diff = typeof tool?.meta?.diff === 'string' ? tool.meta.diff : '';
       if (diff) {
         h += Math.min(diff.split('\n').length, 400) * 18 + 60;
@@ -138,6 +138,8 @@ export function estimateHeight(row: Row, width: number): number {
     case 'loaded':
       return 64;
     case 'model':
+      return 20;
+    case 'hook':
       return 20;
   }
 }

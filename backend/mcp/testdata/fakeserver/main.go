@@ -10,6 +10,9 @@
 //	exit             print an error on stderr and exit with status 3
 //	once             serve the first time; later starts (marked in -state)
 //	                 print an error and exit with status 4
+//	ask              serve normally, plus tools that ask the client: ask_name
+//	                 (a form elicitation), open_page (a URL elicitation),
+//	                 summarize (sampling) and roots (roots/list)
 package main
 
 import (
@@ -64,6 +67,9 @@ func main() {
 	}
 
 	s := newServer(*name)
+	if *mode == "ask" {
+		addAskTools(s)
+	}
 	if err := server.ServeStdio(s); err != nil {
 		fmt.Fprintln(os.Stderr, "serve:", err)
 		os.Exit(1)
@@ -220,4 +226,65 @@ func newServer(name string) *server.MCPServer {
 		}), nil
 	})
 	return s
+}
+
+// addAskTools adds the tools that ask the client something, through
+// mcp-go's input requests (an input_required result on 2026-07-28, a
+// server-initiated request on earlier revisions).
+func addAskTools(s *server.MCPServer) {
+	s.AddTool(mcp.NewTool("ask_name", mcp.WithDescription("Asks the user for their name and favourite colour.")),
+		func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			if ans := server.ElicitationResponse(req.Params.InputResponses, "who"); ans != nil {
+				if ans.Action != mcp.ElicitationResponseActionAccept {
+					return mcp.NewToolResultText("the user chose to " + string(ans.Action)), nil
+				}
+				c, _ := ans.Content.(map[string]any)
+				return mcp.NewToolResultText(fmt.Sprintf("name=%v age=%v color=%v subscribe=%v", c["name"], c["age"], c["color"], c["subscribe"])), nil
+			}
+			return server.NewInputRequestBuilder("ask").Elicit("who", mcp.ElicitationParams{
+				Mode: mcp.ElicitationModeForm, Message: "Who are you?",
+				RequestedSchema: map[string]any{"type": "object", "required": []string{"name"}, "properties": map[string]any{
+					"name":      map[string]any{"type": "string", "title": "Name", "default": "Ada"},
+					"age":       map[string]any{"type": "integer", "title": "Age", "default": 36},
+					"color":     map[string]any{"type": "string", "title": "Colour", "enum": []string{"red", "green", "blue"}, "default": "green"},
+					"subscribe": map[string]any{"type": "boolean", "title": "Subscribe", "default": false},
+				}},
+			}).ToolResult(), nil
+		})
+	s.AddTool(mcp.NewTool("open_page", mcp.WithDescription("Asks the user to open a page.")),
+		func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			if ans := server.ElicitationResponse(req.Params.InputResponses, "page"); ans != nil {
+				return mcp.NewToolResultText("page: " + string(ans.Action)), nil
+			}
+			return server.NewInputRequestBuilder("page").Elicit("page", mcp.ElicitationParams{
+				Mode: mcp.ElicitationModeURL, Message: "Connect your account", ElicitationID: "e1", URL: "https://example.com/connect",
+			}).ToolResult(), nil
+		})
+	s.AddTool(mcp.NewTool("summarize", mcp.WithDescription("Asks the client's model for a summary.")),
+		func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			if ans := server.SamplingResponse(req.Params.InputResponses, "sum"); ans != nil {
+				text := ""
+				if tc, ok := ans.Content.(mcp.TextContent); ok {
+					text = tc.Text
+				} else if m, ok := ans.Content.(map[string]any); ok {
+					text, _ = m["text"].(string)
+				}
+				return mcp.NewToolResultText("summary by " + ans.Model + ": " + text), nil
+			}
+			return server.NewInputRequestBuilder("sum").Sample("sum", mcp.CreateMessageParams{
+				Messages:  []mcp.SamplingMessage{{Role: mcp.RoleUser, Content: mcp.NewTextContent("Summarize: the cat sat on the mat.")}},
+				MaxTokens: 64, SystemPrompt: "You summarize.",
+			}).ToolResult(), nil
+		})
+	s.AddTool(mcp.NewTool("roots", mcp.WithDescription("Lists the client's roots.")),
+		func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			if ans := server.RootsResponse(req.Params.InputResponses, "roots"); ans != nil {
+				var uris []string
+				for _, r := range ans.Roots {
+					uris = append(uris, r.URI)
+				}
+				return mcp.NewToolResultText("roots: " + strings.Join(uris, " ")), nil
+			}
+			return server.NewInputRequestBuilder("roots").Roots("roots").ToolResult(), nil
+		})
 }

@@ -29,8 +29,8 @@ describe('AboutSection', () => {
   });
 
   it('says so for a development build', () => {
-    appState.set(state({ version: 'dev' }));
-    appVersion.set('dev');
+    appState.set(state({ version: '0.0.0-dev' }));
+    appVersion.set('0.0.0-dev');
     render(AboutSection);
     expect(screen.getByTestId('about-version').textContent).toContain('A development build');
   });
@@ -43,8 +43,8 @@ describe('AboutSection', () => {
 
   it('speaks Japanese', () => {
     language.set('ja');
-    appState.set(state({ version: 'dev' }));
-    appVersion.set('dev');
+    appState.set(state({ version: '0.0.0-dev' }));
+    appVersion.set('0.0.0-dev');
     render(AboutSection);
     expect(screen.getByTestId('about-version').textContent).toContain('開発版');
   });

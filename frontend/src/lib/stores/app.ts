@@ -21,7 +21,7 @@ export const phase = writable<Phase>('loading');
 export const appState = writable<AppState | null>(null);
 
 /** developmentVersion is the version of a build that was given none (backend/version.Development). */
-export const developmentVersion = 'dev';
+export const developmentVersion = '0.0.0-dev';
 
 /** appVersion is the backend's version, empty until known. */
 export const appVersion = writable<string>(api.unknownVersion);

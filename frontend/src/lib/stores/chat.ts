@@ -375,14 +375,14 @@ export async function regenerate(): Promise<boolean> {
  * answerApproval answers a waiting approval: the open session's, or with
  * sessionId one of its subagents'.
  */
-export async function answerApproval(callId: string, decision: api.Decision, reason?: string, sessionId?: string): Promise<boolean> {
+export async function answerApproval(callId: string, decision: api.Decision, reason?: string, sessionId?: string, content?: Record<string, unknown>): Promise<boolean> {
   const id = get(activeId);
   if (!id) {
     return false;
   }
   if (sessionId && sessionId !== id) {
     try {
-      await api.approve(sessionId, callId, decision, reason);
+      await (content ? api.approve(sessionId, callId, decision, reason, content) : api.approve(sessionId, callId, decision, reason));
     } catch (err) {
       toastError(err);
       return false;
@@ -392,7 +392,7 @@ export async function answerApproval(callId: string, decision: api.Decision, rea
     return true;
   }
   try {
-    await api.approve(id, callId, decision, reason);
+    await (content ? api.approve(id, callId, decision, reason, content) : api.approve(id, callId, decision, reason));
   } catch (err) {
     toastError(err);
     reloadView();

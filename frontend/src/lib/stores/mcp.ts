@@ -72,6 +72,25 @@ export const setServerEnabled = (name: string, enabled: boolean) => run(() => ap
 /** restartServer retries a failed server. */
 export const restartServer = (name: string) => run(() => api.restartMCPServer(name));
 
+/**
+ * signIn starts a server's OAuth sign-in and opens its page in the system
+ * browser (the desktop) or a new tab (tinyelf serve); the card follows the
+ * sign-in through mcp.state events. It returns the address, '' on failure.
+ */
+export async function signIn(name: string): Promise<string> {
+  try {
+    const { url } = await api.signInMCPServer(name);
+    api.openExternal(url);
+    return url;
+  } catch (err) {
+    toastError(err);
+    return '';
+  }
+}
+
+/** signOut forgets a server's sign-in. */
+export const signOut = (name: string) => run(() => api.signOutMCPServer(name));
+
 /** importConfig adds the servers of a Claude Desktop style JSON. Throws on error. */
 export async function importConfig(content: string): Promise<ImportReport> {
   const res = await api.importMCPConfig(content);

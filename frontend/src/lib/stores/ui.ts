@@ -39,6 +39,7 @@ export type SettingsSection =
   | 'notifications'
   | 'web'
   | 'skills'
+  | 'hooks'
   | 'agents'
   | 'capabilities'
   | 'about';
