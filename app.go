@@ -10,6 +10,7 @@ import (
 	wailsruntime "github.com/wailsapp/wails/v2/pkg/runtime"
 
 	"tinyelf/backend/api"
+	"tinyelf/backend/version"
 )
 
 // EventName is the Wails event that carries engine events to the window.
@@ -77,7 +78,7 @@ func (a *App) runtimeContext() context.Context {
 
 // Version returns the TinyElf version string shown in the window's header.
 func (a *App) Version() string {
-	return version
+	return version.Version()
 }
 
 // Call runs a service method with JSON arguments and returns its JSON

@@ -18,6 +18,7 @@ import (
 
 	"tinyelf/backend/api"
 	"tinyelf/backend/config"
+	"tinyelf/backend/version"
 )
 
 //go:embed build/appicon.png
@@ -51,7 +52,7 @@ func runDesktop(ctx context.Context, stderr io.Writer) int {
 	}
 	assets := uiAssets
 
-	svc, err := api.New(ctx, api.Options{Version: version, DataDir: dataDir, Surface: api.SurfaceDesktop, Titles: true})
+	svc, err := api.New(ctx, api.Options{Version: version.Version(), DataDir: dataDir, Surface: api.SurfaceDesktop, Titles: true})
 	if err != nil {
 		fmt.Fprintf(stderr, "tinyelf: %v\n", err)
 		return exitError
