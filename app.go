@@ -32,6 +32,9 @@ type App struct {
 	guard closeGuard
 	// timer reports the time to an interactive page (TINYELF_TIMING).
 	timer *startupTimer
+	// quitWindow closes the window without asking (a signal, "Stop and
+	// close"); nil means wailsruntime.Quit.
+	quitWindow func(context.Context)
 }
 
 // NewApp returns an App over svc that is not yet attached to a window; svc
@@ -115,8 +118,18 @@ func (a *App) GuardClose() {
 func (a *App) ConfirmClose() {
 	a.guard.force()
 	if ctx := a.runtimeContext(); ctx != nil {
-		wailsruntime.Quit(ctx)
+		a.quit(ctx)
 	}
+}
+
+// quit closes the window without asking: through quitWindow when the
+// desktop set one, else through Wails.
+func (a *App) quit(ctx context.Context) {
+	if a.quitWindow != nil {
+		a.quitWindow(ctx)
+		return
+	}
+	wailsruntime.Quit(ctx)
 }
 
 // Ready is called by the page once it shows the app (or the first-run
