@@ -17,6 +17,7 @@ import (
 	wailsruntime "github.com/wailsapp/wails/v2/pkg/runtime"
 
 	"tinyelf/backend/api"
+	"tinyelf/backend/version"
 )
 
 //go:embed build/appicon.png
@@ -50,7 +51,7 @@ func runDesktop(ctx context.Context, stderr io.Writer) int {
 	}
 	assets := uiAssets
 
-	svc, err := api.New(ctx, api.Options{Version: version, DataDir: dataDir, Surface: api.SurfaceDesktop, Titles: true})
+	svc, err := api.New(ctx, api.Options{Version: version.Version(), DataDir: dataDir, Surface: api.SurfaceDesktop, Titles: true})
 	if err != nil {
 		fmt.Fprintf(stderr, "tinyelf: %v\n", err)
 		return exitError
@@ -65,6 +66,24 @@ func runDesktop(ctx context.Context, stderr io.Writer) int {
 	}
 	saved := svc.WindowState()
 	width, height := windowSize(saved)
+	// beforeClose is the window's OnBeforeClose: it remembers the window and,
+	// while tasks run, has the page ask first (true keeps the window open).
+	beforeClose := func(wctx context.Context) bool {
+		rememberWindow(wctx, svc, stderr)
+		running, _ := svc.RunningTasks(context.Background(), struct{}{})
+		asking := app.guard.ask(running)
+		if note := closeNote(len(running), asking); note != "" {
+			fmt.Fprintln(stderr, note)
+		}
+		if asking {
+			wailsruntime.EventsEmit(wctx, CloseRequestedEvent, running)
+			return true // the page asks; ConfirmClose closes
+		}
+		return false
+	}
+	// A close that is not asked about (a signal, "Stop and close") goes
+	// through beforeClose too, then quits on GTK's thread.
+	app.quitWindow = func(wctx context.Context) { quitWindow(wctx, beforeClose) }
 	// Closing the window ends runDesktop; so does ctx ending (Ctrl+C, SIGTERM),
 	// which quits the window from a watcher that stops when the window closes first.
 	windowDone := make(chan struct{})
@@ -74,7 +93,7 @@ func runDesktop(ctx context.Context, stderr io.Writer) int {
 			select {
 			case <-ctx.Done():
 				app.guard.force() // a signal is not asked about
-				wailsruntime.Quit(wctx)
+				app.quit(wctx)
 			case <-windowDone:
 			}
 		}()
@@ -90,19 +109,7 @@ func runDesktop(ctx context.Context, stderr io.Writer) int {
 		AssetServer:      &assetserver.Options{Assets: assets},
 		OnStartup:        onStartup,
 		OnDomReady:       func(wctx context.Context) { restoreWindow(wctx, saved) },
-		OnBeforeClose: func(wctx context.Context) bool {
-			rememberWindow(wctx, svc, stderr)
-			running, _ := svc.RunningTasks(context.Background(), struct{}{})
-			asking := app.guard.ask(running)
-			if note := closeNote(len(running), asking); note != "" {
-				fmt.Fprintln(stderr, note)
-			}
-			if asking {
-				wailsruntime.EventsEmit(wctx, CloseRequestedEvent, running)
-				return true // the page asks; ConfirmClose closes
-			}
-			return false
-		},
+		OnBeforeClose:    beforeClose,
 		OnShutdown: func(c context.Context) {
 			app.shutdown(c)
 			close(windowDone)

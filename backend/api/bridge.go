@@ -28,6 +28,9 @@ type BridgeOptions struct {
 	// Notifier shows the notify tool's notifications (default: the
 	// platform's).
 	Notifier notify.Notifier
+	// Version is what the bridge tells clients in serverInfo (default:
+	// this build's version).
+	Version string
 }
 
 // Bridge serves TinyElf's builtin MCP providers (the session history,
@@ -69,7 +72,7 @@ func StartBridge(ctx context.Context, o BridgeOptions) (*Bridge, error) {
 		br.warnings = append(br.warnings, fmt.Sprintf("the session history is not available to bridge clients: %v", err))
 	}
 	_ = reg.Register(mcp.NewNotifyProvider(bridgeNotifier{o.Notifier}))
-	b, err := mcp.StartBridge(ctx, reg, mcp.BridgeOptions{Addr: o.Addr, Token: o.Token, Caller: mcp.Caller{Workspace: o.Workspace}})
+	b, err := mcp.StartBridge(ctx, reg, mcp.BridgeOptions{Addr: o.Addr, Token: o.Token, Caller: mcp.Caller{Workspace: o.Workspace}, Version: o.Version})
 	if err != nil {
 		if br.store != nil {
 			br.store.Close()
