@@ -77,7 +77,17 @@ func (e *Engine) withOwnSources() {
 	if e.own.resources != nil {
 		own = append(own, e.own.resources)
 	}
-	o.ToolSources = append(own, o.ToolSources...)
+	// Options copied from another engine (a restart) carry that engine's
+	// own sources: they are made anew, not kept.
+	callers := make([]ToolSource, 0, len(o.ToolSources))
+	for _, src := range o.ToolSources {
+		switch src.(type) {
+		case *builtinSource, *directSource, *resourceSource, userToolSource:
+		default:
+			callers = append(callers, src)
+		}
+	}
+	o.ToolSources = append(own, callers...)
 }
 
 // ReleaseSources stops what the tool sources hold for one session (its

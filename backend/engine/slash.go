@@ -19,6 +19,7 @@ import (
 // is the cause's.
 type CommandError struct{ err error }
 
+// Error returns the cause's message.
 func (e *CommandError) Error() string { return e.err.Error() }
 
 // Unwrap returns the cause.

@@ -115,6 +115,9 @@ type directLog struct {
 // maxDirectEvents bounds what a long-lived toolbox keeps.
 const maxDirectEvents = 1000
 
+// The methods below implement SessionLog: a direct call has no
+// conversation, so only Append keeps anything.
+
 func (l *directLog) CreateSession(context.Context, sessions.SessionCreated) (string, error) {
 	return "", fmt.Errorf("a direct tool call cannot start a session")
 }
