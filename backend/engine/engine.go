@@ -19,6 +19,7 @@ import (
 	"tinyelf/backend/llm"
 	"tinyelf/backend/sessions"
 	"tinyelf/backend/tools"
+	"tinyelf/backend/usertools"
 )
 
 // Live event types: published to the UI but not logged (the log keeps the
@@ -210,6 +211,12 @@ type Options struct {
 	// Hooks runs the user's hooks (the settings' and trusted project
 	// hooks) at the loop's points; nil runs none.
 	Hooks *HookOptions
+	// MCP gives sessions the MCP servers (step 10 of the builder, see
+	// mcpsources.go); nil leaves them out.
+	MCP *MCPOptions
+	// UserTools gives each agent's sessions its user tools (seed 002);
+	// nil leaves them out.
+	UserTools *usertools.Service
 }
 
 // DefaultIdleTimeout is Options.IdleTimeout's default.
@@ -242,6 +249,8 @@ type Engine struct {
 	// session's registries; entries their catalog entries.
 	schemas *tools.SchemaCache
 	entries *entryCache
+	// own are the tool sources the engine made from Options.MCP.
+	own engineSources
 
 	// Background work beside the turns (naming sessions) runs under bgCtx
 	// and is counted in bgWork; Shutdown cancels and waits for it. bgMu
@@ -357,6 +366,7 @@ func New(opts Options) *Engine {
 		opts.Catalog = capabilities.NewCatalog()
 	}
 	e := &Engine{opts: opts, catalog: opts.Catalog, sessions: map[string]*sessionState{}, summaries: tools.NewSummaryCache(opts.Now), schemas: tools.NewSchemaCache(), entries: newEntryCache()}
+	e.withOwnSources()
 	e.subagents = newSubagentManager(e, opts.Subagents)
 	e.bgCtx, e.bgStop = context.WithCancel(context.Background())
 	return e
@@ -691,6 +701,7 @@ func (e *Engine) Shutdown(ctx context.Context) {
 	e.bgMu.Lock()
 	e.bgStop()
 	e.bgMu.Unlock()
+	defer e.closeSources()
 	defer e.waitBackground(ctx)
 	e.mu.Lock()
 	all := make([]*sessionState, 0, len(e.sessions))
