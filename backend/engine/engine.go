@@ -568,6 +568,9 @@ func (e *Engine) settle(s *sessionState, run *turnRun, res TurnResult) {
 	defer s.mu.Unlock()
 	s.running = false
 	s.cancel()
+	// What the log leaves open may have changed with the turn: the next
+	// Pending reads it again.
+	e.waiting.forget(s.id)
 	s.lastTurn = res
 	s.lastUsed = used
 	run.result = res
@@ -805,7 +808,10 @@ func (e *Engine) Running(sessionID string) bool {
 	return s.running
 }
 
-// Answer delivers the user's decision on a pending approval.
+// Answer delivers the user's decision on a pending approval: to the turn
+// waiting for it, or, for an approval an earlier run of TinyElf left
+// waiting (see Pending), to a turn that takes that one up (ResumeApproval;
+// ErrBusy while the session runs another).
 func (e *Engine) Answer(sessionID, callID string, ans ApprovalAnswer) error {
 	var ch chan ApprovalAnswer
 	ok := false
