@@ -15,6 +15,7 @@ import (
 	"strings"
 	"testing"
 	"time"
+	"tinyelf/internal/testutil"
 	"unicode/utf8"
 )
 
@@ -156,7 +157,7 @@ wait`
 	}
 	for _, name := range []string{"pid0", "pid1", "pid2"} {
 		pid := readPID(t, f.path(name))
-		waitGone(t, 10*time.Second, pid)
+		testutil.WaitGone(t, 10*time.Second, pid)
 	}
 	// The marker's writer is gone, so the marker can no longer appear.
 	if _, err := os.Stat(f.path("late-marker")); !errors.Is(err, os.ErrNotExist) {
@@ -215,7 +216,7 @@ func TestBashCancellationKillsTheProcessGroup(t *testing.T) {
 	if !res.IsError || res.Meta["cancelled"] != true || !strings.Contains(res.Content, "cancelled") || !strings.Contains(res.Content, "started") {
 		t.Fatalf("want a cancelled result with the output so far, got %+v", res)
 	}
-	waitGone(t, 10*time.Second, readPID(t, f.path("pid")))
+	testutil.WaitGone(t, 10*time.Second, readPID(t, f.path("pid")))
 }
 
 func TestBashDoesNotWaitForBackgroundProcesses(t *testing.T) {

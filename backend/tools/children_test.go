@@ -13,38 +13,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+	"tinyelf/internal/testutil"
 )
-
-// procGone reports whether pid has exited (an unreaped zombie counts).
-func procGone(pid int) bool {
-	if errors.Is(syscall.Kill(pid, 0), syscall.ESRCH) {
-		return true
-	}
-	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
-	if err != nil {
-		return true
-	}
-	i := strings.LastIndexByte(string(b), ')')
-	return i > 0 && strings.HasPrefix(strings.TrimSpace(string(b[i+1:])), "Z")
-}
-
-// waitGone waits until every pid has exited, and fails (killing the rest)
-// after a deadline.
-func waitGone(t *testing.T, d time.Duration, pids ...int) {
-	t.Helper()
-	deadline := time.Now().Add(d)
-	for _, pid := range pids {
-		for !procGone(pid) {
-			if time.Now().After(deadline) {
-				for _, p := range pids {
-					_ = syscall.Kill(p, syscall.SIGKILL)
-				}
-				t.Fatalf("process %d is still running", pid)
-			}
-			time.Sleep(10 * time.Millisecond)
-		}
-	}
-}
 
 // readPids waits for a file of pids, one a line, written by a child.
 func readPids(t *testing.T, path string, n int) []int {
@@ -97,7 +67,7 @@ func TestChildrenKillAll(t *testing.T) {
 		t.Errorf("Live = %d", c.Live())
 	}
 	c.KillAll()
-	waitGone(t, 5*time.Second, pids...) // the escaped one goes by its tag
+	testutil.WaitGone(t, 5*time.Second, pids...) // the escaped one goes by its tag
 	if entries, _ := os.ReadDir(root); len(entries) != 0 {
 		t.Errorf("records left after KillAll: %v", entries)
 	}
@@ -107,7 +77,7 @@ func TestChildrenKillAll(t *testing.T) {
 		t.Fatal(err)
 	}
 	go func() { _ = cmd.Wait() }()
-	waitGone(t, 5*time.Second, cmd.Process.Pid)
+	testutil.WaitGone(t, 5*time.Second, cmd.Process.Pid)
 }
 
 func TestChildrenForgetEndedGroups(t *testing.T) {
@@ -190,12 +160,12 @@ func TestReapOrphans(t *testing.T) {
 	if killed != 2 {
 		t.Errorf("killed %d, want 2 (the recorded group and the tagged process)", killed)
 	}
-	waitGone(t, 5*time.Second, recorded.Process.Pid, tagged.Process.Pid)
-	if procGone(reused.Process.Pid) {
+	testutil.WaitGone(t, 5*time.Second, recorded.Process.Pid, tagged.Process.Pid)
+	if testutil.ProcGone(reused.Process.Pid) {
 		t.Error("a process whose pid only matched a record was killed")
 	}
 	for _, pid := range livePids {
-		if procGone(pid) {
+		if testutil.ProcGone(pid) {
 			t.Errorf("a live owner's child %d was killed", pid)
 		}
 	}
@@ -222,9 +192,9 @@ func TestPdeathsig(t *testing.T) {
 	pids := readPids(t, filepath.Join(dir, "pids"), 2)
 	child, detached := pids[0], pids[1]
 	t.Cleanup(func() { _ = syscall.Kill(detached, syscall.SIGKILL) })
-	waitGone(t, 5*time.Second, child)
+	testutil.WaitGone(t, 5*time.Second, child)
 	// The child is gone, so the kernel has acted on the helper's death.
-	if procGone(detached) {
+	if testutil.ProcGone(detached) {
 		t.Error("the detached child died with the process that started it")
 	}
 }

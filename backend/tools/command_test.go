@@ -12,6 +12,7 @@ import (
 	"syscall"
 	"testing"
 	"time"
+	"tinyelf/internal/testutil"
 )
 
 // ownerSecrets is what a test owner's settings would name.
@@ -170,7 +171,7 @@ func TestCommandContextKillsTheGroup(t *testing.T) {
 	pids := readPids(t, pidFile, 2)
 	go func() { _ = cmd.Wait(); ch.Exited() }()
 	cancel()
-	waitGone(t, 5*time.Second, pids...)
+	testutil.WaitGone(t, 5*time.Second, pids...)
 }
 
 // TestCommandDetach: a detached child (the file manager) gets the clean
@@ -201,8 +202,8 @@ func TestCommandDetach(t *testing.T) {
 		t.Errorf("the detached child's environment:\n%s", env)
 	}
 	c.KillAll()
-	waitGone(t, 5*time.Second, ch.Pid())
-	if procGone(pid) {
+	testutil.WaitGone(t, 5*time.Second, ch.Pid())
+	if testutil.ProcGone(pid) {
 		t.Error("KillAll killed the detached child")
 	}
 	if st, ok := readProcStat(pid); !ok || st.pgid != pid {
