@@ -6,7 +6,7 @@ import (
 
 	"tinyelf/backend/config"
 	"tinyelf/backend/engine"
-	"tinyelf/backend/tools"
+	"tinyelf/backend/proc"
 )
 
 // newChildren returns the owner of the child processes one surface starts:
@@ -15,12 +15,12 @@ import (
 // passes, the secrets the current settings and environment name
 // (engine.ChildSecrets: TinyElf's key variables by name, every key the
 // settings hold by value).
-func newChildren(dataDir string, settings *config.Store, getenv func(string) string) *tools.Children {
+func newChildren(dataDir string, settings *config.Store, getenv func(string) string) *proc.Children {
 	root := ""
 	if dataDir != "" {
-		root = filepath.Join(dataDir, tools.ChildrenFolder)
+		root = filepath.Join(dataDir, proc.ChildrenFolder)
 	}
-	return tools.NewChildren(root, func() tools.Secrets {
+	return proc.NewChildren(root, func() proc.Secrets {
 		return engine.ChildSecrets(settings.Get().WithEnvironment(getenv))
 	})
 }
@@ -29,7 +29,7 @@ func newChildren(dataDir string, settings *config.Store, getenv func(string) str
 // child like any other (the clean environment, a session of its own) but
 // detached: the window it opens is the user's, and stays when TinyElf
 // exits.
-func openFolder(c *tools.Children, dir string) error {
+func openFolder(c *proc.Children, dir string) error {
 	opener := "xdg-open"
 	switch runtime.GOOS {
 	case "darwin":
@@ -43,4 +43,4 @@ func openFolder(c *tools.Children, dir string) error {
 // StartSelf starts TinyElf again with args as a process of its own that
 // outlives this one and is not waited for (the runner of a submitted
 // task); see tools.StartSelf.
-func StartSelf(args ...string) error { return tools.StartSelf(args...) }
+func StartSelf(args ...string) error { return proc.StartSelf(args...) }

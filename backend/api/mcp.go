@@ -13,6 +13,7 @@ import (
 	"tinyelf/backend/config"
 	"tinyelf/backend/engine"
 	"tinyelf/backend/mcp"
+	"tinyelf/backend/proc"
 	"tinyelf/backend/sessions"
 	"tinyelf/backend/tools"
 )
@@ -77,7 +78,7 @@ type directSource struct {
 	settings *config.Store
 	onChange func(sessionID string, c mcp.Change)
 	environ  func() []string
-	children *tools.Children
+	children *proc.Children
 
 	mu   sync.Mutex
 	svcs map[string]*directRun

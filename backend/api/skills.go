@@ -14,8 +14,8 @@ import (
 	"tinyelf/backend/capabilities"
 	"tinyelf/backend/engine"
 	"tinyelf/backend/mcp"
+	"tinyelf/backend/proc"
 	"tinyelf/backend/skills"
-	"tinyelf/backend/tools"
 	"tinyelf/backend/usertools"
 )
 
@@ -74,7 +74,7 @@ type skillServiceOptions struct {
 	noPrompt      bool
 	indexes       func() []string
 	environ       func() []string
-	children      *tools.Children
+	children      *proc.Children
 }
 
 func newSkillService(o skillServiceOptions, catalog *capabilities.Catalog, publish func(string)) *skillService {

@@ -12,6 +12,7 @@ import (
 	"tinyelf/backend/engine"
 	"tinyelf/backend/mcp"
 	"tinyelf/backend/notify"
+	"tinyelf/backend/proc"
 	"tinyelf/backend/skills"
 	"tinyelf/backend/tools"
 	"tinyelf/backend/usertools"
@@ -93,7 +94,7 @@ type Toolbox struct {
 	hidden       map[string]string // tool name → why this mode leaves it out
 	// children are the Bash commands and MCP servers the toolbox started;
 	// Close kills what is left of them.
-	children *tools.Children
+	children *proc.Children
 
 	// The user tools, once LoadUserTools has run.
 	userTools  *usertools.Service

@@ -5,6 +5,7 @@ import (
 	"slices"
 	"time"
 	"tinyelf/backend/capabilities"
+	"tinyelf/backend/proc"
 
 	"tinyelf/backend/tools"
 )
@@ -35,7 +36,7 @@ type BuildOptions struct {
 	Environ func() []string
 	// Children starts Bash commands and Grep's ripgrep and keeps them from
 	// outliving TinyElf; may be nil.
-	Children *tools.Children
+	Children *proc.Children
 	// Reads, when set, makes Write and Edit refuse files the agent has not
 	// read in this session, or that changed since (the engine passes the
 	// session's tracker). Nil checks nothing: a single `tinyelf tool` call

@@ -5,6 +5,7 @@ import (
 
 	"tinyelf/backend/config"
 	"tinyelf/backend/llm"
+	"tinyelf/backend/proc"
 	"tinyelf/backend/tools"
 )
 
@@ -15,7 +16,7 @@ import (
 // every configured provider's preset
 // (OPENROUTER_API_KEY for an OpenRouter provider), and every secret value the
 // settings hold, under whatever name the user exported it.
-func ChildSecrets(st config.Settings) tools.Secrets {
+func ChildSecrets(st config.Settings) proc.Secrets {
 	names := config.SecretEnvNames()
 	for name, env := range tools.SearchKeyEnv {
 		if name != tools.SearchSearXNG { // a URL, not a key
@@ -27,17 +28,17 @@ func ChildSecrets(st config.Settings) tools.Secrets {
 			names = append(names, pre.KeyEnv)
 		}
 	}
-	return tools.Secrets{Names: names, Values: st.SecretValues()}
+	return proc.Secrets{Names: names, Values: st.SecretValues()}
 }
 
 // ChildEnviron returns the environment child processes start from: the
 // user's environment without ChildSecrets(st).
 func ChildEnviron(st config.Settings) []string {
-	return tools.CleanEnv(os.Environ(), ChildSecrets(st))
+	return proc.CleanEnv(os.Environ(), ChildSecrets(st))
 }
 
 // defaultChildEnviron is the environment when the caller knows no settings:
 // at least TinyElf's own key variables are left out.
 func defaultChildEnviron() []string {
-	return tools.CleanEnv(os.Environ(), tools.Secrets{Names: config.SecretEnvNames()})
+	return proc.CleanEnv(os.Environ(), proc.Secrets{Names: config.SecretEnvNames()})
 }

@@ -17,6 +17,7 @@ import (
 	"tinyelf/backend/config"
 	"tinyelf/backend/hooks"
 	"tinyelf/backend/llm"
+	"tinyelf/backend/proc"
 	"tinyelf/backend/sessions"
 	"tinyelf/backend/tools"
 )
@@ -189,7 +190,7 @@ type Options struct {
 	// Children starts the sessions' Bash commands and keeps them from
 	// outliving TinyElf; nil runs each in a process group of its own
 	// without recording it.
-	Children *tools.Children
+	Children *proc.Children
 	// CapabilitySources add catalog entries of any kind to one session (a
 	// workspace's project skills), as the session's own partitions.
 	CapabilitySources []CapabilitySource

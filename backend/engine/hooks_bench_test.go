@@ -9,6 +9,7 @@ import (
 	"tinyelf/backend/config"
 	"tinyelf/backend/hooks"
 	"tinyelf/backend/llm"
+	"tinyelf/backend/proc"
 	"tinyelf/backend/sessions"
 	"tinyelf/backend/tools"
 )
@@ -38,7 +39,7 @@ func (discardLog) ListSessions(context.Context, int, int) ([]tools.SessionSummar
 // whose hooks are set.
 func hookPipeline(b *testing.B, set *hooks.Set, ho *HookOptions, gate bool) (tools.Handler, context.Context, *tools.Call) {
 	b.Helper()
-	ch := tools.NewChildren(b.TempDir(), nil)
+	ch := proc.NewChildren(b.TempDir(), nil)
 	b.Cleanup(ch.KillAll)
 	settings, err := config.OpenStore(filepath.Join(b.TempDir(), config.SettingsFile))
 	if err != nil {
@@ -100,7 +101,7 @@ func BenchmarkPreToolUseNoMatchingHook(b *testing.B) {
 // hook step adds to the process. Goal: process start plus under 2 ms.
 func BenchmarkPreToolUseTrueHook(b *testing.B) {
 	b.Run("process", func(b *testing.B) {
-		ch := tools.NewChildren(b.TempDir(), nil)
+		ch := proc.NewChildren(b.TempDir(), nil)
 		b.Cleanup(ch.KillAll)
 		bash, err := exec.LookPath("bash")
 		if err != nil {

@@ -4,12 +4,13 @@ import (
 	"context"
 	"path/filepath"
 
+	"tinyelf/backend/proc"
 	"tinyelf/backend/tools"
 )
 
 type workspaceProvider struct {
 	dir      string
-	children *tools.Children
+	children *proc.Children
 }
 
 // NewWorkspaceProvider returns the "workspace" provider: TinyElf's
@@ -17,7 +18,7 @@ type workspaceProvider struct {
 // folder, the Caller's Workspace or else dir. It is eligible for external
 // CLI agents that have a folder, since TinyElf's own agents have the local
 // tools. children starts grep's ripgrep (may be nil).
-func NewWorkspaceProvider(dir string, children *tools.Children) Provider {
+func NewWorkspaceProvider(dir string, children *proc.Children) Provider {
 	return workspaceProvider{dir: dir, children: children}
 }
 

@@ -1,6 +1,6 @@
 //go:build !unix && !windows
 
-package tools
+package proc
 
 import "os"
 

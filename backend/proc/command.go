@@ -1,4 +1,4 @@
-package tools
+package proc
 
 import (
 	"bytes"
@@ -88,7 +88,7 @@ func (c *Children) CommandContext(ctx context.Context, name string, args ...stri
 
 // errHandMade is returned by Start for a Command whose environment or
 // process attributes were set by hand.
-var errHandMade = errors.New("a child's Env and SysProcAttr are set by tools.Command: give Environ, Named or Secrets instead")
+var errHandMade = errors.New("a child's Env and SysProcAttr are set by proc.Command: give Environ, Named or Secrets instead")
 
 // env computes the child's environment.
 func (c *Command) env() []string {
@@ -136,7 +136,7 @@ func (c *Command) Run() error {
 // ExitError carries no stderr: set Stderr to keep it).
 func (c *Command) Output() ([]byte, error) {
 	if c.Cmd.Stdout != nil {
-		return nil, errors.New("tools.Command: Stdout already set")
+		return nil, errors.New("proc.Command: Stdout already set")
 	}
 	var out bytes.Buffer
 	c.Cmd.Stdout = &out
@@ -148,7 +148,7 @@ func (c *Command) Output() ([]byte, error) {
 // standard error together.
 func (c *Command) CombinedOutput() ([]byte, error) {
 	if c.Cmd.Stdout != nil || c.Cmd.Stderr != nil {
-		return nil, errors.New("tools.Command: Stdout or Stderr already set")
+		return nil, errors.New("proc.Command: Stdout or Stderr already set")
 	}
 	var out bytes.Buffer
 	c.Cmd.Stdout, c.Cmd.Stderr = &out, &out

@@ -1,4 +1,4 @@
-package tools
+package proc
 
 import (
 	"errors"
@@ -26,7 +26,7 @@ var processStarters = map[string]map[string]bool{
 }
 
 // childConstructor is the one file allowed to start processes.
-const childConstructor = "backend/tools/command.go"
+const childConstructor = "backend/proc/command.go"
 
 // childExceptions are the files (or folders, ending in /) that start
 // processes themselves, and why that is right for them. Each must still
@@ -62,7 +62,7 @@ func TestEveryChildGoesThroughCommand(t *testing.T) {
 	}
 	sort.Strings(bad)
 	for _, b := range bad {
-		t.Errorf("%s: starts a process without tools.Children.Command (the clean environment, its own group, gone with TinyElf); use it, or add an exception with the reason", b)
+		t.Errorf("%s: starts a process without proc.Children.Command (the clean environment, its own group, gone with TinyElf); use it, or add an exception with the reason", b)
 	}
 	if !used[childConstructor] {
 		t.Errorf("%s starts no process: the constructor moved, update childConstructor", childConstructor)

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"sync"
 	"time"
+	"tinyelf/backend/proc"
 	"unicode/utf8"
 )
 
@@ -55,7 +56,7 @@ type BashOptions struct {
 	Environ func() []string
 	// Children starts the commands and keeps them from outliving TinyElf;
 	// nil still runs each in a process group of its own.
-	Children *Children
+	Children *proc.Children
 }
 
 // bashTool is the seed's ShellTool.
@@ -337,7 +338,7 @@ func (t *bashTool) run(ctx context.Context, command string, timeout time.Duratio
 
 	run.duration = time.Since(start)
 	run.exitCode = cmd.ProcessState.ExitCode()
-	run.signal = ExitSignal(cmd.ProcessState)
+	run.signal = proc.ExitSignal(cmd.ProcessState)
 	run.output, run.truncated = buf.Render()
 	run.total = buf.Total()
 	return run, nil

@@ -12,6 +12,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"tinyelf/backend/proc"
 	"unicode/utf8"
 )
 
@@ -38,7 +39,7 @@ type GrepOptions struct {
 	MaxLineLength int
 	// Children starts ripgrep (the clean environment, its own group, gone
 	// with TinyElf); nil still gives it its own group.
-	Children *Children
+	Children *proc.Children
 }
 
 // grepTool is the seed's GrepTool. Both engines see the same files (the
@@ -49,7 +50,7 @@ type grepTool struct {
 	rg       string // "" means the Go engine
 	maxHits  int
 	maxLine  int
-	children *Children
+	children *proc.Children
 }
 
 // NewGrep returns the Grep tool over ws. It is safe for concurrent use.

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"tinyelf/backend/config"
+	"tinyelf/backend/proc"
 	"tinyelf/backend/tools"
 )
 
@@ -77,7 +78,7 @@ type Options struct {
 	// Children starts every tool process (and the Python hosts) and keeps
 	// them from outliving TinyElf; nil starts each in its own process group
 	// and records nothing.
-	Children *tools.Children
+	Children *proc.Children
 	// ProcessPerCall starts a new Python interpreter for every call
 	// instead of forking one from a warm host (the default on Unix). Both
 	// give each call a process of its own; the fork costs several times
