@@ -6,6 +6,7 @@ import (
 	"time"
 	"tinyelf/backend/capabilities"
 	"tinyelf/backend/proc"
+	"tinyelf/backend/tools/agent"
 
 	"tinyelf/backend/tools"
 )
@@ -26,7 +27,7 @@ type BuildOptions struct {
 	// allowedTools setting).
 	AllowedTools []string
 	// Notifier backs the Notify tool; without one Notify is absent.
-	Notifier tools.Notifier
+	Notifier agent.Notifier
 	// Web configures WebSearch and WebFetch; without it both are absent.
 	Web *WebTools
 	// Middleware wraps every call after validation (the permission gate).
@@ -51,10 +52,10 @@ type BuildOptions struct {
 	Skills *SkillTools
 	// Spawner backs spawn_agent, subagent_list and subagent_status (steps
 	// 7 and 8); without one they are absent.
-	Spawner tools.Spawner
+	Spawner agent.Spawner
 	// Sessions backs SessionsSpawn, SessionsList, SessionsSend and
 	// SessionsHistory (step 11); without it they are absent.
-	Sessions tools.SessionStore
+	Sessions agent.SessionStore
 	// Schemas, when set, shares compiled parameter schemas between the
 	// sessions' registries.
 	Schemas *tools.SchemaCache
@@ -133,13 +134,13 @@ func BuildRegistry(opts BuildOptions) (*Session, error) {
 			if opts.Spawner == nil {
 				return nil
 			}
-			return []tools.Tool{tools.NewSpawnAgent(opts.Spawner)}
+			return []tools.Tool{agent.NewSpawnAgent(opts.Spawner)}
 		}},
 		{"sub-agent query", func() []tools.Tool {
 			if opts.Spawner == nil {
 				return nil
 			}
-			return []tools.Tool{tools.NewSubagentList(opts.Spawner), tools.NewSubagentStatus(opts.Spawner)}
+			return []tools.Tool{agent.NewSubagentList(opts.Spawner), agent.NewSubagentStatus(opts.Spawner)}
 		}},
 		{"slash command", func() []tools.Tool { return opts.Skills.step(9) }},
 		{"session", func() []tools.Tool {
@@ -147,14 +148,14 @@ func BuildRegistry(opts BuildOptions) (*Session, error) {
 				return nil
 			}
 			return []tools.Tool{
-				tools.NewSessionsSpawn(opts.Sessions), tools.NewSessionsList(opts.Sessions),
-				tools.NewSessionsSend(opts.Sessions), tools.NewSessionsHistory(opts.Sessions),
+				agent.NewSessionsSpawn(opts.Sessions), agent.NewSessionsList(opts.Sessions),
+				agent.NewSessionsSend(opts.Sessions), agent.NewSessionsHistory(opts.Sessions),
 			}
 		}},
 		{"control", func() []tools.Tool {
-			ts := []tools.Tool{tools.NewSessionsYield()}
+			ts := []tools.Tool{agent.NewSessionsYield()}
 			if opts.Notifier != nil {
-				ts = append([]tools.Tool{tools.NewNotify(opts.Notifier)}, ts...)
+				ts = append([]tools.Tool{agent.NewNotify(opts.Notifier)}, ts...)
 			}
 			return ts
 		}},

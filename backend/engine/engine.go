@@ -20,6 +20,7 @@ import (
 	"tinyelf/backend/proc"
 	"tinyelf/backend/sessions"
 	"tinyelf/backend/tools"
+	"tinyelf/backend/tools/agent"
 )
 
 // Live event types: published to the UI but not logged (the log keeps the
@@ -94,7 +95,7 @@ type SessionLog interface {
 	LastCapabilities(ctx context.Context, sessionID string) (sessions.CapabilityState, error)
 	// ListSessions returns sessions, most recently updated first (the
 	// SessionsList tool).
-	ListSessions(ctx context.Context, limit, offset int) ([]tools.SessionSummary, error)
+	ListSessions(ctx context.Context, limit, offset int) ([]agent.SessionSummary, error)
 }
 
 // ProviderFactory makes a provider from its settings.
@@ -163,7 +164,7 @@ type Options struct {
 	Log       SessionLog
 	Providers ProviderFactory
 	// Notifier backs the Notify tool; nil disables it.
-	Notifier tools.Notifier
+	Notifier agent.Notifier
 	// Notices is told about ended turns and waiting approvals; may be nil.
 	Notices Notices
 	// Sink receives every event; it must not block for long.

@@ -12,6 +12,7 @@ import (
 	"tinyelf/backend/proc"
 	"tinyelf/backend/sessions"
 	"tinyelf/backend/tools"
+	"tinyelf/backend/tools/agent"
 )
 
 // discardLog is a SessionLog that keeps nothing, so a benchmark of the
@@ -30,7 +31,7 @@ func (discardLog) LastSeq(context.Context, string) (int64, error)               
 func (discardLog) LastCapabilities(context.Context, string) (sessions.CapabilityState, error) {
 	return sessions.CapabilityState{}, nil
 }
-func (discardLog) ListSessions(context.Context, int, int) ([]tools.SessionSummary, error) {
+func (discardLog) ListSessions(context.Context, int, int) ([]agent.SessionSummary, error) {
 	return nil, nil
 }
 

@@ -15,6 +15,7 @@ import (
 	"tinyelf/backend/llm"
 	"tinyelf/backend/sessions"
 	"tinyelf/backend/tools"
+	"tinyelf/backend/tools/agent"
 )
 
 // DefaultMaxIterations bounds the model calls of one turn.
@@ -309,7 +310,7 @@ func (t *turn) loop(ctx context.Context, opts TurnOptions) TurnResult {
 		}
 		for _, r := range results {
 			if r.Name == "SessionsYield" && !r.IsError {
-				msg, _ := r.Meta[tools.YieldMetaKey].(string)
+				msg, _ := r.Meta[agent.YieldMetaKey].(string)
 				return t.end(ctx, EndYield, msg, iter, nil)
 			}
 		}

@@ -1,9 +1,10 @@
-package tools
+package agent
 
 import (
 	"context"
 	"encoding/json"
 	"strings"
+	"tinyelf/backend/tools"
 )
 
 // Notifier sends a desktop notification. The engine passes in one backed by
@@ -25,25 +26,25 @@ var notifyParams = json.RawMessage(`{
 type notifyTool struct{ n Notifier }
 
 // NewNotify returns the Notify tool, which shows a desktop notification.
-func NewNotify(n Notifier) Tool { return &notifyTool{n: n} }
+func NewNotify(n Notifier) tools.Tool { return &notifyTool{n: n} }
 
-func (t *notifyTool) Info() Info {
-	return Info{
+func (t *notifyTool) Info() tools.Info {
+	return tools.Info{
 		Name:        "Notify",
 		Description: "Shows a desktop notification to the user, for example when a long task is finished or needs their attention. Use it sparingly: at most once per task.",
-		Parameters:  notifyParams, Safe: true, Source: SourceLocal,
+		Parameters:  notifyParams, Safe: true, Source: tools.SourceLocal,
 	}
 }
 
-func (t *notifyTool) Execute(ctx context.Context, params map[string]any) (Result, error) {
-	title := strings.TrimSpace(String(params, "title", ""))
+func (t *notifyTool) Execute(ctx context.Context, params map[string]any) (tools.Result, error) {
+	title := strings.TrimSpace(tools.String(params, "title", ""))
 	if title == "" {
-		return Errorf("title is empty; give the notification a short title."), nil
+		return tools.Errorf("title is empty; give the notification a short title."), nil
 	}
-	if err := t.n.Notify(ctx, title, String(params, "body", "")); err != nil {
-		return Errorf("The notification could not be shown: %v. Tell the user in your reply instead.", err), nil
+	if err := t.n.Notify(ctx, title, tools.String(params, "body", "")); err != nil {
+		return tools.Errorf("The notification could not be shown: %v. Tell the user in your reply instead.", err), nil
 	}
-	return Text("Notification shown."), nil
+	return tools.Text("Notification shown."), nil
 }
 
 var yieldParams = json.RawMessage(`{
@@ -63,17 +64,17 @@ type yieldTool struct{}
 
 // NewSessionsYield returns the SessionsYield tool, which ends the agent loop
 // and returns a message.
-func NewSessionsYield() Tool { return yieldTool{} }
+func NewSessionsYield() tools.Tool { return yieldTool{} }
 
-func (yieldTool) Info() Info {
-	return Info{
+func (yieldTool) Info() tools.Info {
+	return tools.Info{
 		Name:        "SessionsYield",
 		Description: "Ends your work on the current request and returns the message as its result. Use it when the task is done or you need the user to decide something before going on.",
-		Parameters:  yieldParams, Safe: true, ReadOnly: true, Source: SourceLocal,
+		Parameters:  yieldParams, Safe: true, ReadOnly: true, Source: tools.SourceLocal,
 	}
 }
 
-func (yieldTool) Execute(_ context.Context, params map[string]any) (Result, error) {
-	msg := String(params, "message", "")
-	return Result{Content: "Yielded: the turn ends here.", Meta: map[string]any{YieldMetaKey: msg}}, nil
+func (yieldTool) Execute(_ context.Context, params map[string]any) (tools.Result, error) {
+	msg := tools.String(params, "message", "")
+	return tools.Result{Content: "Yielded: the turn ends here.", Meta: map[string]any{YieldMetaKey: msg}}, nil
 }

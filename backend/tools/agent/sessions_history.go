@@ -1,4 +1,4 @@
-package tools
+package agent
 
 import (
 	"context"
@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
+	"tinyelf/backend/tools"
 )
 
 //go:embed sessions_history.md
@@ -27,18 +28,18 @@ const historyMessageBytes = 4000
 type sessionsHistoryTool struct{ s SessionStore }
 
 // NewSessionsHistory returns SessionsHistory, a session's model history.
-func NewSessionsHistory(s SessionStore) Tool { return &sessionsHistoryTool{s: s} }
+func NewSessionsHistory(s SessionStore) tools.Tool { return &sessionsHistoryTool{s: s} }
 
-func (t *sessionsHistoryTool) Info() Info {
-	return Info{Name: "SessionsHistory", Description: sessionsHistoryDescription, Parameters: sessionsHistoryParams, ReadOnly: true, Safe: true, Source: SourceLocal}
+func (t *sessionsHistoryTool) Info() tools.Info {
+	return tools.Info{Name: "SessionsHistory", Description: sessionsHistoryDescription, Parameters: sessionsHistoryParams, ReadOnly: true, Safe: true, Source: tools.SourceLocal}
 }
 
-func (t *sessionsHistoryTool) Execute(ctx context.Context, params map[string]any) (Result, error) {
-	id := strings.TrimSpace(String(params, "sessionId", ""))
+func (t *sessionsHistoryTool) Execute(ctx context.Context, params map[string]any) (tools.Result, error) {
+	id := strings.TrimSpace(tools.String(params, "sessionId", ""))
 	if id == "" {
-		return Errorf("sessionId is empty: pass a session ID from SessionsList."), nil
+		return tools.Errorf("sessionId is empty: pass a session ID from SessionsList."), nil
 	}
-	limit := min(max(Int(params, "limit", 20), 1), 100)
+	limit := min(max(tools.Int(params, "limit", 20), 1), 100)
 	sum, msgs, total, err := t.s.SessionHistory(ctx, id, limit)
 	if err != nil {
 		return refusalOr(err)
@@ -48,7 +49,7 @@ func (t *sessionsHistoryTool) Execute(ctx context.Context, params map[string]any
 	if title == "" {
 		title = "(untitled)"
 	}
-	fmt.Fprintf(&b, "Session %s %q (agent %s", sum.ID, CutUTF8(title, 80), sum.Agent)
+	fmt.Fprintf(&b, "Session %s %q (agent %s", sum.ID, tools.CutUTF8(title, 80), sum.Agent)
 	if sum.Running {
 		b.WriteString(", working now")
 	}
@@ -64,15 +65,15 @@ func (t *sessionsHistoryTool) Execute(ctx context.Context, params map[string]any
 			fmt.Fprintf(&b, "[%s]\n", m.Role)
 		}
 		if c := strings.TrimSpace(m.Content); c != "" {
-			b.WriteString(CutUTF8(c, historyMessageBytes))
+			b.WriteString(tools.CutUTF8(c, historyMessageBytes))
 			if len(c) > historyMessageBytes {
 				b.WriteString(" [...cut]")
 			}
 			b.WriteByte('\n')
 		}
 		for _, c := range m.ToolCalls {
-			fmt.Fprintf(&b, "→ %s\n", CutUTF8(c, 300))
+			fmt.Fprintf(&b, "→ %s\n", tools.CutUTF8(c, 300))
 		}
 	}
-	return Text(b.String()), nil
+	return tools.Text(b.String()), nil
 }

@@ -1,4 +1,4 @@
-package tools
+package agent
 
 import (
 	"context"
@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"strings"
 	"time"
+	"tinyelf/backend/tools"
 )
 
 //go:embed sessions_list.md
@@ -24,25 +25,25 @@ var sessionsListParams = json.RawMessage(`{
 type sessionsListTool struct{ s SessionStore }
 
 // NewSessionsList returns SessionsList, the session list.
-func NewSessionsList(s SessionStore) Tool { return &sessionsListTool{s: s} }
+func NewSessionsList(s SessionStore) tools.Tool { return &sessionsListTool{s: s} }
 
-func (t *sessionsListTool) Info() Info {
+func (t *sessionsListTool) Info() tools.Info {
 	// Read-only, but not in SAFE_TOOLS: it shows other conversations.
-	return Info{Name: "SessionsList", Description: sessionsListDescription, Parameters: sessionsListParams, ReadOnly: true, Source: SourceLocal}
+	return tools.Info{Name: "SessionsList", Description: sessionsListDescription, Parameters: sessionsListParams, ReadOnly: true, Source: tools.SourceLocal}
 }
 
-func (t *sessionsListTool) Execute(ctx context.Context, params map[string]any) (Result, error) {
-	limit := min(max(Int(params, "limit", 20), 1), 100)
-	offset := max(Int(params, "offset", 0), 0)
+func (t *sessionsListTool) Execute(ctx context.Context, params map[string]any) (tools.Result, error) {
+	limit := min(max(tools.Int(params, "limit", 20), 1), 100)
+	offset := max(tools.Int(params, "offset", 0), 0)
 	list, err := t.s.ListSessions(ctx, limit, offset)
 	if err != nil {
 		return refusalOr(err)
 	}
 	if len(list) == 0 {
 		if offset > 0 {
-			return Text(fmt.Sprintf("No sessions after the first %d.", offset)), nil
+			return tools.Text(fmt.Sprintf("No sessions after the first %d.", offset)), nil
 		}
-		return Text("There are no sessions."), nil
+		return tools.Text("There are no sessions."), nil
 	}
 	var b strings.Builder
 	for _, s := range list {
@@ -50,7 +51,7 @@ func (t *sessionsListTool) Execute(ctx context.Context, params map[string]any) (
 		if title == "" {
 			title = "(untitled)"
 		}
-		fmt.Fprintf(&b, "%s  %q  agent %s, %d messages, updated %s", s.ID, CutUTF8(title, 80), s.Agent, s.Messages, s.UpdatedAt.UTC().Format(time.RFC3339))
+		fmt.Fprintf(&b, "%s  %q  agent %s, %d messages, updated %s", s.ID, tools.CutUTF8(title, 80), s.Agent, s.Messages, s.UpdatedAt.UTC().Format(time.RFC3339))
 		if s.Running {
 			b.WriteString(", running")
 		}
@@ -62,5 +63,5 @@ func (t *sessionsListTool) Execute(ctx context.Context, params map[string]any) (
 	if len(list) == limit {
 		fmt.Fprintf(&b, "(more may follow: offset %d)\n", offset+limit)
 	}
-	return Text(b.String()), nil
+	return tools.Text(b.String()), nil
 }

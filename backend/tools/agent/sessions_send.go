@@ -1,4 +1,4 @@
-package tools
+package agent
 
 import (
 	"context"
@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
+	"tinyelf/backend/tools"
 )
 
 //go:embed sessions_send.md
@@ -25,23 +26,23 @@ type sessionsSendTool struct{ s SessionStore }
 
 // NewSessionsSend returns SessionsSend, which sends a message to another
 // session.
-func NewSessionsSend(s SessionStore) Tool { return &sessionsSendTool{s: s} }
+func NewSessionsSend(s SessionStore) tools.Tool { return &sessionsSendTool{s: s} }
 
-func (t *sessionsSendTool) Info() Info {
-	return Info{Name: "SessionsSend", Description: sessionsSendDescription, Parameters: sessionsSendParams, Source: SourceLocal}
+func (t *sessionsSendTool) Info() tools.Info {
+	return tools.Info{Name: "SessionsSend", Description: sessionsSendDescription, Parameters: sessionsSendParams, Source: tools.SourceLocal}
 }
 
-func (t *sessionsSendTool) Execute(ctx context.Context, params map[string]any) (Result, error) {
-	id := strings.TrimSpace(String(params, "sessionId", ""))
-	msg := strings.TrimSpace(String(params, "message", ""))
+func (t *sessionsSendTool) Execute(ctx context.Context, params map[string]any) (tools.Result, error) {
+	id := strings.TrimSpace(tools.String(params, "sessionId", ""))
+	msg := strings.TrimSpace(tools.String(params, "message", ""))
 	switch {
 	case id == "":
-		return Errorf("sessionId is empty: pass a session ID from SessionsList."), nil
+		return tools.Errorf("sessionId is empty: pass a session ID from SessionsList."), nil
 	case msg == "":
-		return Errorf("message is empty: say what the other session should do."), nil
+		return tools.Errorf("message is empty: say what the other session should do."), nil
 	}
 	if err := t.s.SendToSession(ctx, id, msg); err != nil {
 		return refusalOr(err)
 	}
-	return Text(fmt.Sprintf("Sent to session %s; its agent is working on it. Read its answer later with SessionsHistory(sessionId: %q).", id, id)), nil
+	return tools.Text(fmt.Sprintf("Sent to session %s; its agent is working on it. Read its answer later with SessionsHistory(sessionId: %q).", id, id)), nil
 }

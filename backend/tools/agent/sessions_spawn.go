@@ -1,4 +1,4 @@
-package tools
+package agent
 
 import (
 	"context"
@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
+	"tinyelf/backend/tools"
 )
 
 //go:embed sessions_spawn.md
@@ -26,22 +27,22 @@ type sessionsSpawnTool struct{ s SessionStore }
 
 // NewSessionsSpawn returns SessionsSpawn, which starts a new top-level
 // session.
-func NewSessionsSpawn(s SessionStore) Tool { return &sessionsSpawnTool{s: s} }
+func NewSessionsSpawn(s SessionStore) tools.Tool { return &sessionsSpawnTool{s: s} }
 
-func (t *sessionsSpawnTool) Info() Info {
-	return Info{Name: "SessionsSpawn", Description: sessionsSpawnDescription, Parameters: sessionsSpawnParams, Source: SourceLocal}
+func (t *sessionsSpawnTool) Info() tools.Info {
+	return tools.Info{Name: "SessionsSpawn", Description: sessionsSpawnDescription, Parameters: sessionsSpawnParams, Source: tools.SourceLocal}
 }
 
-func (t *sessionsSpawnTool) Execute(ctx context.Context, params map[string]any) (Result, error) {
-	prompt := strings.TrimSpace(String(params, "prompt", ""))
+func (t *sessionsSpawnTool) Execute(ctx context.Context, params map[string]any) (tools.Result, error) {
+	prompt := strings.TrimSpace(tools.String(params, "prompt", ""))
 	if prompt == "" {
-		return Errorf("prompt is empty: give the new session its first message."), nil
+		return tools.Errorf("prompt is empty: give the new session its first message."), nil
 	}
-	sum, err := t.s.SpawnSession(ctx, prompt, strings.TrimSpace(String(params, "agentId", "")), strings.TrimSpace(String(params, "title", "")))
+	sum, err := t.s.SpawnSession(ctx, prompt, strings.TrimSpace(tools.String(params, "agentId", "")), strings.TrimSpace(tools.String(params, "title", "")))
 	if err != nil {
 		return refusalOr(err)
 	}
-	return Result{
+	return tools.Result{
 		Content: fmt.Sprintf("Started session %s (agent %s) on the prompt; it runs on its own. Read it with SessionsHistory(sessionId: %q).", sum.ID, sum.Agent, sum.ID),
 		Meta:    map[string]any{"session": sum},
 	}, nil

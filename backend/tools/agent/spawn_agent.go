@@ -1,4 +1,4 @@
-package tools
+package agent
 
 import (
 	"context"
@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"strings"
 	"time"
+	"tinyelf/backend/tools"
 )
 
 //go:embed spawn_agent.md
@@ -29,38 +30,38 @@ var spawnAgentParams = json.RawMessage(`{
 type spawnAgentTool struct{ s Spawner }
 
 // NewSpawnAgent returns spawn_agent, which starts a subagent through s.
-func NewSpawnAgent(s Spawner) Tool { return &spawnAgentTool{s: s} }
+func NewSpawnAgent(s Spawner) tools.Tool { return &spawnAgentTool{s: s} }
 
-func (t *spawnAgentTool) Info() Info {
-	return Info{Name: "spawn_agent", Description: spawnAgentDescription, Parameters: spawnAgentParams, Source: SourceLocal}
+func (t *spawnAgentTool) Info() tools.Info {
+	return tools.Info{Name: "spawn_agent", Description: spawnAgentDescription, Parameters: spawnAgentParams, Source: tools.SourceLocal}
 }
 
 // CallTimeout lets a foreground child run as long as its own limits allow.
 func (t *spawnAgentTool) CallTimeout(params map[string]any) time.Duration {
-	if Bool(params, "background", false) {
+	if tools.Bool(params, "background", false) {
 		return 0
 	}
 	return SubagentCallTimeout
 }
 
-func (t *spawnAgentTool) Execute(ctx context.Context, params map[string]any) (Result, error) {
+func (t *spawnAgentTool) Execute(ctx context.Context, params map[string]any) (tools.Result, error) {
 	req := SpawnRequest{
-		Prompt:         strings.TrimSpace(String(params, "prompt", "")),
-		Agent:          strings.TrimSpace(String(params, "agent", "")),
-		Model:          strings.TrimSpace(String(params, "model", "")),
-		Background:     Bool(params, "background", false),
-		MaxIterations:  Int(params, "maxIterations", 0),
-		PermissionMode: strings.TrimSpace(String(params, "permissionMode", "")),
-		Tools:          Strings(params, "tools"),
+		Prompt:         strings.TrimSpace(tools.String(params, "prompt", "")),
+		Agent:          strings.TrimSpace(tools.String(params, "agent", "")),
+		Model:          strings.TrimSpace(tools.String(params, "model", "")),
+		Background:     tools.Bool(params, "background", false),
+		MaxIterations:  tools.Int(params, "maxIterations", 0),
+		PermissionMode: strings.TrimSpace(tools.String(params, "permissionMode", "")),
+		Tools:          tools.Strings(params, "tools"),
 	}
 	if req.Prompt == "" {
-		return Errorf("prompt is empty: give the subagent its task."), nil
+		return tools.Errorf("prompt is empty: give the subagent its task."), nil
 	}
 	run, err := t.s.Spawn(ctx, req)
 	if err != nil {
 		return refusalOr(err)
 	}
-	res := Result{Meta: runMeta(run)}
+	res := tools.Result{Meta: runMeta(run)}
 	if req.Background {
 		res.Content = "Started subagent run " + run.RunID + " (agent " + run.Agent + ", mode " + run.Mode + ") in the background. " +
 			"Check on it with subagent_status(runId: \"" + run.RunID + "\"); the user is notified when it finishes or needs an approval."

@@ -1,4 +1,4 @@
-package tools
+package agent
 
 import (
 	"context"
@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
+	"tinyelf/backend/tools"
 )
 
 //go:embed subagent_list.md
@@ -16,19 +17,19 @@ var noParams = json.RawMessage(`{"type": "object", "properties": {}, "additional
 type subagentListTool struct{ s Spawner }
 
 // NewSubagentList returns subagent_list, the calling session's subagents.
-func NewSubagentList(s Spawner) Tool { return &subagentListTool{s: s} }
+func NewSubagentList(s Spawner) tools.Tool { return &subagentListTool{s: s} }
 
-func (t *subagentListTool) Info() Info {
-	return Info{Name: "subagent_list", Description: subagentListDescription, Parameters: noParams, ReadOnly: true, Source: SourceLocal}
+func (t *subagentListTool) Info() tools.Info {
+	return tools.Info{Name: "subagent_list", Description: subagentListDescription, Parameters: noParams, ReadOnly: true, Source: tools.SourceLocal}
 }
 
-func (t *subagentListTool) Execute(ctx context.Context, _ map[string]any) (Result, error) {
+func (t *subagentListTool) Execute(ctx context.Context, _ map[string]any) (tools.Result, error) {
 	runs, err := t.s.Runs(ctx)
 	if err != nil {
 		return refusalOr(err)
 	}
 	if len(runs) == 0 {
-		return Text("You have started no subagents in this session."), nil
+		return tools.Text("You have started no subagents in this session."), nil
 	}
 	var b strings.Builder
 	active := 0
@@ -42,5 +43,5 @@ func (t *subagentListTool) Execute(ctx context.Context, _ map[string]any) (Resul
 		b.WriteString(runLine(r))
 		b.WriteByte('\n')
 	}
-	return Result{Content: b.String(), Meta: map[string]any{"runs": len(runs), "active": active}}, nil
+	return tools.Result{Content: b.String(), Meta: map[string]any{"runs": len(runs), "active": active}}, nil
 }

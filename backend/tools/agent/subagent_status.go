@@ -1,10 +1,11 @@
-package tools
+package agent
 
 import (
 	"context"
 	_ "embed"
 	"encoding/json"
 	"strings"
+	"tinyelf/backend/tools"
 )
 
 //go:embed subagent_status.md
@@ -22,20 +23,20 @@ var subagentStatusParams = json.RawMessage(`{
 type subagentStatusTool struct{ s Spawner }
 
 // NewSubagentStatus returns subagent_status, one subagent's state and answer.
-func NewSubagentStatus(s Spawner) Tool { return &subagentStatusTool{s: s} }
+func NewSubagentStatus(s Spawner) tools.Tool { return &subagentStatusTool{s: s} }
 
-func (t *subagentStatusTool) Info() Info {
-	return Info{Name: "subagent_status", Description: subagentStatusDescription, Parameters: subagentStatusParams, ReadOnly: true, Source: SourceLocal}
+func (t *subagentStatusTool) Info() tools.Info {
+	return tools.Info{Name: "subagent_status", Description: subagentStatusDescription, Parameters: subagentStatusParams, ReadOnly: true, Source: tools.SourceLocal}
 }
 
-func (t *subagentStatusTool) Execute(ctx context.Context, params map[string]any) (Result, error) {
-	id := strings.TrimSpace(String(params, "runId", ""))
+func (t *subagentStatusTool) Execute(ctx context.Context, params map[string]any) (tools.Result, error) {
+	id := strings.TrimSpace(tools.String(params, "runId", ""))
 	if id == "" {
-		return Errorf("runId is empty: pass the run ID spawn_agent returned (subagent_list shows them)."), nil
+		return tools.Errorf("runId is empty: pass the run ID spawn_agent returned (subagent_list shows them)."), nil
 	}
 	run, err := t.s.Run(ctx, id)
 	if err != nil {
 		return refusalOr(err)
 	}
-	return Result{Content: runReport(run, 40<<10), Meta: runMeta(run)}, nil
+	return tools.Result{Content: runReport(run, 40<<10), Meta: runMeta(run)}, nil
 }

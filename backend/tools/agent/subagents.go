@@ -1,4 +1,4 @@
-package tools
+package agent
 
 import (
 	"context"
@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strings"
 	"time"
+	"tinyelf/backend/tools"
 )
 
 // Refusal is an error whose message the model can act on: a request it may
@@ -22,12 +23,12 @@ func Refusef(format string, args ...any) error { return &Refusal{Reason: fmt.Spr
 
 // refusalOr turns err into the tool's result: a Refusal's reason as an
 // error result the model reads, anything else as a Go error.
-func refusalOr(err error) (Result, error) {
+func refusalOr(err error) (tools.Result, error) {
 	var r *Refusal
 	if errors.As(err, &r) {
-		return Errorf("%s", r.Reason), nil
+		return tools.Errorf("%s", r.Reason), nil
 	}
-	return Result{}, err
+	return tools.Result{}, err
 }
 
 // SpawnRequest is one spawn_agent call, as the model made it.
@@ -147,7 +148,7 @@ func runLine(r SubagentRun) string {
 	if r.Progress != "" && !r.Over() {
 		fmt.Fprintf(&b, ", now: %s", r.Progress)
 	}
-	fmt.Fprintf(&b, " — %s", CutUTF8(oneLine(r.Prompt), 80))
+	fmt.Fprintf(&b, " — %s", tools.CutUTF8(oneLine(r.Prompt), 80))
 	return b.String()
 }
 
@@ -158,7 +159,7 @@ func runReport(r SubagentRun, answerBytes int) string {
 	var b strings.Builder
 	switch r.State {
 	case RunDone:
-		b.WriteString(strings.TrimSpace(CutUTF8(r.Text, answerBytes)))
+		b.WriteString(strings.TrimSpace(tools.CutUTF8(r.Text, answerBytes)))
 		if len(r.Text) > answerBytes {
 			b.WriteString("\n[... the answer was cut; the child session holds all of it ...]")
 		}
@@ -170,14 +171,14 @@ func runReport(r SubagentRun, answerBytes int) string {
 	case RunMaxIterations:
 		fmt.Fprintf(&b, "The subagent stopped after %d model calls (its maxIterations) before it finished.", r.Iterations)
 		if t := strings.TrimSpace(r.Text); t != "" {
-			fmt.Fprintf(&b, " What it had so far:\n\n%s", CutUTF8(t, answerBytes))
+			fmt.Fprintf(&b, " What it had so far:\n\n%s", tools.CutUTF8(t, answerBytes))
 		}
 		b.WriteString("\n\n---\n")
 		fmt.Fprintf(&b, "Subagent run %s, agent %s", r.RunID, r.Agent)
 	case RunFailed:
 		fmt.Fprintf(&b, "The subagent failed: %s", r.Error)
 		if t := strings.TrimSpace(r.Text); t != "" {
-			fmt.Fprintf(&b, "\nIts last text:\n\n%s", CutUTF8(t, answerBytes))
+			fmt.Fprintf(&b, "\nIts last text:\n\n%s", tools.CutUTF8(t, answerBytes))
 		}
 		b.WriteString("\n\n---\n")
 		fmt.Fprintf(&b, "Subagent run %s, agent %s, after %d model calls", r.RunID, r.Agent, r.Iterations)

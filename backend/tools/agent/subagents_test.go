@@ -1,4 +1,4 @@
-package tools
+package agent
 
 import (
 	"context"
@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 	"time"
+	"tinyelf/backend/tools"
 )
 
 // fakeSpawner records what spawn_agent asked for and answers as set.
@@ -49,14 +50,14 @@ func TestSpawnAgentTool(t *testing.T) {
 		{"failed", `{"prompt":"go"}`, &fakeSpawner{run: SubagentRun{RunID: "r4", State: RunFailed, Error: "provider down"}}, true,
 			[]string{"The subagent failed: provider down"}},
 		{"refused", `{"prompt":"go","permissionMode":"auto"}`, &fakeSpawner{err: Refusef("permissionMode auto is looser than yours")}, true,
-			[]string{"permissionMode auto is looser than yours", ErrorHint}},
+			[]string{"permissionMode auto is looser than yours", tools.ErrorHint}},
 		{"broken underneath", `{"prompt":"go"}`, &fakeSpawner{err: errors.New("disk full")}, true,
 			[]string{"spawn_agent failed: disk full"}},
 		{"empty prompt", `{"prompt":"  "}`, &fakeSpawner{}, true, []string{"prompt is empty"}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			reg := NewRegistry()
+			reg := tools.NewRegistry()
 			if err := reg.Register(NewSpawnAgent(c.spawner)); err != nil {
 				t.Fatal(err)
 			}
@@ -84,7 +85,7 @@ func TestSpawnAgentTool(t *testing.T) {
 		}
 	})
 	t.Run("timeout", func(t *testing.T) {
-		tool := NewSpawnAgent(&fakeSpawner{}).(Timeouter)
+		tool := NewSpawnAgent(&fakeSpawner{}).(tools.Timeouter)
 		if d := tool.CallTimeout(map[string]any{}); d != SubagentCallTimeout {
 			t.Errorf("foreground timeout %s", d)
 		}
@@ -197,7 +198,7 @@ func TestSessionsTools(t *testing.T) {
 		t.Errorf("spawn %s", spawned.Content)
 	}
 	// Sensitivity as in SAFE_TOOLS: only SessionsHistory runs unasked.
-	for _, tool := range []Tool{NewSessionsSpawn(f), NewSessionsList(f), NewSessionsSend(f), NewSessionsHistory(f)} {
+	for _, tool := range []tools.Tool{NewSessionsSpawn(f), NewSessionsList(f), NewSessionsSend(f), NewSessionsHistory(f)} {
 		info := tool.Info()
 		if info.Safe != (info.Name == "SessionsHistory") {
 			t.Errorf("%s safe = %v", info.Name, info.Safe)
