@@ -3,6 +3,7 @@ package tools
 import (
 	"strings"
 	"testing"
+	"tinyelf/internal/cputime"
 )
 
 // BenchmarkCheckCommand measures the guard on a typical agent command, which
@@ -17,13 +18,13 @@ func BenchmarkCheckCommand(b *testing.B) {
 	defer ws.Close()
 	cmd := `cd backend && go test ./... 2>&1 | tail -n 50 && git status --short && rm -rf ./build && echo "done: $(date)"`
 	b.ReportAllocs()
-	start := cpuTime()
+	start := cputime.Self()
 	for b.Loop() {
 		if v := CheckCommand(cmd, ws); v.Denied || v.Held {
 			b.Fatal(v.Reason, v.Holds)
 		}
 	}
-	b.ReportMetric(float64(cpuTime()-start)/float64(b.N), "cpu-ns/op")
+	b.ReportMetric(float64(cputime.Self()-start)/float64(b.N), "cpu-ns/op")
 }
 
 // BenchmarkCheckCommandBattery measures the guard over its whole battery
@@ -34,7 +35,7 @@ func BenchmarkCheckCommandBattery(b *testing.B) {
 	home, ws := guardHome(b)
 	opts := GuardOptions{Home: home}
 	b.ReportAllocs()
-	start := cpuTime()
+	start := cputime.Self()
 	n := 0
 	battery := guardBattery()
 	for b.Loop() {
@@ -43,7 +44,7 @@ func BenchmarkCheckCommandBattery(b *testing.B) {
 			n++
 		}
 	}
-	b.ReportMetric(float64(cpuTime()-start)/float64(n), "cpu-ns/cmd")
+	b.ReportMetric(float64(cputime.Self()-start)/float64(n), "cpu-ns/cmd")
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(n), "ns/cmd")
 }
 

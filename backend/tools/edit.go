@@ -126,7 +126,7 @@ func (t *editTool) load(name, shown string) (string, fs.FileInfo, *Result) {
 		return fail(openError(shown, "edit", err))
 	}
 	if st.Size() > editMaxBytes {
-		return fail(Errorf("%s is %s, too large for Edit (limit %s). Use Bash with a stream editor instead.", shown, humanBytes(st.Size()), humanBytes(editMaxBytes)))
+		return fail(Errorf("%s is %s, too large for Edit (limit %s). Use Bash with a stream editor instead.", shown, HumanBytes(st.Size()), HumanBytes(editMaxBytes)))
 	}
 	f, st, err := t.ws.OpenRegular(name)
 	if err != nil {
@@ -138,7 +138,7 @@ func (t *editTool) load(name, shown string) (string, fs.FileInfo, *Result) {
 		return fail(Errorf("Cannot read %s: %v", shown, err))
 	}
 	if int64(len(b)) > editMaxBytes {
-		return fail(Errorf("%s is over %s, too large for Edit. Use Bash with a stream editor instead.", shown, humanBytes(editMaxBytes)))
+		return fail(Errorf("%s is over %s, too large for Edit. Use Bash with a stream editor instead.", shown, HumanBytes(editMaxBytes)))
 	}
 	if isBinary(b[:min(len(b), binarySniffBytes)]) {
 		return fail(Errorf("%s is a binary file; Edit only changes text files.", shown))

@@ -93,5 +93,5 @@ func describeEntry(ws *Workspace, dir string, e fs.DirEntry) string {
 	if err != nil {
 		return fmt.Sprintf("  %s\n", e.Name())
 	}
-	return fmt.Sprintf("  %s (%s)\n", e.Name(), humanBytes(info.Size()))
+	return fmt.Sprintf("  %s (%s)\n", e.Name(), HumanBytes(info.Size()))
 }

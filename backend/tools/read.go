@@ -74,7 +74,7 @@ func (t *readTool) Execute(ctx context.Context, params map[string]any) (Result, 
 	_, hasLimit := params["limit"]
 	if st.Size() > readWholeLimit && !hasOffset && !hasLimit {
 		return Errorf("%s is %s, over the %s limit for reading a whole file. Read it in parts with offset and limit (for example offset=1, limit=2000).",
-			shown, humanBytes(st.Size()), humanBytes(readWholeLimit)), nil
+			shown, HumanBytes(st.Size()), HumanBytes(readWholeLimit)), nil
 	}
 	// Stat above gives the friendly messages; the open checks again, since
 	// the file may have been swapped for a FIFO in between.
@@ -89,7 +89,7 @@ func (t *readTool) Execute(ctx context.Context, params map[string]any) (Result, 
 	if isBinary(head) {
 		t.ws.noteSeen(name, st)
 		return Text(fmt.Sprintf("%s is a binary file (%s, %s); its contents are not shown.",
-			shown, http.DetectContentType(head), humanBytes(st.Size()))), nil
+			shown, http.DetectContentType(head), HumanBytes(st.Size()))), nil
 	}
 	if st.Size() == 0 {
 		t.ws.noteSeen(name, st)
@@ -213,16 +213,4 @@ func statError(shown string, err error) Result {
 		return Errorf("Permission denied: %s", shown)
 	}
 	return Errorf("Cannot access %s: %v", shown, err)
-}
-
-func humanBytes(n int64) string {
-	switch {
-	case n >= 1<<30:
-		return fmt.Sprintf("%.1f GB", float64(n)/(1<<30))
-	case n >= 1<<20:
-		return fmt.Sprintf("%.1f MB", float64(n)/(1<<20))
-	case n >= 1<<10:
-		return fmt.Sprintf("%.1f KB", float64(n)/(1<<10))
-	}
-	return fmt.Sprintf("%d bytes", n)
 }

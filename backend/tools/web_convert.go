@@ -104,11 +104,11 @@ func isTextType(mt string) bool {
 func bodySize(f *fetched) string {
 	if f.truncated {
 		if f.declared > 0 {
-			return humanBytes(f.declared)
+			return HumanBytes(f.declared)
 		}
-		return "over " + humanBytes(int64(len(f.body)))
+		return "over " + HumanBytes(int64(len(f.body)))
 	}
-	return humanBytes(int64(len(f.body)))
+	return HumanBytes(int64(len(f.body)))
 }
 
 func jsonPage(f *fetched) page {

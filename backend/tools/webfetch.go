@@ -241,10 +241,10 @@ func (t *webFetchTool) compose(ctx context.Context, f *fetched, p page, prompt s
 		fmt.Fprintf(&head, "Title: %s\n", p.Title)
 	}
 	if f.truncated {
-		fmt.Fprintf(&head, "The body is larger than %s; only the first %s were read.\n", humanBytes(t.max), humanBytes(t.max))
+		fmt.Fprintf(&head, "The body is larger than %s; only the first %s were read.\n", HumanBytes(t.max), HumanBytes(t.max))
 	}
 	if p.Longer {
-		fmt.Fprintf(&head, "The page has more than %s of text; only its first %s were converted.\n", humanBytes(htmlTextCap), humanBytes(htmlTextCap))
+		fmt.Fprintf(&head, "The page has more than %s of text; only its first %s were converted.\n", HumanBytes(htmlTextCap), HumanBytes(htmlTextCap))
 	}
 	if p.Note != "" {
 		head.WriteString(p.Note + "\n")
@@ -269,14 +269,14 @@ func (t *webFetchTool) compose(ctx context.Context, f *fetched, p page, prompt s
 
 	why := "no summarizer is set up"
 	if t.sum != nil {
-		ReportProgress(ctx, fmt.Sprintf("Summarizing %s of text", humanBytes(int64(len(text)))))
+		ReportProgress(ctx, fmt.Sprintf("Summarizing %s of text", HumanBytes(int64(len(text)))))
 		input := CutUTF8(text, summaryInputMax)
 		s, err := t.sum.Summarize(ctx, SummaryRequest{URL: f.url.String(), Title: p.Title, Prompt: prompt, Content: input, Length: len(text)})
 		if err == nil && strings.TrimSpace(s.Text) != "" {
 			meta["summarized"], meta["summaryModel"] = true, s.Model
-			fmt.Fprintf(&head, "This is a summary by %s of the page's %s of text, not the page itself", orUnknown(s.Model), humanBytes(int64(len(text))))
+			fmt.Fprintf(&head, "This is a summary by %s of the page's %s of text, not the page itself", orUnknown(s.Model), HumanBytes(int64(len(text))))
 			if len(input) < len(text) {
-				fmt.Fprintf(&head, " (the model read its first %s)", humanBytes(int64(len(input))))
+				fmt.Fprintf(&head, " (the model read its first %s)", HumanBytes(int64(len(input))))
 			}
 			head.WriteString("; call WebFetch again with raw: true for the full text.\n")
 			return Result{Content: head.String() + "\n" + untrusted(meta, f.url.String(), strings.TrimSpace(s.Text)), Meta: meta}
@@ -298,7 +298,7 @@ func (t *webFetchTool) compose(ctx context.Context, f *fetched, p page, prompt s
 	cut := CutUTF8(text, unsummarizedMax)
 	meta["truncated"] = true
 	fmt.Fprintf(&head, "The page's text is %s and could not be summarized (%s), so only its first %s are shown (%s); call WebFetch again with raw: true for up to %s.\n",
-		humanBytes(int64(len(text))), why, humanBytes(int64(len(cut))), TruncatedMark, humanBytes(rawMax))
+		HumanBytes(int64(len(text))), why, HumanBytes(int64(len(cut))), TruncatedMark, HumanBytes(rawMax))
 	return Result{Content: head.String() + "\n" + untrusted(meta, f.url.String(), cut), Meta: meta}
 }
 

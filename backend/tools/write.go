@@ -80,7 +80,7 @@ func (t *writeTool) Execute(ctx context.Context, params map[string]any) (Result,
 		meta["diff"] = UnifiedDiff(shown, old, content)
 	}
 	return Result{
-		Content: fmt.Sprintf("%s %s (%d lines, %s).", verb, shown, countLines(content), humanBytes(int64(len(content)))),
+		Content: fmt.Sprintf("%s %s (%d lines, %s).", verb, shown, countLines(content), HumanBytes(int64(len(content)))),
 		Meta:    meta,
 	}, nil
 }
