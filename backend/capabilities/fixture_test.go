@@ -10,6 +10,7 @@ import (
 	"tinyelf/backend/capabilities/captest"
 	"tinyelf/backend/tools"
 	"tinyelf/backend/tools/agent"
+	"tinyelf/backend/web"
 )
 
 type nopNotifier struct{}
@@ -28,7 +29,7 @@ func localTools(t testing.TB) []tools.Tool {
 	return []tools.Tool{
 		tools.NewRead(ws), tools.NewWrite(ws), tools.NewEdit(ws), tools.NewListDir(ws),
 		tools.NewGlob(ws), tools.NewGrep(ws, tools.GrepOptions{}), tools.NewBash(ws, tools.BashOptions{}),
-		tools.NewWebSearch(tools.WebSearchOptions{}), tools.NewWebFetch(tools.WebFetchOptions{}),
+		web.NewSearch(web.SearchOptions{}), web.NewFetch(web.FetchOptions{}),
 		agent.NewNotify(nopNotifier{}), agent.NewSessionsYield(), NewToolSearch(),
 	}
 }

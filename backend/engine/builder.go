@@ -7,6 +7,7 @@ import (
 	"tinyelf/backend/capabilities"
 	"tinyelf/backend/proc"
 	"tinyelf/backend/tools/agent"
+	"tinyelf/backend/web"
 
 	"tinyelf/backend/tools"
 )
@@ -120,13 +121,13 @@ func BuildRegistry(opts BuildOptions) (*Session, error) {
 			if opts.Web == nil {
 				return nil
 			}
-			return []tools.Tool{tools.NewWebSearch(opts.Web.Search)}
+			return []tools.Tool{web.NewSearch(opts.Web.Search)}
 		}},
 		{"web fetch", func() []tools.Tool {
 			if opts.Web == nil {
 				return nil
 			}
-			return []tools.Tool{tools.NewWebFetch(tools.WebFetchOptions{Net: opts.Web.Net, Summarizer: opts.Web.Summarizer, Cache: opts.Web.Cache})}
+			return []tools.Tool{web.NewFetch(web.FetchOptions{Net: opts.Web.Net, Summarizer: opts.Web.Summarizer, Cache: opts.Web.Cache})}
 		}},
 		{"skills", func() []tools.Tool { return opts.Skills.step(5) }},
 		{"skillhub", func() []tools.Tool { return opts.Skills.step(6) }},

@@ -6,7 +6,7 @@ import (
 	"tinyelf/backend/config"
 	"tinyelf/backend/llm"
 	"tinyelf/backend/proc"
-	"tinyelf/backend/tools"
+	"tinyelf/backend/web"
 )
 
 // ChildSecrets returns what no child process (Bash, MCP servers, hooks, user
@@ -18,8 +18,8 @@ import (
 // settings hold, under whatever name the user exported it.
 func ChildSecrets(st config.Settings) proc.Secrets {
 	names := config.SecretEnvNames()
-	for name, env := range tools.SearchKeyEnv {
-		if name != tools.SearchSearXNG { // a URL, not a key
+	for name, env := range web.SearchKeyEnv {
+		if name != web.SearchSearXNG { // a URL, not a key
 			names = append(names, env)
 		}
 	}

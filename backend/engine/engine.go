@@ -21,6 +21,7 @@ import (
 	"tinyelf/backend/sessions"
 	"tinyelf/backend/tools"
 	"tinyelf/backend/tools/agent"
+	"tinyelf/backend/web"
 )
 
 // Live event types: published to the UI but not logged (the log keeps the
@@ -235,7 +236,7 @@ type Engine struct {
 	sessions map[string]*sessionState // only sessions that ran a turn
 	uses     int64                    // counts turns, for the LRU order
 	// summaries is WebFetch's cache, shared by every session.
-	summaries *tools.SummaryCache
+	summaries *web.SummaryCache
 	// subagents runs spawn_agent's children and knows who spawned whom.
 	subagents *SubagentManager
 	// schemas are the tools' compiled parameter schemas, shared by every
@@ -354,7 +355,7 @@ func New(opts Options) *Engine {
 	if opts.Catalog == nil {
 		opts.Catalog = capabilities.NewCatalog()
 	}
-	e := &Engine{opts: opts, catalog: opts.Catalog, sessions: map[string]*sessionState{}, summaries: tools.NewSummaryCache(opts.Now), schemas: tools.NewSchemaCache(), entries: newEntryCache()}
+	e := &Engine{opts: opts, catalog: opts.Catalog, sessions: map[string]*sessionState{}, summaries: web.NewSummaryCache(opts.Now), schemas: tools.NewSchemaCache(), entries: newEntryCache()}
 	e.subagents = newSubagentManager(e, opts.Subagents)
 	e.bgCtx, e.bgStop = context.WithCancel(context.Background())
 	return e

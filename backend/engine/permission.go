@@ -9,6 +9,7 @@ import (
 
 	"tinyelf/backend/config"
 	"tinyelf/backend/tools"
+	"tinyelf/backend/web"
 )
 
 // Decision is the user's answer to an approval request.
@@ -361,7 +362,7 @@ func DirectGate(rules RuleStore) tools.Middleware {
 			if r, ok := matchDeny(rules.Rules(), call.Name, call.Params, ""); ok {
 				return tools.Errorf("Permission denied for %s: a deny rule (%s) forbids it. Remove the rule in Settings → Permissions to allow it.", call.Name, describeRule(r)), nil
 			}
-			return next(tools.WithApproval(ctx), call)
+			return next(web.WithApproval(ctx), call)
 		}
 	}
 }

@@ -1,9 +1,10 @@
-package tools
+package web
 
 import (
 	"container/list"
 	"sync"
 	"time"
+	"tinyelf/backend/tools"
 )
 
 // Summary cache bounds: entries live SummaryCacheTTL; at most
@@ -31,7 +32,7 @@ type cacheKey struct{ url, prompt string }
 
 type cacheEntry struct {
 	key     cacheKey
-	res     Result
+	res     tools.Result
 	local   bool // fetched from a local address: needs approval again
 	expires time.Time
 	size    int
@@ -61,7 +62,7 @@ func (c *SummaryCache) get(url, prompt string) (cacheEntry, bool) {
 	return *e, true
 }
 
-func (c *SummaryCache) put(url, prompt string, res Result, local bool) {
+func (c *SummaryCache) put(url, prompt string, res tools.Result, local bool) {
 	size := len(res.Content) + len(url) + len(prompt)
 	if size > summaryCacheBytes/4 {
 		return

@@ -1,4 +1,4 @@
-package tools
+package web
 
 import (
 	"bytes"
@@ -12,6 +12,7 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
+	"tinyelf/backend/tools"
 
 	readability "codeberg.org/readeck/go-readability/v2"
 	"github.com/JohannesKaufmann/html-to-markdown/v2/converter"
@@ -104,11 +105,11 @@ func isTextType(mt string) bool {
 func bodySize(f *fetched) string {
 	if f.truncated {
 		if f.declared > 0 {
-			return HumanBytes(f.declared)
+			return tools.HumanBytes(f.declared)
 		}
-		return "over " + HumanBytes(int64(len(f.body)))
+		return "over " + tools.HumanBytes(int64(len(f.body)))
 	}
-	return HumanBytes(int64(len(f.body)))
+	return tools.HumanBytes(int64(len(f.body)))
 }
 
 func jsonPage(f *fetched) page {

@@ -1,4 +1,4 @@
-package tools
+package web
 
 import (
 	"bytes"
@@ -38,7 +38,7 @@ func BenchmarkWebFetchArticle1MB(b *testing.B) {
 	page := benchArticle(1 << 20)
 	srv := httptest.NewServer(serveHTML(page, "text/html; charset=utf-8"))
 	defer srv.Close()
-	tool := NewWebFetch(WebFetchOptions{Net: allowLocal()})
+	tool := NewFetch(FetchOptions{Net: allowLocal()})
 	ctx := approved()
 	params := map[string]any{"url": srv.URL + "/article", "raw": true}
 	var durations []time.Duration
@@ -67,7 +67,7 @@ func BenchmarkWebFetch5MBMemory(b *testing.B) {
 	page := benchArticle(5 << 20)
 	srv := httptest.NewServer(serveHTML(page, "text/html; charset=utf-8"))
 	defer srv.Close()
-	tool := NewWebFetch(WebFetchOptions{Net: allowLocal()})
+	tool := NewFetch(FetchOptions{Net: allowLocal()})
 	ctx := approved()
 	params := map[string]any{"url": srv.URL + "/big", "raw": true}
 	var peakAbove uint64

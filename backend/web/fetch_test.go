@@ -1,9 +1,10 @@
-package tools
+package web
 
 import (
 	"bytes"
 	"compress/gzip"
 	"context"
+	"tinyelf/backend/tools"
 
 	"fmt"
 	"image"
@@ -26,7 +27,7 @@ import (
 
 // allowLocal is the network policy of most tests: loopback servers are
 // reachable, as with local addresses allowed and the call approved.
-func allowLocal() *WebNet { return &WebNet{AllowLocal: true} }
+func allowLocal() *Net { return &Net{AllowLocal: true} }
 
 func approved() context.Context { return WithApproval(context.Background()) }
 
@@ -53,7 +54,7 @@ func (f *fakeSummarizer) count() int {
 	return len(f.calls)
 }
 
-func runFetch(t *testing.T, tool Tool, ctx context.Context, params map[string]any) Result {
+func runFetch(t *testing.T, tool tools.Tool, ctx context.Context, params map[string]any) tools.Result {
 	t.Helper()
 	res, err := tool.Execute(ctx, params)
 	if err != nil {
@@ -130,7 +131,7 @@ func TestWebFetchPages(t *testing.T) {
 	srv := httptest.NewServer(mux)
 	t.Cleanup(srv.Close)
 
-	tool := NewWebFetch(WebFetchOptions{Net: allowLocal()})
+	tool := NewFetch(FetchOptions{Net: allowLocal()})
 	tests := []struct {
 		name, path string
 		raw        bool
@@ -230,14 +231,14 @@ func TestWebFetchLimits(t *testing.T) {
 
 	t.Run("6 MB body is cut at 5 MB", func(t *testing.T) {
 		t.Parallel()
-		res := runFetch(t, NewWebFetch(WebFetchOptions{Net: allowLocal()}), approved(), map[string]any{"url": srv.URL + "/big", "raw": true})
+		res := runFetch(t, NewFetch(FetchOptions{Net: allowLocal()}), approved(), map[string]any{"url": srv.URL + "/big", "raw": true})
 		if res.IsError {
 			t.Fatal(res.Content)
 		}
-		if res.Meta["bytes"] != WebMaxBodyBytes || res.Meta["bodyTruncated"] != true {
-			t.Errorf("bytes = %v, bodyTruncated = %v; want %d, true", res.Meta["bytes"], res.Meta["bodyTruncated"], WebMaxBodyBytes)
+		if res.Meta["bytes"] != MaxBodyBytes || res.Meta["bodyTruncated"] != true {
+			t.Errorf("bytes = %v, bodyTruncated = %v; want %d, true", res.Meta["bytes"], res.Meta["bodyTruncated"], MaxBodyBytes)
 		}
-		for _, w := range []string{"larger than 5.0 MB; only the first 5.0 MB were read", TruncatedMark} {
+		for _, w := range []string{"larger than 5.0 MB; only the first 5.0 MB were read", tools.TruncatedMark} {
 			if !strings.Contains(res.Content, w) {
 				t.Errorf("missing %q", w)
 			}
@@ -248,7 +249,7 @@ func TestWebFetchLimits(t *testing.T) {
 		n := allowLocal()
 		n.Timeout = 150 * time.Millisecond
 		start := time.Now()
-		res := runFetch(t, NewWebFetch(WebFetchOptions{Net: n}), approved(), map[string]any{"url": srv.URL + "/slow"})
+		res := runFetch(t, NewFetch(FetchOptions{Net: n}), approved(), map[string]any{"url": srv.URL + "/slow"})
 		if !res.IsError || !strings.Contains(res.Content, "timed out after 150ms") {
 			t.Fatalf("want a timeout error, got %v: %s", res.IsError, res.Content)
 		}
@@ -258,14 +259,14 @@ func TestWebFetchLimits(t *testing.T) {
 	})
 	t.Run("redirect loop", func(t *testing.T) {
 		t.Parallel()
-		res := runFetch(t, NewWebFetch(WebFetchOptions{Net: allowLocal()}), approved(), map[string]any{"url": srv.URL + "/loop"})
+		res := runFetch(t, NewFetch(FetchOptions{Net: allowLocal()}), approved(), map[string]any{"url": srv.URL + "/loop"})
 		if !res.IsError || !strings.Contains(res.Content, "stopped after 10 redirects") {
 			t.Fatalf("got %v: %s", res.IsError, res.Content)
 		}
 	})
 	t.Run("redirect to ftp", func(t *testing.T) {
 		t.Parallel()
-		res := runFetch(t, NewWebFetch(WebFetchOptions{Net: allowLocal()}), approved(), map[string]any{"url": srv.URL + "/to-ftp"})
+		res := runFetch(t, NewFetch(FetchOptions{Net: allowLocal()}), approved(), map[string]any{"url": srv.URL + "/to-ftp"})
 		if !res.IsError || !strings.Contains(res.Content, "only http and https") {
 			t.Fatalf("got %v: %s", res.IsError, res.Content)
 		}
@@ -274,7 +275,7 @@ func TestWebFetchLimits(t *testing.T) {
 
 func TestWebFetchRefusesSchemes(t *testing.T) {
 	t.Parallel()
-	tool := NewWebFetch(WebFetchOptions{})
+	tool := NewFetch(FetchOptions{})
 	for raw, want := range map[string]string{
 		"file:///etc/passwd":       "use the Read tool",
 		"data:text/html,<b>x</b>":  "data: URLs are not fetched",
@@ -329,8 +330,8 @@ func TestWebFetchLocalAddresses(t *testing.T) {
 		}
 		return nil, &net.DNSError{Err: "no such host", Name: host, IsNotFound: true}
 	}
-	policy := func(allow bool) *WebNet {
-		return &WebNet{AllowLocal: allow, Lookup: lookup, Timeout: 5 * time.Second,
+	policy := func(allow bool) *Net {
+		return &Net{AllowLocal: allow, Lookup: lookup, Timeout: 5 * time.Second,
 			treatAsPublic: func(ap netip.AddrPort) bool { return ap == publicAP }}
 	}
 	publicURL := fmt.Sprintf("http://news.example.com:%d", publicAP.Port())
@@ -355,7 +356,7 @@ func TestWebFetchLocalAddresses(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			res := runFetch(t, NewWebFetch(WebFetchOptions{Net: policy(tc.allow)}), tc.ctx, map[string]any{"url": tc.url})
+			res := runFetch(t, NewFetch(FetchOptions{Net: policy(tc.allow)}), tc.ctx, map[string]any{"url": tc.url})
 			if tc.wantErr != "" {
 				if !res.IsError || !strings.Contains(res.Content, tc.wantErr) || !strings.Contains(res.Content, "Refused") {
 					t.Fatalf("want refusal with %q, got %v: %s", tc.wantErr, res.IsError, res.Content)
@@ -373,8 +374,8 @@ func TestWebFetchLocalAddresses(t *testing.T) {
 
 	t.Run("approval is asked only when allowed and local", func(t *testing.T) {
 		t.Parallel()
-		allowed := NewWebFetch(WebFetchOptions{Net: policy(true)}).(Escalator)
-		refused := NewWebFetch(WebFetchOptions{Net: policy(false)}).(Escalator)
+		allowed := NewFetch(FetchOptions{Net: policy(true)}).(tools.Escalator)
+		refused := NewFetch(FetchOptions{Net: policy(false)}).(tools.Escalator)
 		ctx := context.Background()
 		if why := allowed.NeedsApproval(ctx, map[string]any{"url": "http://rebind.example.net/"}); !strings.Contains(why, "loopback address (127.0.0.1)") {
 			t.Errorf("allowed local: %q", why)
@@ -432,7 +433,7 @@ func TestWebFetchSummaries(t *testing.T) {
 		now := time.Unix(1_700_000_000, 0)
 		var mu sync.Mutex
 		clock := func() time.Time { mu.Lock(); defer mu.Unlock(); return now }
-		tool := NewWebFetch(WebFetchOptions{Net: allowLocal(), Summarizer: sum, Cache: NewSummaryCache(clock)})
+		tool := NewFetch(FetchOptions{Net: allowLocal(), Summarizer: sum, Cache: NewSummaryCache(clock)})
 		params := map[string]any{"url": srv.URL + "/a", "prompt": "what about parking?"}
 		res := runFetch(t, tool, approved(), params)
 		if res.IsError || !strings.Contains(res.Content, "SUMMARY: the council approved bike lanes.") {
@@ -466,7 +467,7 @@ func TestWebFetchSummaries(t *testing.T) {
 	t.Run("raw skips the summary", func(t *testing.T) {
 		t.Parallel()
 		sum := &fakeSummarizer{}
-		tool := NewWebFetch(WebFetchOptions{Net: allowLocal(), Summarizer: sum})
+		tool := NewFetch(FetchOptions{Net: allowLocal(), Summarizer: sum})
 		res := runFetch(t, tool, approved(), map[string]any{"url": srv.URL + "/b", "raw": true})
 		if sum.count() != 0 || !strings.Contains(res.Content, "Paragraph 99") {
 			t.Fatalf("summaries = %d, content: %s", sum.count(), res.Content)
@@ -475,12 +476,12 @@ func TestWebFetchSummaries(t *testing.T) {
 	t.Run("no usable model truncates with a note", func(t *testing.T) {
 		t.Parallel()
 		sum := &fakeSummarizer{err: fmt.Errorf("agent has no background model: %w", ErrNoSummaryModel)}
-		res := runFetch(t, NewWebFetch(WebFetchOptions{Net: allowLocal(), Summarizer: sum}), approved(), map[string]any{"url": srv.URL + "/c"})
-		if res.IsError || !strings.Contains(res.Content, "could not be summarized") || !strings.Contains(res.Content, TruncatedMark) ||
+		res := runFetch(t, NewFetch(FetchOptions{Net: allowLocal(), Summarizer: sum}), approved(), map[string]any{"url": srv.URL + "/c"})
+		if res.IsError || !strings.Contains(res.Content, "could not be summarized") || !strings.Contains(res.Content, tools.TruncatedMark) ||
 			strings.Contains(res.Content, "Paragraph 99") {
 			t.Fatalf("got %s", res.Content)
 		}
-		res = runFetch(t, NewWebFetch(WebFetchOptions{Net: allowLocal()}), approved(), map[string]any{"url": srv.URL + "/d"})
+		res = runFetch(t, NewFetch(FetchOptions{Net: allowLocal()}), approved(), map[string]any{"url": srv.URL + "/d"})
 		if !strings.Contains(res.Content, "no summarizer is set up") {
 			t.Fatalf("got %s", res.Content)
 		}
@@ -492,7 +493,7 @@ func TestWebFetchSummaries(t *testing.T) {
 		if strings.Count(out, "</web_content>") != 1 || !strings.HasSuffix(out, "</web_content>") {
 			t.Fatalf("got %s", out)
 		}
-		if meta[MetaUntrusted] != "https://x" {
+		if meta[tools.MetaUntrusted] != "https://x" {
 			t.Errorf("the tool card's marker is not in meta: %v", meta)
 		}
 	})
@@ -502,7 +503,7 @@ func TestSummaryCacheBounds(t *testing.T) {
 	t.Parallel()
 	c := NewSummaryCache(nil)
 	for i := range summaryCacheEntries + 50 {
-		c.put(fmt.Sprintf("https://e/%d", i), "", Result{Content: "x"}, false)
+		c.put(fmt.Sprintf("https://e/%d", i), "", tools.Result{Content: "x"}, false)
 	}
 	if c.Len() != summaryCacheEntries {
 		t.Fatalf("Len = %d, want %d", c.Len(), summaryCacheEntries)
@@ -512,7 +513,7 @@ func TestSummaryCacheBounds(t *testing.T) {
 	}
 	big := strings.Repeat("y", summaryCacheBytes/5)
 	for i := range 10 {
-		c.put(fmt.Sprintf("https://big/%d", i), "", Result{Content: big}, false)
+		c.put(fmt.Sprintf("https://big/%d", i), "", tools.Result{Content: big}, false)
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -561,11 +562,11 @@ func TestWebFetchLongPageIsCut(t *testing.T) {
 	b.WriteString("<p>THE VERY END</p></article></body></html>")
 	srv := httptest.NewServer(serveHTML([]byte(b.String()), "text/html; charset=utf-8"))
 	t.Cleanup(srv.Close)
-	res := runFetch(t, NewWebFetch(WebFetchOptions{Net: allowLocal()}), approved(), map[string]any{"url": srv.URL, "raw": true})
+	res := runFetch(t, NewFetch(FetchOptions{Net: allowLocal()}), approved(), map[string]any{"url": srv.URL, "raw": true})
 	if res.IsError || res.Meta["kind"] != "article" {
 		t.Fatalf("got %v %v", res.Meta["kind"], res.Content[:200])
 	}
-	for _, w := range []string{"only its first 112.0 KB were converted", "Paragraph 0 of", TruncatedMark} {
+	for _, w := range []string{"only its first 112.0 KB were converted", "Paragraph 0 of", tools.TruncatedMark} {
 		if !strings.Contains(res.Content, w) {
 			t.Errorf("missing %q", w)
 		}
@@ -583,9 +584,9 @@ func TestWebFetchCancelled(t *testing.T) {
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { <-r.Context().Done() }))
 	t.Cleanup(srv.Close)
 	ctx, cancel := context.WithCancel(approved())
-	done := make(chan Result, 1)
+	done := make(chan tools.Result, 1)
 	go func() {
-		res, _ := NewWebFetch(WebFetchOptions{Net: allowLocal()}).Execute(ctx, map[string]any{"url": srv.URL})
+		res, _ := NewFetch(FetchOptions{Net: allowLocal()}).Execute(ctx, map[string]any{"url": srv.URL})
 		done <- res
 	}()
 	cancel()

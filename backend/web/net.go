@@ -1,4 +1,4 @@
-package tools
+package web
 
 import (
 	"context"
@@ -16,9 +16,9 @@ import (
 
 // Limits of the Web tools (the seed's WebFetch: 30 s timeout, 5 MB response).
 const (
-	WebDefaultTimeout  = 30 * time.Second
-	WebMaxBodyBytes    = 5 << 20
-	WebMaxRedirects    = 10
+	DefaultTimeout     = 30 * time.Second
+	MaxBodyBytes       = 5 << 20
+	MaxRedirects       = 10
 	webUserAgent       = "Mozilla/5.0 (compatible; TinyElf/0.1; desktop AI agent)"
 	webLocalLookupWait = 3 * time.Second
 )
@@ -30,7 +30,7 @@ type LookupFunc func(ctx context.Context, host string) ([]netip.Addr, error)
 // WebNet is how the Web tools reach the network: the SSRF policy and the
 // dialer that enforces it. The zero value refuses every local address and
 // resolves names with the system resolver. It is safe for concurrent use.
-type WebNet struct {
+type Net struct {
 	// AllowLocal lets requests reach loopback, private, link-local and
 	// metadata addresses; even then a request that reaches one needs the
 	// user's approval for the call (see WithApproval).
@@ -137,7 +137,7 @@ func Approved(ctx context.Context) bool {
 	return ok
 }
 
-func (n *WebNet) lookup(ctx context.Context, host string) ([]netip.Addr, error) {
+func (n *Net) lookup(ctx context.Context, host string) ([]netip.Addr, error) {
 	if a, err := netip.ParseAddr(strings.Trim(host, "[]")); err == nil {
 		return []netip.Addr{a}, nil
 	}
@@ -147,16 +147,16 @@ func (n *WebNet) lookup(ctx context.Context, host string) ([]netip.Addr, error) 
 	return net.DefaultResolver.LookupNetIP(ctx, "ip", host)
 }
 
-func (n *WebNet) timeout() time.Duration {
+func (n *Net) timeout() time.Duration {
 	if n.Timeout > 0 {
 		return n.Timeout
 	}
-	return WebDefaultTimeout
+	return DefaultTimeout
 }
 
 // checkAddr applies the policy to one address the dialer is about to
 // connect to.
-func (n *WebNet) checkAddr(ctx context.Context, host string, ap netip.AddrPort) error {
+func (n *Net) checkAddr(ctx context.Context, host string, ap netip.AddrPort) error {
 	a := ap.Addr()
 	kind := LocalKind(a)
 	if kind == "" || (n.treatAsPublic != nil && n.treatAsPublic(ap)) {
@@ -172,7 +172,7 @@ func (n *WebNet) checkAddr(ctx context.Context, host string, ap netip.AddrPort) 
 // turn. The check runs in the dialer's Control hook on the address actually
 // being connected, so a name that resolves differently the second time
 // (DNS rebinding) or a redirect to a local address is caught as well.
-func (n *WebNet) dialContext(ctx context.Context, network, address string) (net.Conn, error) {
+func (n *Net) dialContext(ctx context.Context, network, address string) (net.Conn, error) {
 	host, port, err := net.SplitHostPort(address)
 	if err != nil {
 		return nil, err
@@ -217,7 +217,7 @@ func (n *WebNet) dialContext(ctx context.Context, network, address string) (net.
 // only), ignores proxy settings from the environment (a proxy would reach
 // local addresses for us) and does not decompress bodies itself (the
 // caller bounds the decoded size).
-func (n *WebNet) Client() *http.Client {
+func (n *Net) Client() *http.Client {
 	t := &http.Transport{
 		Proxy:               nil,
 		DialContext:         n.dialContext,
@@ -229,8 +229,8 @@ func (n *WebNet) Client() *http.Client {
 	return &http.Client{
 		Transport: t,
 		CheckRedirect: func(req *http.Request, via []*http.Request) error {
-			if len(via) >= WebMaxRedirects {
-				return fmt.Errorf("stopped after %d redirects (last to %s): the page redirects in a loop or too often", WebMaxRedirects, req.URL.Redacted())
+			if len(via) >= MaxRedirects {
+				return fmt.Errorf("stopped after %d redirects (last to %s): the page redirects in a loop or too often", MaxRedirects, req.URL.Redacted())
 			}
 			if req.URL.Scheme != "http" && req.URL.Scheme != "https" {
 				return fmt.Errorf("redirect to %s refused: only http and https are fetched", req.URL.Scheme)
@@ -243,7 +243,7 @@ func (n *WebNet) Client() *http.Client {
 // LocalTarget reports whether the URL's host is (or resolves to) a local
 // or private address, and which, for the approval card. Lookup failures
 // count as not local: the request itself will fail or be checked again.
-func (n *WebNet) LocalTarget(ctx context.Context, u *url.URL) (addr, kind string) {
+func (n *Net) LocalTarget(ctx context.Context, u *url.URL) (addr, kind string) {
 	host := u.Hostname()
 	if host == "" {
 		return "", ""
@@ -274,7 +274,7 @@ func (n *WebNet) LocalTarget(ctx context.Context, u *url.URL) (addr, kind string
 
 // ParseWebURL checks a URL the model gave: http and https only, with a
 // host. The error says what to do instead.
-func ParseWebURL(raw string) (*url.URL, error) {
+func ParseURL(raw string) (*url.URL, error) {
 	raw = strings.TrimSpace(raw)
 	if raw == "" {
 		return nil, errors.New("url is empty; give a full http:// or https:// address")

@@ -1,4 +1,4 @@
-package tools
+package web
 
 import (
 	"bytes"
@@ -66,7 +66,7 @@ func pdfText(ctx context.Context, body []byte) (text string, pages int, err erro
 			}
 			b.WriteString(t)
 		}
-		if b.Len() > WebMaxBodyBytes {
+		if b.Len() > MaxBodyBytes {
 			break
 		}
 	}

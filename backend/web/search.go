@@ -1,4 +1,4 @@
-package tools
+package web
 
 import (
 	"context"
@@ -9,9 +9,10 @@ import (
 	"net/http"
 	"strings"
 	"time"
+	"tinyelf/backend/tools"
 )
 
-//go:embed websearch.md
+//go:embed search.md
 var webSearchDescription string
 
 // WebSearch result counts: count is clamped to [1, searchMaxCount].
@@ -96,7 +97,7 @@ func (e *SearchIneligibleError) Error() string {
 }
 
 // WebSearchOptions configures WebSearch.
-type WebSearchOptions struct {
+type SearchOptions struct {
 	// Native is stage 1; nil records it as ineligible.
 	Native NativeSearcher
 	// NativeOff means the user switched native search off.
@@ -110,13 +111,13 @@ type WebSearchOptions struct {
 }
 
 type webSearchTool struct {
-	opts   WebSearchOptions
+	opts   SearchOptions
 	client *http.Client
 	keys   []string
 }
 
 // NewWebSearch returns the WebSearch tool (Safe and ReadOnly).
-func NewWebSearch(o WebSearchOptions) Tool {
+func NewSearch(o SearchOptions) tools.Tool {
 	t := &webSearchTool{opts: o, client: o.HTTP}
 	if t.client == nil {
 		tr := http.DefaultTransport.(*http.Transport).Clone()
@@ -131,10 +132,10 @@ func NewWebSearch(o WebSearchOptions) Tool {
 	return t
 }
 
-func (t *webSearchTool) Info() Info {
-	return Info{
+func (t *webSearchTool) Info() tools.Info {
+	return tools.Info{
 		Name: "WebSearch", Description: webSearchDescription, Parameters: webSearchParams,
-		ReadOnly: true, Safe: true, Source: SourceLocal, Title: "Web search", OpenWorld: true,
+		ReadOnly: true, Safe: true, Source: tools.SourceLocal, Title: "Web search", OpenWorld: true,
 	}
 }
 
@@ -147,25 +148,25 @@ type SearchOutcome struct {
 	Attempts []SearchAttempt `json:"attempts"`
 }
 
-func (t *webSearchTool) Execute(ctx context.Context, params map[string]any) (Result, error) {
-	query := strings.Join(strings.Fields(String(params, "query", "")), " ")
+func (t *webSearchTool) Execute(ctx context.Context, params map[string]any) (tools.Result, error) {
+	query := strings.Join(strings.Fields(tools.String(params, "query", "")), " ")
 	if query == "" {
-		return Errorf("query is empty; say what to search for."), nil
+		return tools.Errorf("query is empty; say what to search for."), nil
 	}
 	if len(query) > 400 {
-		return Errorf("query is %d characters long; keep it under 400 (search engines cut longer ones).", len(query)), nil
+		return tools.Errorf("query is %d characters long; keep it under 400 (search engines cut longer ones).", len(query)), nil
 	}
-	count := min(max(Int(params, "count", searchDefaultCount), 1), searchMaxCount)
+	count := min(max(tools.Int(params, "count", searchDefaultCount), 1), searchMaxCount)
 	out := t.Search(ctx, query, count)
 	if ctx.Err() != nil {
-		return Errorf("The search was cancelled."), nil
+		return tools.Errorf("The search was cancelled."), nil
 	}
 	meta := map[string]any{"query": query, "count": count, "stage": out.Stage, "provider": out.Provider,
 		"results": out.Results, "attempts": out.Attempts}
 	if len(out.Results) > 0 {
-		meta[MetaUntrusted] = strings.TrimSuffix("web search results from "+out.Provider, " from ")
+		meta[tools.MetaUntrusted] = strings.TrimSuffix("web search results from "+out.Provider, " from ")
 	}
-	res := Result{Content: t.redact(render(out)), Meta: meta, IsError: out.Stage == StageUnavailable}
+	res := tools.Result{Content: t.redact(render(out)), Meta: meta, IsError: out.Stage == StageUnavailable}
 	return res, nil
 }
 
@@ -189,7 +190,7 @@ func (t *webSearchTool) Search(ctx context.Context, query string, count int) Sea
 		record(SearchAttempt{Stage: StageNative, Provider: "model provider", Outcome: OutcomeIneligible, Reason: "no model provider in this context"}, time.Time{})
 	default:
 		start := time.Now()
-		ReportProgress(ctx, "Searching with the model provider's web search")
+		tools.ReportProgress(ctx, "Searching with the model provider's web search")
 		nctx, cancel := context.WithTimeout(ctx, nativeSearchTimeout)
 		res, err := t.opts.Native.NativeSearch(nctx, query, count)
 		cancel()
@@ -222,7 +223,7 @@ func (t *webSearchTool) Search(ctx context.Context, query string, count int) Sea
 			continue
 		}
 		start := time.Now()
-		ReportProgress(ctx, "Searching with "+cfg.Name)
+		tools.ReportProgress(ctx, "Searching with "+cfg.Name)
 		results, err := p.search(ctx, query, count)
 		if ctx.Err() != nil {
 			return out
@@ -281,7 +282,7 @@ func cleanResults(in []SearchResult, count int) []SearchResult {
 		}
 		r.Snippet = strings.Join(strings.Fields(r.Snippet), " ")
 		if len(r.Snippet) > searchSnippetMax {
-			r.Snippet = CutUTF8(r.Snippet, searchSnippetMax) + "…"
+			r.Snippet = tools.CutUTF8(r.Snippet, searchSnippetMax) + "…"
 		}
 		r.Date = strings.TrimSpace(r.Date)
 		out = append(out, r)
@@ -354,6 +355,6 @@ func (t *webSearchTool) redactResults(rs []SearchResult) []SearchResult {
 
 // SearchWeb runs a search with o outside of a tool call (the Settings
 // test): the same stages, attempts and redaction as WebSearch.
-func SearchWeb(ctx context.Context, o WebSearchOptions, query string, count int) SearchOutcome {
-	return NewWebSearch(o).(*webSearchTool).Search(ctx, query, min(max(count, 1), searchMaxCount))
+func SearchWeb(ctx context.Context, o SearchOptions, query string, count int) SearchOutcome {
+	return NewSearch(o).(*webSearchTool).Search(ctx, query, min(max(count, 1), searchMaxCount))
 }

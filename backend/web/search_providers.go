@@ -1,4 +1,4 @@
-package tools
+package web
 
 import (
 	"bytes"
@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"tinyelf/backend/tools"
 
 	"golang.org/x/net/html"
 	"golang.org/x/net/html/atom"
@@ -139,7 +140,7 @@ func (p searchServiceProvider) do(req *http.Request) ([]byte, error) {
 	if resp.StatusCode/100 != 2 {
 		msg := strings.TrimSpace(string(body))
 		if len(msg) > 300 {
-			msg = CutUTF8(msg, 300) + "…"
+			msg = tools.CutUTF8(msg, 300) + "…"
 		}
 		hint := ""
 		switch resp.StatusCode {
@@ -227,7 +228,7 @@ func (p searchServiceProvider) jina(ctx context.Context, query string, count int
 	for _, r := range doc.Data {
 		snippet := r.Description
 		if snippet == "" {
-			snippet = CutUTF8(r.Content, 400)
+			snippet = tools.CutUTF8(r.Content, 400)
 		}
 		out = append(out, SearchResult{Title: r.Title, URL: r.URL, Snippet: snippet, Date: r.Date})
 	}

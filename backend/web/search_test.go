@@ -1,4 +1,4 @@
-package tools
+package web
 
 import (
 	"context"
@@ -9,6 +9,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"tinyelf/backend/tools"
 )
 
 // The fake providers answer in each API's documented response shape.
@@ -92,16 +93,16 @@ func (f *fakeProvider) requests() ([]*http.Request, []string) {
 	return append([]*http.Request(nil), f.reqs...), append([]string(nil), f.bodies...)
 }
 
-func runSearch(t *testing.T, o WebSearchOptions, params map[string]any) Result {
+func runSearch(t *testing.T, o SearchOptions, params map[string]any) tools.Result {
 	t.Helper()
-	res, err := NewWebSearch(o).Execute(context.Background(), params)
+	res, err := NewSearch(o).Execute(context.Background(), params)
 	if err != nil {
 		t.Fatal(err)
 	}
 	return res
 }
 
-func attemptsOf(t *testing.T, res Result) []SearchAttempt {
+func attemptsOf(t *testing.T, res tools.Result) []SearchAttempt {
 	t.Helper()
 	a, ok := res.Meta["attempts"].([]SearchAttempt)
 	if !ok {
@@ -110,7 +111,7 @@ func attemptsOf(t *testing.T, res Result) []SearchAttempt {
 	return a
 }
 
-func resultsOf(t *testing.T, res Result) []SearchResult {
+func resultsOf(t *testing.T, res tools.Result) []SearchResult {
 	t.Helper()
 	r, ok := res.Meta["results"].([]SearchResult)
 	if !ok {
@@ -187,7 +188,7 @@ func TestWebSearchProviders(t *testing.T) {
 			if tc.provider == SearchSearXNG {
 				url += "/searx/"
 			}
-			res := runSearch(t, WebSearchOptions{Providers: []SearchProviderConfig{{Name: tc.provider, Key: tc.key, URL: url}}},
+			res := runSearch(t, SearchOptions{Providers: []SearchProviderConfig{{Name: tc.provider, Key: tc.key, URL: url}}},
 				map[string]any{"query": "go  readability"})
 			if res.IsError {
 				t.Fatal(res.Content)
@@ -245,7 +246,7 @@ func TestWebSearchFallback(t *testing.T) {
 		{Name: SearchDuckDuckGo, URL: "http://127.0.0.1:1/never-reached"},
 	}
 	native := fakeNative{err: &SearchIneligibleError{Provider: "ollama", Reason: "this provider has no native web search"}}
-	res := runSearch(t, WebSearchOptions{Native: native, Providers: providers}, map[string]any{"query": "q", "count": 50})
+	res := runSearch(t, SearchOptions{Native: native, Providers: providers}, map[string]any{"query": "q", "count": 50})
 	if res.IsError || res.Meta["provider"] != SearchJina {
 		t.Fatalf("got %v: %s", res.IsError, res.Content)
 	}
@@ -288,7 +289,7 @@ func TestWebSearchFallback(t *testing.T) {
 
 	t.Run("count clamped up to 1", func(t *testing.T) {
 		f := newFakeProvider(t, 200, "application/json", tavilyAnswer)
-		res := runSearch(t, WebSearchOptions{Providers: []SearchProviderConfig{{Name: SearchTavily, Key: "k-123456", URL: f.srv.URL}}}, map[string]any{"query": "q", "count": 0})
+		res := runSearch(t, SearchOptions{Providers: []SearchProviderConfig{{Name: SearchTavily, Key: "k-123456", URL: f.srv.URL}}}, map[string]any{"query": "q", "count": 0})
 		if n := len(resultsOf(t, res)); n != 1 || res.Meta["count"] != 1 {
 			t.Errorf("results = %d, count = %v", n, res.Meta["count"])
 		}
@@ -299,7 +300,7 @@ func TestWebSearchFallback(t *testing.T) {
 			{Title: "A", URL: "https://a.example/x", Snippet: "s", Date: "May 1, 2025"},
 			{Title: "A again", URL: "https://www.a.example/x/#top"},
 		}}}
-		res := runSearch(t, WebSearchOptions{Native: n, Providers: []SearchProviderConfig{{Name: SearchTavily, Key: "k-123456", URL: f.srv.URL}}}, map[string]any{"query": "q"})
+		res := runSearch(t, SearchOptions{Native: n, Providers: []SearchProviderConfig{{Name: SearchTavily, Key: "k-123456", URL: f.srv.URL}}}, map[string]any{"query": "q"})
 		if res.Meta["stage"] != StageNative || len(resultsOf(t, res)) != 1 {
 			t.Fatalf("got %v %+v", res.Meta["stage"], res.Meta["results"])
 		}
@@ -310,7 +311,7 @@ func TestWebSearchFallback(t *testing.T) {
 	t.Run("native failure falls through", func(t *testing.T) {
 		f := newFakeProvider(t, 200, "application/json", tavilyAnswer)
 		n := fakeNative{res: NativeSearchResult{Provider: "openai web_search"}, err: errString("web search is not enabled for this organization")}
-		res := runSearch(t, WebSearchOptions{Native: n, Providers: []SearchProviderConfig{{Name: SearchTavily, Key: "k-123456", URL: f.srv.URL}}}, map[string]any{"query": "q"})
+		res := runSearch(t, SearchOptions{Native: n, Providers: []SearchProviderConfig{{Name: SearchTavily, Key: "k-123456", URL: f.srv.URL}}}, map[string]any{"query": "q"})
 		a := attemptsOf(t, res)
 		if a[0].Outcome != OutcomeFailed || a[0].Provider != "openai web_search" || res.Meta["provider"] != SearchTavily {
 			t.Fatalf("attempts %+v", a)
@@ -324,7 +325,7 @@ func (e errString) Error() string { return string(e) }
 
 func TestWebSearchUnavailable(t *testing.T) {
 	t.Parallel()
-	res := runSearch(t, WebSearchOptions{NativeOff: true, Providers: []SearchProviderConfig{
+	res := runSearch(t, SearchOptions{NativeOff: true, Providers: []SearchProviderConfig{
 		{Name: SearchTavily}, {Name: SearchBrave}, {Name: SearchJina}, {Name: SearchSearXNG}, {Name: SearchDuckDuckGo, Disabled: true},
 	}}, map[string]any{"query": "anything"})
 	if !res.IsError || res.Meta["stage"] != StageUnavailable {
@@ -339,7 +340,7 @@ func TestWebSearchUnavailable(t *testing.T) {
 
 	t.Run("everything empty is not unavailable", func(t *testing.T) {
 		empty := newFakeProvider(t, 200, "application/json", `{"query":"q","results":[],"response_time":0.5}`)
-		res := runSearch(t, WebSearchOptions{Providers: []SearchProviderConfig{{Name: SearchTavily, Key: "k-123456", URL: empty.srv.URL}}}, map[string]any{"query": "q"})
+		res := runSearch(t, SearchOptions{Providers: []SearchProviderConfig{{Name: SearchTavily, Key: "k-123456", URL: empty.srv.URL}}}, map[string]any{"query": "q"})
 		if res.IsError || !strings.Contains(res.Content, "No results found") {
 			t.Fatalf("got %v: %s", res.IsError, res.Content)
 		}
