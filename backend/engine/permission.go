@@ -201,15 +201,14 @@ func bashWords(script, wsDir string) [][]string {
 			}
 		}
 	}
-	var ws *tools.Workspace
+	guardDir := ""
 	if wsDir != "" {
-		ws, _ = tools.OpenWorkspace(wsDir, false)
+		if ws, err := tools.OpenWorkspace(wsDir, false); err == nil {
+			guardDir = ws.Dir()
+			ws.Close()
+		}
 	}
-	out = append(out, tools.ResolvedCommands(script, ws)...)
-	if ws != nil {
-		ws.Close()
-	}
-	return out
+	return append(out, tools.ResolvedCommands(script, guardDir)...)
 }
 
 // matchAllow reports whether allow rules cover the call, and names the

@@ -135,10 +135,19 @@ func (t *bashTool) timeoutFor(params map[string]any) time.Duration {
 	return t.opts.Timeout
 }
 
+// wsDir is the folder the guard judges paths against ("" without a
+// workspace).
+func (t *bashTool) wsDir() string {
+	if t.ws == nil {
+		return ""
+	}
+	return t.ws.Dir()
+}
+
 // Warnings implements Inspector: what CheckCommand found, the refusal
 // first, then why the command is held.
 func (t *bashTool) Warnings(params map[string]any) []string {
-	v := CheckCommand(String(params, "command", ""), t.ws)
+	v := CheckCommand(String(params, "command", ""), t.wsDir())
 	var out []string
 	if v.Denied {
 		out = append(out, v.Reason)
@@ -150,7 +159,7 @@ func (t *bashTool) Warnings(params map[string]any) []string {
 // Assess implements Assessor: the shell guard's verdict for the permission
 // gate. A held command is approved by a person even in auto mode.
 func (t *bashTool) Assess(params map[string]any) Assessment {
-	v := CheckCommand(String(params, "command", ""), t.ws)
+	v := CheckCommand(String(params, "command", ""), t.wsDir())
 	a := Assessment{Warnings: v.Warnings}
 	if v.Denied {
 		a.Deny = v.Reason
@@ -167,7 +176,7 @@ func (t *bashTool) Execute(ctx context.Context, params map[string]any) (Result, 
 	if strings.TrimSpace(command) == "" {
 		return Errorf("The command is empty. Pass the shell command to run in \"command\"."), nil
 	}
-	verdict := CheckCommand(command, t.ws)
+	verdict := CheckCommand(command, t.wsDir())
 	if verdict.Denied {
 		return Result{Content: verdict.Reason, IsError: true, Meta: map[string]any{"denied": true}}, nil
 	}

@@ -11,11 +11,7 @@ import (
 // (wall time, which a loaded machine inflates) it reports the process's CPU
 // time per command (cpu-ns/op).
 func BenchmarkCheckCommand(b *testing.B) {
-	ws, err := OpenWorkspace(b.TempDir(), true)
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer ws.Close()
+	ws := b.TempDir()
 	cmd := `cd backend && go test ./... 2>&1 | tail -n 50 && git status --short && rm -rf ./build && echo "done: $(date)"`
 	b.ReportAllocs()
 	start := cputime.Self()
@@ -33,7 +29,7 @@ func BenchmarkCheckCommand(b *testing.B) {
 // the figures are per command.
 func BenchmarkCheckCommandBattery(b *testing.B) {
 	home, ws := guardHome(b)
-	opts := GuardOptions{Home: home}
+	opts := guardOptions{Home: home}
 	b.ReportAllocs()
 	start := cputime.Self()
 	n := 0

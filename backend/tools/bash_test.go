@@ -25,9 +25,20 @@ type bashFixture struct {
 	tool *bashTool
 }
 
+// bashWorkspace opens a fresh restricted workspace for Bash tests.
+func bashWorkspace(t *testing.T) *Workspace {
+	t.Helper()
+	ws, err := OpenWorkspace(t.TempDir(), true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ws.Close() })
+	return ws
+}
+
 func newBashFixture(t *testing.T, opts BashOptions) *bashFixture {
 	t.Helper()
-	ws := guardWorkspace(t)
+	ws := bashWorkspace(t)
 	tool := NewBash(ws, opts).(*bashTool)
 	tool.killGrace = 300 * time.Millisecond
 	tool.pipeGrace = 300 * time.Millisecond
@@ -353,5 +364,38 @@ func TestBashThroughTheRegistry(t *testing.T) {
 				t.Errorf("the registry truncated Bash's already bounded output")
 			}
 		})
+	}
+}
+
+func TestShellGuardInspector(t *testing.T) {
+	t.Parallel()
+	ws := bashWorkspace(t)
+	tool := NewBash(ws, BashOptions{})
+	insp, ok := tool.(Inspector)
+	if !ok {
+		t.Fatal("the Bash tool does not implement Inspector")
+	}
+	got := insp.Warnings(map[string]any{"command": "sudo ls"})
+	if len(got) != 1 || !strings.Contains(got[0], "sudo") {
+		t.Fatalf("Warnings(sudo ls) = %q", got)
+	}
+	got = insp.Warnings(map[string]any{"command": "sudo rm -rf /"})
+	if len(got) < 2 || !strings.HasPrefix(got[0], "Refused") {
+		t.Fatalf("a denied command's warnings must lead with the refusal: %q", got)
+	}
+	as, ok := tool.(Assessor)
+	if !ok {
+		t.Fatal("the Bash tool does not implement Assessor")
+	}
+	a := as.Assess(map[string]any{"command": "echo / | xargs rm -rf"})
+	if a.Deny == "" {
+		t.Errorf("Assess did not refuse: %+v", a)
+	}
+	a = as.Assess(map[string]any{"command": "find . -name x | xargs rm -rf"})
+	if a.Deny != "" || !strings.Contains(a.Hold, "The folders `rm -rf` gets come from `xargs` and cannot be checked before it runs") {
+		t.Errorf("Assess did not hold with the reason: %+v", a)
+	}
+	if a := as.Assess(map[string]any{"command": "go test ./..."}); a.Deny != "" || a.Hold != "" {
+		t.Errorf("a harmless command was held: %+v", a)
 	}
 }

@@ -538,11 +538,8 @@ func isSubcommand(w string) bool {
 // ResolvedCommands returns the commands the shell guard sees a script run,
 // after expansions, wrappers (sudo, env, xargs…) and nested code (bash -c,
 // eval) are followed, as words. Deny rules are matched against these too,
-// so `sudo rm` and `bash -c 'rm …'` meet a rule for rm.
-func ResolvedCommands(script string, ws *Workspace) [][]string {
-	g := newShellGuard(ws)
-	g.collect = true
-	st := g.topState()
-	g.script(st, script, 0, "")
-	return g.collected
+// so `sudo rm` and `bash -c 'rm …'` meet a rule for rm. wsDir is the
+// workspace folder ("" for none).
+func ResolvedCommands(script, wsDir string) [][]string {
+	return newChecker(wsDir, guardOptions{}).resolve(script)
 }

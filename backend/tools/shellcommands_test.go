@@ -224,7 +224,7 @@ func TestSuggestBashRules(t *testing.T) {
 
 func TestResolvedCommands(t *testing.T) {
 	t.Parallel()
-	got := ResolvedCommands(`sudo env X=1 rm -rf build; bash -c 'git push -f'`, nil)
+	got := ResolvedCommands(`sudo env X=1 rm -rf build; bash -c 'git push -f'`, "")
 	var lines []string
 	for _, w := range got {
 		lines = append(lines, strings.Join(w, " "))

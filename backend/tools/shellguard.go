@@ -55,41 +55,8 @@ const maxGuardSteps = 20000
 // denyFooter ends every deny reason.
 const denyFooter = " This command is on TinyElf's deny list of critical operations and was not run. If it is really needed, ask the user to run it themselves."
 
-// CheckCommand inspects a bash command line before it runs and decides
-// whether it is refused, held for approval or free to run.
-//
-// It reasons about what bash will do rather than how the command is spelled:
-// the script is parsed with mvdan.cc/sh and walked as bash would run it,
-// every branch of every if, case, loop and list included. Words are expanded
-// with mvdan.cc/sh/v3/expand under bash's rules (quotes, escapes, brace,
-// tilde, parameter and arithmetic expansion, IFS splitting, globs with
-// `[!…]` and extglob) against the variables, arrays, namerefs, positional
-// parameters, functions and aliases the script defines; the output of
-// command substitutions and of the commands feeding pipes is computed in a
-// sandboxed mvdan.cc/sh/v3/interp interpreter that runs no program and opens
-// no file. The code handed to other shells and runners is followed: bash -c,
-// eval, source, here-docs, here-strings, process substitutions and pipes fed
-// to a shell, script files, find -exec, xargs, parallel, env -S, sudo, su -c,
-// watch, ssh, git -c alias.x=!…, make -f. The programs that run code of
-// their own are one table (shellguard_interp.go): the inline code of the
-// languages the guard follows (python, perl, node, ruby, php, awk, and the
-// command languages of sqlite3, psql, mysql, gdb, ed, dc, m4 and gnuplot)
-// is scanned for its obvious destructive calls; inline code of any other
-// known interpreter (Lua, R, Julia, Tcl, PowerShell, Lisps, Vim script…)
-// is held, its obvious destructive calls refused all the same.
-//
-// A value the guard cannot know is carried as an opaque marker naming where
-// it comes from, so a destructive verb whose targets include one is held
-// with a warning that says exactly why. Paths are judged against ws (nil
-// means no workspace). CheckCommand never runs anything; it stats, lists and
-// reads (small script) files the command names. It is safe for concurrent
-// use.
-func CheckCommand(command string, ws *Workspace) Verdict {
-	return CheckCommandWith(command, ws, GuardOptions{})
-}
-
-// GuardOptions adjust what CheckCommandWith takes for the user's folders.
-type GuardOptions struct {
+// guardOptions adjust what the walker takes for the user's folders.
+type guardOptions struct {
 	// Home is the home folder the command gets ($HOME); empty means the
 	// user's own.
 	Home string
@@ -98,22 +65,33 @@ type GuardOptions struct {
 	TempDirs []string
 }
 
-// CheckCommandWith is CheckCommand with the user's folders given.
-func CheckCommandWith(command string, ws *Workspace, opts GuardOptions) Verdict {
-	g := newShellGuard(ws)
-	if opts.Home != "" {
-		g.home = filepath.Clean(opts.Home)
-	}
-	if opts.TempDirs != nil {
-		g.tempDirs = opts.TempDirs
-		if len(opts.TempDirs) > 0 {
-			g.tmpDir = filepath.Clean(opts.TempDirs[0])
-		}
-	}
-	st := g.topState()
-	g.script(st, command, 0, "")
-	g.finish(st)
-	return g.verdict
+// guardCommands is the guard's knowledge of what programs do, which the
+// walker consults for every simple command it cannot judge as shell alone
+// (builtins, shells, wrappers and scripts are its own). It is bound to one
+// check (newShellGuard takes it) and called from that check only.
+type guardCommands interface {
+	// Program checks c as what its program does: the code an interpreter
+	// is handed (python -c, awk '…', sqlite3 DB SQL), and what rm, dd,
+	// kill, git, make and the rest would destroy.
+	Program(c *shCall)
+	// Code checks text, a program in lang (a language of the interpreter
+	// table other than "sh"), that runs in st; origin names it in
+	// messages. Scripts are judged, not held, for what they compute.
+	Code(st *shState, lang, text, origin string)
+	// Interp returns the interpreter prog names (a program base name), or
+	// nil when it is none.
+	Interp(prog string) guardInterp
+}
+
+// guardInterp is an interpreter as the walker sees it: one row of the
+// guard's interpreter table. Two names of one interpreter return the same
+// value.
+type guardInterp interface {
+	// Lang is the language its scripts are read as (Code's lang).
+	Lang() string
+	// Unfollowed warns, when the guard cannot follow the language, that
+	// the script a was checked only for its obvious destructive calls.
+	Unfollowed(g *shellGuard, a shArg)
 }
 
 // shellGuard carries the state of one CheckCommand run.
@@ -149,14 +127,17 @@ type shellGuard struct {
 	configs   map[*shState]*expand.Config
 	printer   *syntax.Printer
 	parser    *syntax.Parser
-	codeVars  map[string]string // NAME = "literal" in the interpreter code being scanned
-	traps     []string          // trap handlers, walked at the end
-	collect   bool              // record every command checked, for ResolvedCommands
+	traps     []string // trap handlers, walked at the end
+	collect   bool     // record every command checked, for ResolvedCommands
 	collected [][]string
+	cmds      guardCommands
 }
 
-func newShellGuard(ws *Workspace) *shellGuard {
+// newShellGuard returns the walker of one check: paths are judged against
+// wsDir ("" means no workspace), programs through cmds.
+func newShellGuard(wsDir string, opts guardOptions, cmds guardCommands) *shellGuard {
 	g := &shellGuard{
+		cmds:      cmds,
 		seen:      map[string]bool{},
 		varSource: map[string]int{},
 		procs:     map[string]procSubst{},
@@ -167,8 +148,8 @@ func newShellGuard(ws *Workspace) *shellGuard {
 		calling:   map[*syntax.Stmt]int{},
 	}
 	g.sources = append(g.sources, source{desc: "a value computed when the command runs"})
-	if ws != nil {
-		g.wsDir = filepath.Clean(ws.Dir())
+	if wsDir != "" {
+		g.wsDir = filepath.Clean(wsDir)
 	}
 	if h, err := os.UserHomeDir(); err == nil && filepath.IsAbs(h) {
 		g.home = filepath.Clean(h)
@@ -180,8 +161,35 @@ func newShellGuard(ws *Workspace) *shellGuard {
 		g.tmpDir = filepath.Clean(t)
 	}
 	g.tempDirs = []string{"/tmp", "/var/tmp", "/dev/shm", "/private/tmp", g.tmpDir, filepath.ToSlash(os.TempDir())}
+	if opts.Home != "" {
+		g.home = filepath.Clean(opts.Home)
+	}
+	if opts.TempDirs != nil {
+		g.tempDirs = opts.TempDirs
+		if len(opts.TempDirs) > 0 {
+			g.tmpDir = filepath.Clean(opts.TempDirs[0])
+		}
+	}
 	return g
 }
+
+// run checks command, the code of a whole Bash call.
+func (g *shellGuard) run(command string) {
+	st := g.topState()
+	g.script(st, command, 0, "")
+	g.finish(st)
+}
+
+// resolve walks script to record the commands it runs (ResolvedCommands);
+// the verdict is not used.
+func (g *shellGuard) resolve(script string) [][]string {
+	g.collect = true
+	g.script(g.topState(), script, 0, "")
+	return g.collected
+}
+
+// result is the verdict of the check.
+func (g *shellGuard) result() Verdict { return g.verdict }
 
 // deny records the first reason a command is refused.
 func (g *shellGuard) deny(format string, args ...any) {

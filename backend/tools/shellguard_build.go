@@ -11,7 +11,7 @@ import (
 
 // checkMake checks the recipes of the makefile make runs (and -E/--eval
 // code), after substituting the variables it defines.
-func (g *shellGuard) checkMake(c *shCall) {
+func (g *checker) checkMake(c *shCall) {
 	args := c.args[1:]
 	env := c.env
 	var files []shArg
@@ -105,7 +105,7 @@ var makeVarRe = regexp.MustCompile(`^\s*(override\s+|export\s+)?([A-Za-z_][A-Za-
 // target when none is given) and their prerequisites, pattern rules and
 // $(shell …) commands, with the variables it can resolve substituted; the
 // others are unknown.
-func (g *shellGuard) makeRecipes(text string, overrides map[string]string, goals []string) []string {
+func (g *checker) makeRecipes(text string, overrides map[string]string, goals []string) []string {
 	text = strings.ReplaceAll(text, "\\\n", " ")
 	vars := map[string]string{}
 	type rule struct {
@@ -226,7 +226,7 @@ func (g *shellGuard) makeRecipes(text string, overrides map[string]string, goals
 
 // checkPackageScripts checks the package.json scripts npm, pnpm, yarn and
 // bun run.
-func (g *shellGuard) checkPackageScripts(c *shCall) {
+func (g *checker) checkPackageScripts(c *shCall) {
 	args := c.args[1:]
 	env := c.env
 	var ops []shArg
@@ -305,7 +305,7 @@ func (g *shellGuard) checkPackageScripts(c *shCall) {
 }
 
 // checkCrontab checks the commands a crontab installs.
-func (g *shellGuard) checkCrontab(c *shCall) {
+func (g *checker) checkCrontab(c *shCall) {
 	ops := operands(c.args[1:])
 	if hasFlag(c.args[1:], "r", "") {
 		g.warn("Removes your crontab (%s).", clip(display(c.args), 80))
@@ -430,7 +430,7 @@ func splitSed(script string) []string {
 }
 
 // checkSed follows the commands sed's e runs and notes files -i edits.
-func (g *shellGuard) checkSed(c *shCall) {
+func (g *checker) checkSed(c *shCall) {
 	args := c.args[1:]
 	var scripts, rest []shArg
 	inPlace := false

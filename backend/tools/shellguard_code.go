@@ -142,7 +142,7 @@ var dangerousNames = map[string]bool{
 // when it runs commands or deletes paths built at run time; a script file
 // only gets a warning for those, since real programs compute paths all the
 // time.
-func (g *shellGuard) scanCode(st *shState, lang, code, origin string, strict bool) {
+func (g *checker) scanCode(st *shState, lang, code, origin string, strict bool) {
 	if lang == "sh" {
 		g.code(st, code, origin)
 		return
@@ -335,7 +335,7 @@ func (g *shellGuard) scanCode(st *shState, lang, code, origin string, strict boo
 
 // scanPwsh checks the PowerShell commands that erase disks, power off or
 // delete folder trees.
-func (g *shellGuard) scanPwsh(st *shState, code, origin string) {
+func (g *checker) scanPwsh(st *shState, code, origin string) {
 	if m := pwshDestroy.FindString(code); m != "" {
 		g.deny("Refused: the code %s runs uses %s, which erases disks or shuts the computer down.", origin, m)
 	}

@@ -76,7 +76,7 @@ func callArgs(code string, i int, paren bool) string {
 // evalArgs evaluates the leading string arguments of a call: literals,
 // their concatenations, home-folder lookups, and lists of literals. ok is
 // false when the first argument is anything else.
-func (g *shellGuard) evalArgs(lang, text string) ([]string, bool) {
+func (g *checker) evalArgs(lang, text string) ([]string, bool) {
 	parts := splitTop(text, ',')
 	if len(parts) == 0 || strings.TrimSpace(parts[0]) == "" {
 		return nil, false
@@ -116,7 +116,7 @@ func (g *shellGuard) evalArgs(lang, text string) ([]string, bool) {
 
 // evalString evaluates a string expression made of literals, + or .
 // concatenations and the usual ways of naming the home folder.
-func (g *shellGuard) evalString(lang, expr string) (string, bool) {
+func (g *checker) evalString(lang, expr string) (string, bool) {
 	sep := byte('+')
 	if lang == "perl" || lang == "php" {
 		sep = '.'

@@ -186,7 +186,7 @@ var receiverCalls = map[string][]receiverCall{
 // Haskell call: each is a string literal, a list of them ('("a" "b"),
 // (list "a" "b"), ["a", "b"]), or, in Tcl, a bare or braced word; ok is
 // false for any other value (a variable, a nested call, nil).
-func (g *shellGuard) evalParts(lang, text string) (vals []string, ok []bool) {
+func (g *checker) evalParts(lang, text string) (vals []string, ok []bool) {
 	for _, p := range splitSpace(text) {
 		switch {
 		case strings.HasPrefix(p, "'(") || strings.HasPrefix(p, "(list ") || strings.HasPrefix(p, "[") && lang != "tcl":
@@ -276,7 +276,7 @@ func splitSpace(s string) []string {
 // callValues evaluates a call's arguments as its language writes them,
 // dropping the skip arguments before the command and the gap arguments
 // after the program (Emacs' call-process PROGRAM INFILE DEST DISPLAY ARGS).
-func (g *shellGuard) callValues(lang string, cc codeCall, argText string) ([]string, bool) {
+func (g *checker) callValues(lang string, cc codeCall, argText string) ([]string, bool) {
 	if lang == "julia" {
 		argText = strings.Replace(argText, ";", ",", 1) // rm(path; recursive=true)
 	}
@@ -320,7 +320,7 @@ func (g *shellGuard) callValues(lang string, cc codeCall, argText string) ([]str
 
 // scanReceivers checks the calls whose command or path is the value they
 // are called on.
-func (g *shellGuard) scanReceivers(st *shState, lang, code, origin string) {
+func (g *checker) scanReceivers(st *shState, lang, code, origin string) {
 	for _, rc := range receiverCalls[lang] {
 		for _, m := range rc.re.FindAllStringSubmatch(code, 8) {
 			vals, ok := g.evalArgs("py", m[1])
@@ -364,7 +364,7 @@ var (
 )
 
 // scanJSRuntimes checks the subprocess calls of Deno, Bun and zx.
-func (g *shellGuard) scanJSRuntimes(st *shState, code, origin string, unknown func(string, ...any)) {
+func (g *checker) scanJSRuntimes(st *shState, code, origin string, unknown func(string, ...any)) {
 	for _, m := range jsShellTemplate.FindAllStringSubmatch(code, 8) {
 		what := "the shell command $`…` in " + origin
 		if strings.Contains(m[1], "${") {

@@ -96,7 +96,7 @@ var cellMagic = regexp.MustCompile(`(?m)^%%(?:bash|sh|script\s+\S*sh|system)\b[^
 
 // scanLines checks the commands of a line-oriented language that run
 // shell code, other code or files.
-func (g *shellGuard) scanLines(st *shState, lang, code, origin string, strict bool) {
+func (g *checker) scanLines(st *shState, lang, code, origin string, strict bool) {
 	rules := lineRules[lang]
 	if lang == "ipython" {
 		if loc := cellMagic.FindStringIndex(code); loc != nil {
@@ -163,7 +163,7 @@ func (g *shellGuard) scanLines(st *shState, lang, code, origin string, strict bo
 }
 
 // m4Shell checks the commands m4's syscmd and esyscmd run.
-func (g *shellGuard) m4Shell(st *shState, line, origin string) {
+func (g *checker) m4Shell(st *shState, line, origin string) {
 	for _, loc := range lineRules["m4"][0].re.FindAllStringIndex(line, 8) {
 		arg := callArgs(line, loc[1], true)
 		arg = strings.TrimSpace(arg)

@@ -13,7 +13,7 @@ import (
 var driveLetter = regexp.MustCompile(`^[A-Za-z]:[\\/]?$`)
 
 // checkDd refuses dd onto a disk device.
-func (g *shellGuard) checkDd(c *shCall) {
+func (g *checker) checkDd(c *shCall) {
 	for _, a := range c.args[1:] {
 		for _, key := range []string{"of=", "hof=", "errlog="} {
 			of, ok := strings.CutPrefix(a.val, key)
@@ -37,7 +37,7 @@ func (g *shellGuard) checkDd(c *shCall) {
 }
 
 // checkWriters refuses the usual writers aimed at a disk device.
-func (g *shellGuard) checkWriters(c *shCall) {
+func (g *checker) checkWriters(c *shCall) {
 	args := c.args[1:]
 	var targets []shArg
 	add := func(v shArg) { targets = append(targets, v) }
@@ -118,7 +118,7 @@ func (g *shellGuard) checkWriters(c *shCall) {
 
 // checkTar refuses tar writing an archive onto a disk device and follows
 // the commands its options run.
-func (g *shellGuard) checkTar(c *shCall) {
+func (g *checker) checkTar(c *shCall) {
 	args := c.args[1:]
 	creating := false
 	if len(args) > 0 && !strings.HasPrefix(args[0].val, "-") && strings.ContainsAny(args[0].val, "crufAd") {
@@ -216,7 +216,7 @@ func isEraser(base string) bool {
 
 // checkEraser refuses erasing a disk and holds it when the target cannot
 // be known; making a file system in an image file is fine.
-func (g *shellGuard) checkEraser(c *shCall) {
+func (g *checker) checkEraser(c *shCall) {
 	args := c.args[1:]
 	sub := ""
 	if ops := operands(args); len(ops) > 0 {
@@ -274,7 +274,7 @@ func (g *shellGuard) checkEraser(c *shCall) {
 }
 
 // checkPartitioner refuses partitioning a disk; listing partitions is fine.
-func (g *shellGuard) checkPartitioner(c *shCall) {
+func (g *checker) checkPartitioner(c *shCall) {
 	device := ""
 	listing := map[string][]string{
 		"fdisk":  {"-l", "--list", "-x", "--list-details", "--help", "-h", "--version", "-V"},
@@ -323,7 +323,7 @@ var essentialPackages = regexp.MustCompile(`^(bash|coreutils|libc6|libc-bin|glib
 
 // checkPackageRemoval refuses removing every package or the ones the
 // system cannot run without.
-func (g *shellGuard) checkPackageRemoval(c *shCall) {
+func (g *checker) checkPackageRemoval(c *shCall) {
 	args := c.args[1:]
 	removing := false
 	var pkgs []shArg

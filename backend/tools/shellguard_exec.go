@@ -108,7 +108,7 @@ func (g *shellGuard) peel(c *shCall, layer int) {
 		if msg, ok := privileged[c.base]; ok {
 			g.warn("%s", msg)
 		}
-		if alias != "" && !sameProgram(c.base, alias) {
+		if alias != "" && !g.sameProgram(c.base, alias) {
 			// A link to a multi-call program (systemctl, busybox, systemd)
 			// acts as the name it is called by; any other program acts as
 			// what it is. The guard cannot tell which, so it judges both.
@@ -154,11 +154,11 @@ func (g *shellGuard) programNames(env *shState, name string) (base, alias string
 // sameProgram reports whether two names of one file are judged alike (sh
 // and dash are both shells, python3 and python3.11 both Python), so that
 // judging the file under both would only repeat the work.
-func sameProgram(a, b string) bool {
+func (g *shellGuard) sameProgram(a, b string) bool {
 	if a == b || isShell(a) && isShell(b) {
 		return true
 	}
-	ia, ib := interpreterFor(a), interpreterFor(b)
+	ia, ib := g.cmds.Interp(a), g.cmds.Interp(b)
 	return ia != nil && ia == ib
 }
 
@@ -182,10 +182,7 @@ func (g *shellGuard) dispatch(c *shCall) (*shCall, bool) {
 		}
 		return next, true
 	}
-	if g.interpreter(c) {
-		return nil, false
-	}
-	g.verb(c)
+	g.cmds.Program(c)
 	return nil, false
 }
 
@@ -318,12 +315,12 @@ func (g *shellGuard) executable(c *shCall) {
 				interp = commandBase(fields[2])
 			}
 		}
-		spec := interpreterFor(interp)
+		ip := g.cmds.Interp(interp)
 		switch {
 		case isShell(interp):
-		case spec != nil:
-			lang = spec.lang
-			defer g.unfollowedScript(spec, c.args[0])
+		case ip != nil:
+			lang = ip.Lang()
+			defer ip.Unfollowed(g, c.args[0])
 		default:
 			return
 		}
@@ -348,7 +345,7 @@ func (g *shellGuard) checkSource(st *shState, text, lang, origin string) {
 		s, _ := g.sourceOf(text)
 		g.hold("The code %s runs comes from %s cannot be checked before it runs.", origin, and(s.text()))
 	}
-	g.scanCode(st, lang, text, origin, false)
+	g.cmds.Code(st, lang, text, origin)
 }
 
 // maxScriptBytes bounds the script files the guard reads.

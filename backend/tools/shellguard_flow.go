@@ -38,6 +38,62 @@ func (g *shellGuard) pipeline(st *shState, b *syntax.BinaryCmd) {
 	}
 }
 
+// findStarts splits find's arguments into its starting points and its
+// expression.
+func findStarts(args []shArg) (starts, expr []shArg) {
+	i := 0
+	for i < len(args) && (args[i].val == "-H" || args[i].val == "-L" || args[i].val == "-P" || strings.HasPrefix(args[i].val, "-O") || args[i].val == "-D") {
+		if args[i].val == "-D" {
+			i++
+		}
+		i++
+	}
+	for ; i < len(args); i++ {
+		v := args[i].val
+		if !args[i].dynamic() && (strings.HasPrefix(v, "-") || v == "(" || v == "!" || v == ")" || v == ",") {
+			break
+		}
+		starts = append(starts, args[i])
+	}
+	if len(starts) == 0 {
+		starts = []shArg{known(".")}
+	}
+	return starts, args[min(i, len(args)):]
+}
+
+// findSelects reports whether a find expression narrows what it matches
+// (a name, a time, a size…) rather than matching everything. An "or" or a
+// negation may widen it again, so they count as matching everything.
+func findSelects(expr []shArg) bool {
+	selects := false
+	for i := 0; i < len(expr); i++ {
+		v := expr[i].val
+		switch v {
+		case "-o", "-or", "!", "-not", ",":
+			return false
+		case "-type", "-xtype", "-maxdepth", "-mindepth", "-regextype", "-files0-from":
+			i++
+		case "-name", "-iname", "-path", "-ipath", "-wholename", "-iwholename", "-regex", "-iregex", "-lname", "-ilname":
+			if i+1 < len(expr) && !everything(expr[i+1].val) && expr[i+1].val != "*" && expr[i+1].val != ".*" {
+				selects = true
+			}
+			i++
+		case "-exec", "-execdir", "-ok", "-okdir":
+			for i < len(expr) && expr[i].val != ";" && expr[i].val != "+" {
+				i++
+			}
+		case "-delete", "-depth", "-d", "-xdev", "-mount", "-print", "-print0", "-ls", "-true", "-noleaf", "-ignore_readdir_race", "-follow", "-daystart", "-warn", "-nowarn", "-prune", "-quit", "-a", "-and", "(", ")":
+		case "-fprint", "-fprint0", "-fls", "-printf", "-fprintf":
+			i++
+		default:
+			if strings.HasPrefix(v, "-") {
+				selects = true
+			}
+		}
+	}
+	return selects
+}
+
 // findOutput recognises `find START … -print0`, whose output is NUL
 // separated paths under START: a consumer that splits on NUL gets paths it
 // can judge.

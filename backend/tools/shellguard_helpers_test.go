@@ -2,13 +2,8 @@ package tools
 
 import "testing"
 
-// guardWorkspace opens a fresh restricted workspace for guard tests.
-func guardWorkspace(t *testing.T) *Workspace {
+// guardWorkspace makes a fresh workspace folder for guard tests.
+func guardWorkspace(t *testing.T) string {
 	t.Helper()
-	ws, err := OpenWorkspace(t.TempDir(), true)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { ws.Close() })
-	return ws
+	return t.TempDir()
 }

@@ -271,7 +271,7 @@ func (s *interpreterSpec) parse(args []shArg) invocation {
 
 // interpreter follows the code an interpreter runs. It reports whether
 // base is an interpreter it handled.
-func (g *shellGuard) interpreter(c *shCall) bool {
+func (g *checker) interpreter(c *shCall) bool {
 	spec := interpreterFor(c.base)
 	if spec == nil {
 		return false
@@ -293,7 +293,7 @@ func (g *shellGuard) interpreter(c *shCall) bool {
 	}
 	for _, f := range inv.files {
 		g.scriptFile(child, f.arg, origin+" "+f.flag, spec.lang)
-		g.unfollowedScript(spec, f.arg)
+		spec.Unfollowed(g.shellGuard, f.arg)
 	}
 	switch {
 	case len(inv.codes) > 0:
@@ -324,7 +324,7 @@ func (g *shellGuard) interpreter(c *shCall) bool {
 			child.params = append(child.params, p.val)
 		}
 		g.scriptFile(child, *inv.script, origin, spec.lang)
-		g.unfollowedScript(spec, *inv.script)
+		spec.Unfollowed(g.shellGuard, *inv.script)
 	}
 	if inv.stdin {
 		g.stdinCode(spec, c, child, origin)
@@ -336,13 +336,13 @@ func (g *shellGuard) interpreter(c *shCall) bool {
 }
 
 // stdinCode follows the code an interpreter reads from standard input.
-func (g *shellGuard) stdinCode(spec *interpreterSpec, c *shCall, child *shState, origin string) {
+func (g *checker) stdinCode(spec *interpreterSpec, c *shCall, child *shState, origin string) {
 	text, ok := g.inputText(c.env.stdin)
 	switch {
 	case !ok && c.env.stdin.file:
 		// A file too large to read (mysql db < dump.sql), or missing: as
 		// a script operand, it runs without asking.
-		g.unfollowedScript(spec, known(strings.TrimPrefix(c.env.stdin.desc, "the file ")))
+		spec.Unfollowed(g.shellGuard, known(strings.TrimPrefix(c.env.stdin.desc, "the file ")))
 		return
 	case !ok:
 		g.hold("The code %s runs comes from %s cannot be checked before it runs.", origin, and(c.env.stdin.what()))
@@ -358,7 +358,7 @@ func (g *shellGuard) stdinCode(spec *interpreterSpec, c *shCall, child *shState,
 	switch {
 	case c.env.stdin.file:
 		// cmd < script.R is a script, judged as one.
-		g.unfollowedScript(spec, known(strings.TrimPrefix(c.env.stdin.desc, "the file ")))
+		spec.Unfollowed(g.shellGuard, known(strings.TrimPrefix(c.env.stdin.desc, "the file ")))
 		g.scanCode(child, spec.lang, text, origin+" (from "+c.env.stdin.desc+")", false)
 		return
 	case !spec.follows:
@@ -367,11 +367,15 @@ func (g *shellGuard) stdinCode(spec *interpreterSpec, c *shCall, child *shState,
 	g.scanCode(child, spec.lang, text, origin+" (from its input)", c.env.stdin.set)
 }
 
-// unfollowedScript warns that a script of a language the guard does not
-// follow was checked only for its obvious destructive calls.
-func (g *shellGuard) unfollowedScript(spec *interpreterSpec, a shArg) {
-	if spec.follows || a.dynamic() {
+// Lang implements guardInterp.
+func (s *interpreterSpec) Lang() string { return s.lang }
+
+// Unfollowed implements guardInterp: it warns that a script of a language
+// the guard does not follow was checked only for its obvious destructive
+// calls.
+func (s *interpreterSpec) Unfollowed(g *shellGuard, a shArg) {
+	if s.follows || a.dynamic() {
 		return
 	}
-	g.warn("Runs the %s script %s; the guard cannot follow %s, so it checked only its obvious destructive calls.", spec.title, a.val, spec.title)
+	g.warn("Runs the %s script %s; the guard cannot follow %s, so it checked only its obvious destructive calls.", s.title, a.val, s.title)
 }

@@ -388,7 +388,7 @@ func TestShellGuardUnfollowedScripts(t *testing.T) {
 	t.Parallel()
 	home, ws := guardHome(t)
 	write := func(name, text string) {
-		if err := os.WriteFile(filepath.Join(ws.Dir(), name), []byte(text), 0o755); err != nil {
+		if err := os.WriteFile(filepath.Join(ws, name), []byte(text), 0o755); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -412,7 +412,7 @@ func TestShellGuardUnfollowedScripts(t *testing.T) {
 		{"psql app appuser < dump.sql", mayRun, ""},
 		{"sqlite3 app.db < dump.sql", mayRun, ""},
 	})
-	v := CheckCommandWith("julia script.jl", ws, GuardOptions{Home: home})
+	v := CheckCommandWith("julia script.jl", ws, guardOptions{Home: home})
 	if !slices.ContainsFunc(v.Warnings, func(w string) bool { return strings.Contains(w, "the guard cannot follow Julia") }) {
 		t.Errorf("no warning that the Julia script was not followed: %q", v.Warnings)
 	}

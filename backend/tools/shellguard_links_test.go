@@ -13,7 +13,7 @@ import (
 func TestShellGuardMultiCallLinks(t *testing.T) {
 	t.Parallel()
 	home, ws := guardHome(t)
-	bin := filepath.Join(ws.Dir(), "bin")
+	bin := filepath.Join(ws, "bin")
 	if err := os.MkdirAll(bin, 0o755); err != nil {
 		t.Fatal(err)
 	}

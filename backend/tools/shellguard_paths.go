@@ -452,3 +452,7 @@ func (g *shellGuard) checkWrite(st *shState, a shArg, how string) {
 		}
 	}
 }
+
+// powerSuspend is what suspending the computer does, as refusals name it
+// (beside the other power-state changes of shellguard_power.go).
+const powerSuspend = "suspend or hibernate the computer, stopping everything running"

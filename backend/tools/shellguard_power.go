@@ -150,9 +150,8 @@ func dbusMethod(base string, args []shArg) (string, []string) {
 
 // Power-state changes, as refusals name them.
 const (
-	powerOff     = "shut down or restart the computer"
-	powerSuspend = "suspend or hibernate the computer, stopping everything running"
-	powerLogout  = "end the desktop session and every program in it"
+	powerOff    = "shut down or restart the computer"
+	powerLogout = "end the desktop session and every program in it"
 )
 
 // suspendWords are the power changes that suspend rather than shut down.

@@ -107,12 +107,8 @@ func TestShellGuardRealRun(t *testing.T) {
 			if err := os.MkdirAll(tmp, 0o755); err != nil {
 				t.Fatal(err)
 			}
-			ws, err := OpenWorkspace(filepath.Join(home, "proj"), true)
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer ws.Close()
-			v := CheckCommandWith(cmd, ws, GuardOptions{Home: home, TempDirs: []string{tmp}})
+			ws := filepath.Join(home, "proj")
+			v := CheckCommandWith(cmd, ws, guardOptions{Home: home, TempDirs: []string{tmp}})
 			if v.Denied || v.Held {
 				t.Fatalf("the guard does not let it run: %s %q", v.Reason, v.Holds)
 			}

@@ -38,7 +38,7 @@ const maxTargets = 2048
 // destroy judges each target of a destructive command: refused when it is
 // catastrophic, held when it cannot be known or lies outside the workspace,
 // warned about otherwise.
-func (g *shellGuard) destroy(c *shCall, kind destroyKind, verb string, targets []shArg) {
+func (g *checker) destroy(c *shCall, kind destroyKind, verb string, targets []shArg) {
 	for i, a := range targets {
 		if i == maxTargets {
 			g.hold("%s names more than %d paths, too many to check before it runs.", c.cmdText(), maxTargets)
@@ -59,7 +59,7 @@ func (g *shellGuard) destroy(c *shCall, kind destroyKind, verb string, targets [
 	}
 }
 
-func (g *shellGuard) destroyOne(c *shCall, kind destroyKind, verb string, a shArg, j judged) {
+func (g *checker) destroyOne(c *shCall, kind destroyKind, verb string, a shArg, j judged) {
 	words := destroyWords[kind]
 	if g.unpacked != "" && (kind == killRecursive || kind == changeTree) && !a.dynamic() && j.class < classWorkspace {
 		// An archive unpacked earlier may have put a symlink there.
@@ -108,7 +108,7 @@ func (g *shellGuard) destroyOne(c *shCall, kind destroyKind, verb string, a shAr
 
 // emptyHint says what a target becomes if its unknown parts are empty,
 // when that is catastrophic ("$DIR/" is "/").
-func (g *shellGuard) emptyHint(st *shState, a shArg) string {
+func (g *checker) emptyHint(st *shState, a shArg) string {
 	v := strings.Map(func(r rune) rune {
 		if isMarker(r) {
 			return -1
@@ -134,7 +134,7 @@ func isFlagArg(a shArg) bool {
 }
 
 // verb applies the deny list and the warnings to one unwrapped command.
-func (g *shellGuard) verb(c *shCall) {
+func (g *checker) verb(c *shCall) {
 	args, base := c.args, c.base
 	pw := power(c)
 	switch {
@@ -250,7 +250,7 @@ var codeFlags = []string{"-c", "--command", "--exec", "--run", "--cmd", "--eval"
 // options that usually carry a command (tool -c 'rm -rf /', tool
 // --exec='…') and what follows a "--" separator. Only what would be
 // refused counts: these may be plain text.
-func (g *shellGuard) codeArgs(c *shCall) {
+func (g *checker) codeArgs(c *shCall) {
 	if textTools[c.base] || isShell(c.base) {
 		return
 	}
@@ -296,7 +296,7 @@ func isDestructive(base string) bool {
 
 // checkRm judges rm: recursive deletes of catastrophic targets are refused,
 // of unknown or outside ones held.
-func (g *shellGuard) checkRm(c *shCall) {
+func (g *checker) checkRm(c *shCall) {
 	args := c.args[1:]
 	if slices.ContainsFunc(args, func(a shArg) bool { return len(a.val) > 5 && strings.HasPrefix("--no-preserve-root", a.val) }) {
 		g.deny("Refused: %s uses --no-preserve-root, which turns off rm's protection of the root folder.", c.cmdText())
@@ -316,7 +316,7 @@ func (g *shellGuard) checkRm(c *shCall) {
 }
 
 // checkPerms judges chmod, chown, chgrp, chattr, setfacl and chcon.
-func (g *shellGuard) checkPerms(c *shCall) {
+func (g *checker) checkPerms(c *shCall) {
 	args := c.args[1:]
 	verbName := map[string]string{"chmod": "permissions", "chown": "ownership", "chgrp": "group ownership", "chattr": "attributes", "setfacl": "access control lists", "chcon": "security context"}[c.base]
 	g.warn("Changes file %s (%s).", verbName, clip(display(c.args), 80))
@@ -355,7 +355,7 @@ func (g *shellGuard) checkPerms(c *shCall) {
 }
 
 // checkMv refuses moving away catastrophic sources.
-func (g *shellGuard) checkMv(c *shCall) {
+func (g *checker) checkMv(c *shCall) {
 	ops := operands(c.args[1:])
 	for i, a := range c.args[1:] {
 		if (a.val == "-t" || a.val == "--target-directory") && i+2 < len(c.args) {
@@ -375,7 +375,7 @@ func (g *shellGuard) checkMv(c *shCall) {
 }
 
 // checkRsync judges rsync --delete by its destination.
-func (g *shellGuard) checkRsync(c *shCall) {
+func (g *checker) checkRsync(c *shCall) {
 	args := c.args[1:]
 	deletes := slices.ContainsFunc(args, func(a shArg) bool {
 		return strings.HasPrefix(a.val, "--del") || a.val == "--remove-source-files" || a.val == "--remove-sent-files"
@@ -423,7 +423,7 @@ func (g *shellGuard) checkRsync(c *shCall) {
 
 // noteCopy remembers that dst is now a copy of src, so that running dst is
 // judged as running src.
-func (g *shellGuard) noteCopy(env *shState, src, dst shArg) {
+func (g *checker) noteCopy(env *shState, src, dst shArg) {
 	if src.dynamic() || dst.dynamic() {
 		return
 	}
@@ -450,7 +450,7 @@ func (g *shellGuard) noteCopy(env *shState, src, dst shArg) {
 
 // linkPath resolves a path whose last element is not followed: the path of
 // a symlink itself.
-func (g *shellGuard) linkPath(env *shState, v string) (string, bool) {
+func (g *checker) linkPath(env *shState, v string) (string, bool) {
 	v = strings.TrimSuffix(v, "/")
 	if v == "" {
 		return "", false
@@ -464,7 +464,7 @@ func (g *shellGuard) linkPath(env *shState, v string) (string, bool) {
 
 // checkLn remembers symlinks the script creates, so that later commands
 // that go through them are judged by where they point.
-func (g *shellGuard) checkLn(c *shCall) {
+func (g *checker) checkLn(c *shCall) {
 	args := c.args[1:]
 	if !hasFlag(args, "s", "--symbolic") {
 		if ops := operands(args); len(ops) == 2 {

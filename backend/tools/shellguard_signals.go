@@ -84,7 +84,7 @@ func readSignal(a shArg, spec string) killSignal {
 
 // kill judges the kill builtin and the kill programs (procps and
 // util-linux): their signal and each process operand.
-func (g *shellGuard) kill(c *shCall) {
+func (g *checker) kill(c *shCall) {
 	args := c.args[1:]
 	sig := killSignal{}
 	sigGiven, optsDone, printOnly := false, false, false
@@ -158,18 +158,18 @@ func (g *shellGuard) kill(c *shCall) {
 }
 
 // denyEvery refuses a command that signals every process of the user.
-func (g *shellGuard) denyEvery(c *shCall) {
+func (g *checker) denyEvery(c *shCall) {
 	g.deny("Refused: %s would kill every process of the user, including the desktop session.", c.cmdText())
 }
 
 // denyInit refuses a command that signals PID 1.
-func (g *shellGuard) denyInit(c *shCall) {
+func (g *checker) denyInit(c *shCall) {
 	g.deny("Refused: %s would signal PID 1 (init, the first process of the system), which brings the whole system down.", c.cmdText())
 }
 
 // denyInitName refuses a command that signals init by its name, which as
 // the user reaches the user's own service manager (systemd --user).
-func (g *shellGuard) denyInitName(c *shCall) {
+func (g *checker) denyInitName(c *shCall) {
 	g.deny("Refused: %s would signal init (PID 1) or the user's service manager by name, which brings the whole system or session down.", c.cmdText())
 }
 
@@ -185,7 +185,7 @@ var killValueOpts = map[string][]string{
 
 // killByName judges pkill, killall, skill and slay: the processes they
 // select, by user, group, parent, session or a pattern.
-func (g *shellGuard) killByName(c *shCall) {
+func (g *checker) killByName(c *shCall) {
 	args := c.args[1:]
 	base := c.base
 	inverse, exact, full, regex, fold, everyone := false, false, false, base == "pkill", false, false
@@ -372,7 +372,7 @@ func isKiller(base string) bool {
 
 // checkKill refuses signalling PID 1, every process or every process of a
 // user, and holds kill whose targets cannot be known.
-func (g *shellGuard) checkKill(c *shCall) {
+func (g *checker) checkKill(c *shCall) {
 	switch c.base {
 	case "killall5":
 		g.denyEvery(c)

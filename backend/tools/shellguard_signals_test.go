@@ -227,7 +227,7 @@ func TestShellGuardSignalsAndPower(t *testing.T) {
 // the battery above says what it refused.
 func TestShellGuardPowerReasonsNameTheCommand(t *testing.T) {
 	t.Parallel()
-	v := CheckCommand("sudo /sbin/shutdown -h now", nil)
+	v := CheckCommand("sudo /sbin/shutdown -h now", "")
 	if !v.Denied || !strings.Contains(v.Reason, "`sudo /sbin/shutdown -h now`") || !strings.HasSuffix(v.Reason, denyFooter) {
 		t.Fatalf("reason %q", v.Reason)
 	}

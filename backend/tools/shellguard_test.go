@@ -41,7 +41,7 @@ type guardCase struct {
 
 // guardHome makes a scratch home folder with a workspace in it, so that
 // paths outside the workspace but in the home folder can be judged.
-func guardHome(t testing.TB) (home string, ws *Workspace) {
+func guardHome(t testing.TB) (home, ws string) {
 	t.Helper()
 	home = t.TempDir()
 	for _, d := range []string{"proj/build", "Documents"} {
@@ -49,12 +49,7 @@ func guardHome(t testing.TB) (home string, ws *Workspace) {
 			t.Fatal(err)
 		}
 	}
-	ws, err := OpenWorkspace(filepath.Join(home, "proj"), true)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { ws.Close() })
-	return home, ws
+	return home, filepath.Join(home, "proj")
 }
 
 func checkCases(t *testing.T, cases []guardCase) {
@@ -63,11 +58,11 @@ func checkCases(t *testing.T, cases []guardCase) {
 }
 
 // checkCasesIn is checkCases in a home folder and workspace of the test's.
-func checkCasesIn(t *testing.T, home string, ws *Workspace, cases []guardCase) {
+func checkCasesIn(t *testing.T, home, ws string, cases []guardCase) {
 	for _, tc := range cases {
 		t.Run(tc.cmd, func(t *testing.T) {
 			t.Parallel()
-			v := CheckCommandWith(tc.cmd, ws, GuardOptions{Home: home})
+			v := CheckCommandWith(tc.cmd, ws, guardOptions{Home: home})
 			got := outcome(v)
 			reason := v.Reason
 			if v.Held && !v.Denied {
@@ -103,7 +98,7 @@ func TestShellGuardMultiline(t *testing.T) {
 	t.Parallel()
 	home, ws := guardHome(t)
 	write := func(name, text string) {
-		if err := os.WriteFile(filepath.Join(ws.Dir(), name), []byte(text), 0o755); err != nil {
+		if err := os.WriteFile(filepath.Join(ws, name), []byte(text), 0o755); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -140,7 +135,7 @@ func TestShellGuardMultiline(t *testing.T) {
 	} {
 		t.Run(tc.cmd, func(t *testing.T) {
 			t.Parallel()
-			v := CheckCommandWith(tc.cmd, ws, GuardOptions{Home: home})
+			v := CheckCommandWith(tc.cmd, ws, guardOptions{Home: home})
 			if got := outcome(v); got != tc.want {
 				t.Fatalf("verdict %s, want %s\nreason: %s\nholds: %q\nwarnings: %q", got, tc.want, v.Reason, v.Holds, v.Warnings)
 			}
@@ -228,7 +223,7 @@ func TestShellGuardEndlessLoopsStop(t *testing.T) {
 		t.Run(cmd, func(t *testing.T) {
 			t.Parallel()
 			done := make(chan Verdict, 1)
-			go func() { done <- CheckCommandWith(cmd, ws, GuardOptions{}) }()
+			go func() { done <- CheckCommandWith(cmd, ws, guardOptions{}) }()
 			select {
 			case <-done:
 			case <-time.After(20 * time.Second):
@@ -240,10 +235,10 @@ func TestShellGuardEndlessLoopsStop(t *testing.T) {
 
 func TestShellGuardWithoutWorkspace(t *testing.T) {
 	t.Parallel()
-	if v := CheckCommand(`rm -rf /`, nil); !v.Denied {
+	if v := CheckCommand(`rm -rf /`, ""); !v.Denied {
 		t.Fatal("rm -rf / not denied without a workspace")
 	}
-	if v := CheckCommand(`cat /etc/hostname`, nil); v.Denied || v.Held || len(v.Warnings) != 0 {
+	if v := CheckCommand(`cat /etc/hostname`, ""); v.Denied || v.Held || len(v.Warnings) != 0 {
 		t.Fatalf("without a workspace no path is outside it: %+v", v)
 	}
 }
@@ -251,7 +246,7 @@ func TestShellGuardWithoutWorkspace(t *testing.T) {
 func TestShellGuardFollowsCd(t *testing.T) {
 	t.Parallel()
 	ws := guardWorkspace(t)
-	if err := os.MkdirAll(filepath.Join(ws.Dir(), "sub", "build"), 0o755); err != nil {
+	if err := os.MkdirAll(filepath.Join(ws, "sub", "build"), 0o755); err != nil {
 		t.Fatal(err)
 	}
 	if v := CheckCommand(`cd sub && rm -rf ..`, ws); v.Denied {
@@ -271,49 +266,16 @@ func TestShellGuardFollowsCd(t *testing.T) {
 func TestShellGuardSymlinks(t *testing.T) {
 	t.Parallel()
 	home, ws := guardHome(t)
-	if err := os.Symlink("/", filepath.Join(ws.Dir(), "root")); err != nil {
+	if err := os.Symlink("/", filepath.Join(ws, "root")); err != nil {
 		t.Fatal(err)
 	}
-	if err := os.Symlink(home, filepath.Join(ws.Dir(), "up")); err != nil {
+	if err := os.Symlink(home, filepath.Join(ws, "up")); err != nil {
 		t.Fatal(err)
 	}
 	for _, cmd := range []string{`rm -rf root/`, `rm -rf root/*`, `rm -rf ./up/`, `chmod -R 000 up/`, `cd root && rm -rf etc`} {
-		if v := CheckCommandWith(cmd, ws, GuardOptions{Home: home}); !v.Denied {
+		if v := CheckCommandWith(cmd, ws, guardOptions{Home: home}); !v.Denied {
 			t.Errorf("%s through a symlink was not refused: %+v", cmd, v)
 		}
-	}
-}
-
-func TestShellGuardInspector(t *testing.T) {
-	t.Parallel()
-	ws := guardWorkspace(t)
-	tool := NewBash(ws, BashOptions{})
-	insp, ok := tool.(Inspector)
-	if !ok {
-		t.Fatal("the Bash tool does not implement Inspector")
-	}
-	got := insp.Warnings(map[string]any{"command": "sudo ls"})
-	if len(got) != 1 || !strings.Contains(got[0], "sudo") {
-		t.Fatalf("Warnings(sudo ls) = %q", got)
-	}
-	got = insp.Warnings(map[string]any{"command": "sudo rm -rf /"})
-	if len(got) < 2 || !strings.HasPrefix(got[0], "Refused") {
-		t.Fatalf("a denied command's warnings must lead with the refusal: %q", got)
-	}
-	as, ok := tool.(Assessor)
-	if !ok {
-		t.Fatal("the Bash tool does not implement Assessor")
-	}
-	a := as.Assess(map[string]any{"command": "echo / | xargs rm -rf"})
-	if a.Deny == "" {
-		t.Errorf("Assess did not refuse: %+v", a)
-	}
-	a = as.Assess(map[string]any{"command": "find . -name x | xargs rm -rf"})
-	if a.Deny != "" || !strings.Contains(a.Hold, "The folders `rm -rf` gets come from `xargs` and cannot be checked before it runs") {
-		t.Errorf("Assess did not hold with the reason: %+v", a)
-	}
-	if a := as.Assess(map[string]any{"command": "go test ./..."}); a.Deny != "" || a.Hold != "" {
-		t.Errorf("a harmless command was held: %+v", a)
 	}
 }
 
@@ -327,7 +289,7 @@ func TestShellGuardConcurrent(t *testing.T) {
 		go func() {
 			defer wg.Done()
 			for _, tc := range guardCases[:40] {
-				if got := outcome(CheckCommandWith(tc.cmd, ws, GuardOptions{Home: home})); got != tc.want {
+				if got := outcome(CheckCommandWith(tc.cmd, ws, guardOptions{Home: home})); got != tc.want {
 					t.Errorf("%s: %s, want %s", tc.cmd, got, tc.want)
 				}
 			}
@@ -354,7 +316,7 @@ func FuzzCheckCommand(f *testing.F) {
 	f.Add(`echo "$(( 1 + ` + "`x`" + ` ))" <<< ${a:-b} {a,b{c,d}}`)
 	f.Fuzz(func(t *testing.T, cmd string) {
 		done := make(chan struct{})
-		go func() { _ = CheckCommand(cmd, nil); close(done) }()
+		go func() { _ = CheckCommand(cmd, ""); close(done) }()
 		select {
 		case <-done:
 		case <-time.After(10 * time.Second):

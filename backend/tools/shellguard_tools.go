@@ -10,65 +10,9 @@ import (
 // This file follows the code that find, git, make, npm, crontab and sed run,
 // and keeps track of the files commands write.
 
-// findStarts splits find's arguments into its starting points and its
-// expression.
-func findStarts(args []shArg) (starts, expr []shArg) {
-	i := 0
-	for i < len(args) && (args[i].val == "-H" || args[i].val == "-L" || args[i].val == "-P" || strings.HasPrefix(args[i].val, "-O") || args[i].val == "-D") {
-		if args[i].val == "-D" {
-			i++
-		}
-		i++
-	}
-	for ; i < len(args); i++ {
-		v := args[i].val
-		if !args[i].dynamic() && (strings.HasPrefix(v, "-") || v == "(" || v == "!" || v == ")" || v == ",") {
-			break
-		}
-		starts = append(starts, args[i])
-	}
-	if len(starts) == 0 {
-		starts = []shArg{known(".")}
-	}
-	return starts, args[min(i, len(args)):]
-}
-
-// findSelects reports whether a find expression narrows what it matches
-// (a name, a time, a size…) rather than matching everything. An "or" or a
-// negation may widen it again, so they count as matching everything.
-func findSelects(expr []shArg) bool {
-	selects := false
-	for i := 0; i < len(expr); i++ {
-		v := expr[i].val
-		switch v {
-		case "-o", "-or", "!", "-not", ",":
-			return false
-		case "-type", "-xtype", "-maxdepth", "-mindepth", "-regextype", "-files0-from":
-			i++
-		case "-name", "-iname", "-path", "-ipath", "-wholename", "-iwholename", "-regex", "-iregex", "-lname", "-ilname":
-			if i+1 < len(expr) && !everything(expr[i+1].val) && expr[i+1].val != "*" && expr[i+1].val != ".*" {
-				selects = true
-			}
-			i++
-		case "-exec", "-execdir", "-ok", "-okdir":
-			for i < len(expr) && expr[i].val != ";" && expr[i].val != "+" {
-				i++
-			}
-		case "-delete", "-depth", "-d", "-xdev", "-mount", "-print", "-print0", "-ls", "-true", "-noleaf", "-ignore_readdir_race", "-follow", "-daystart", "-warn", "-nowarn", "-prune", "-quit", "-a", "-and", "(", ")":
-		case "-fprint", "-fprint0", "-fls", "-printf", "-fprintf":
-			i++
-		default:
-			if strings.HasPrefix(v, "-") {
-				selects = true
-			}
-		}
-	}
-	return selects
-}
-
 // checkFind checks the commands find runs with -exec, -execdir, -ok and
 // -okdir, and what -delete deletes: the files it selects under its start.
-func (g *shellGuard) checkFind(c *shCall) {
+func (g *checker) checkFind(c *shCall) {
 	starts, expr := findStarts(c.args[1:])
 	if len(starts) > 4 {
 		starts = starts[:4]
@@ -128,7 +72,7 @@ var gitCommandKeys = regexp.MustCompile(`(?i)^(core\.(pager|editor|sshcommand|fs
 // checkGit follows the code git runs (aliases with !, command settings,
 // rebase --exec, submodule foreach…) and warns about commands that discard
 // work.
-func (g *shellGuard) checkGit(c *shCall) {
+func (g *checker) checkGit(c *shCall) {
 	args := c.args[1:]
 	env := c.env
 	aliases := map[string]string{}
@@ -265,7 +209,7 @@ sub:
 
 // markWritten remembers that a command writes files whose content the
 // guard cannot know.
-func (g *shellGuard) markWritten(c *shCall, targets []shArg, by string) {
+func (g *checker) markWritten(c *shCall, targets []shArg, by string) {
 	for _, t := range targets {
 		if t.dynamic() {
 			g.dirty = display(c.args)
@@ -295,7 +239,7 @@ var readOnlyCommands = map[string]bool{
 // noteMentions remembers files named by a command that may write them
 // (a compiler's -o, a generator's argument), so that running one of them
 // later in the same command is not judged by its old content.
-func (g *shellGuard) noteMentions(c *shCall) {
+func (g *checker) noteMentions(c *shCall) {
 	if readOnlyCommands[c.base] {
 		return
 	}
