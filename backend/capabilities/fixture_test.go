@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"tinyelf/backend/capabilities/captest"
+	"tinyelf/backend/shell"
 	"tinyelf/backend/tools"
 	"tinyelf/backend/tools/agent"
 	"tinyelf/backend/web"
@@ -28,7 +29,7 @@ func localTools(t testing.TB) []tools.Tool {
 	t.Cleanup(func() { ws.Close() })
 	return []tools.Tool{
 		tools.NewRead(ws), tools.NewWrite(ws), tools.NewEdit(ws), tools.NewListDir(ws),
-		tools.NewGlob(ws), tools.NewGrep(ws, tools.GrepOptions{}), tools.NewBash(ws, tools.BashOptions{}),
+		tools.NewGlob(ws), tools.NewGrep(ws, tools.GrepOptions{}), shell.NewBash(ws, shell.BashOptions{}),
 		web.NewSearch(web.SearchOptions{}), web.NewFetch(web.FetchOptions{}),
 		agent.NewNotify(nopNotifier{}), agent.NewSessionsYield(), NewToolSearch(),
 	}

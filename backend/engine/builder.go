@@ -6,6 +6,7 @@ import (
 	"time"
 	"tinyelf/backend/capabilities"
 	"tinyelf/backend/proc"
+	"tinyelf/backend/shell"
 	"tinyelf/backend/tools/agent"
 	"tinyelf/backend/web"
 
@@ -115,7 +116,7 @@ func BuildRegistry(opts BuildOptions) (*Session, error) {
 			}
 		}},
 		{"shell", func() []tools.Tool {
-			return []tools.Tool{tools.NewBash(ws, tools.BashOptions{Timeout: opts.ExecTimeout, Environ: opts.Environ, Children: opts.Children})}
+			return []tools.Tool{shell.NewBash(ws, shell.BashOptions{Timeout: opts.ExecTimeout, Environ: opts.Environ, Children: opts.Children})}
 		}},
 		{"web search", func() []tools.Tool {
 			if opts.Web == nil {

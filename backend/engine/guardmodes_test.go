@@ -9,6 +9,7 @@ import (
 	"tinyelf/backend/config"
 	"tinyelf/backend/llm/llmtest"
 	"tinyelf/backend/sessions"
+	"tinyelf/backend/shell"
 	"tinyelf/backend/tools"
 )
 
@@ -48,7 +49,7 @@ func TestShellGuardMeetsEveryMode(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { ws.Close() })
-	bash := tools.NewBash(ws, tools.BashOptions{})
+	bash := shell.NewBash(ws, shell.BashOptions{})
 	assessor := bash.(tools.Assessor)
 	info := bash.Info()
 	allowAll := []config.Rule{{Tool: "Bash", Action: config.RuleAllow}}

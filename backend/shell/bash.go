@@ -1,4 +1,4 @@
-package tools
+package shell
 
 import (
 	"context"
@@ -12,6 +12,8 @@ import (
 	"sync"
 	"time"
 	"tinyelf/backend/proc"
+	"tinyelf/backend/shell/guard"
+	"tinyelf/backend/tools"
 	"unicode/utf8"
 )
 
@@ -61,7 +63,7 @@ type BashOptions struct {
 
 // bashTool is the seed's ShellTool.
 type bashTool struct {
-	ws        *Workspace
+	ws        *tools.Workspace
 	opts      BashOptions
 	killGrace time.Duration
 	pipeGrace time.Duration
@@ -69,12 +71,12 @@ type bashTool struct {
 
 // NewBash returns the Bash tool: it runs `bash -c command` in the workspace
 // folder, in a process group of its own with standard input at /dev/null,
-// after CheckCommand has let it through. Stdout and stderr are returned
+// after guard.Check has let it through. Stdout and stderr are returned
 // together, in order, capped at opts.MaxOutputBytes (the head and the tail
 // are kept), with the exit code. On timeout or cancellation the whole group is
 // killed and the output so far returned. The tool is safe for concurrent use
 // and implements Inspector.
-func NewBash(ws *Workspace, opts BashOptions) Tool {
+func NewBash(ws *tools.Workspace, opts BashOptions) tools.Tool {
 	if opts.Timeout <= 0 {
 		opts.Timeout = DefaultBashTimeout
 	}
@@ -88,7 +90,7 @@ func NewBash(ws *Workspace, opts BashOptions) Tool {
 	return &bashTool{ws: ws, opts: opts, killGrace: bashKillGrace, pipeGrace: bashPipeGrace}
 }
 
-func (t *bashTool) Info() Info {
+func (t *bashTool) Info() tools.Info {
 	params, _ := json.Marshal(map[string]any{
 		"type": "object",
 		"properties": map[string]any{
@@ -109,7 +111,7 @@ func (t *bashTool) Info() Info {
 		},
 		"required": []string{"command"},
 	})
-	return Info{
+	return tools.Info{
 		Name:        "Bash",
 		Description: strings.TrimSpace(bashDescription),
 		Parameters:  params,
@@ -129,7 +131,7 @@ func (t *bashTool) CallTimeout(params map[string]any) time.Duration {
 
 // timeoutFor is the timeout a call asks for, within the tool's bounds.
 func (t *bashTool) timeoutFor(params map[string]any) time.Duration {
-	if ms := Int(params, "timeout", 0); ms > 0 {
+	if ms := tools.Int(params, "timeout", 0); ms > 0 {
 		return min(time.Duration(ms)*time.Millisecond, t.opts.MaxTimeout)
 	}
 	return t.opts.Timeout
@@ -144,10 +146,10 @@ func (t *bashTool) wsDir() string {
 	return t.ws.Dir()
 }
 
-// Warnings implements Inspector: what CheckCommand found, the refusal
+// Warnings implements Inspector: what guard.Check found, the refusal
 // first, then why the command is held.
 func (t *bashTool) Warnings(params map[string]any) []string {
-	v := CheckCommand(String(params, "command", ""), t.wsDir())
+	v := guard.Check(tools.String(params, "command", ""), t.wsDir())
 	var out []string
 	if v.Denied {
 		out = append(out, v.Reason)
@@ -158,9 +160,9 @@ func (t *bashTool) Warnings(params map[string]any) []string {
 
 // Assess implements Assessor: the shell guard's verdict for the permission
 // gate. A held command is approved by a person even in auto mode.
-func (t *bashTool) Assess(params map[string]any) Assessment {
-	v := CheckCommand(String(params, "command", ""), t.wsDir())
-	a := Assessment{Warnings: v.Warnings}
+func (t *bashTool) Assess(params map[string]any) tools.Assessment {
+	v := guard.Check(tools.String(params, "command", ""), t.wsDir())
+	a := tools.Assessment{Warnings: v.Warnings}
 	if v.Denied {
 		a.Deny = v.Reason
 	}
@@ -171,19 +173,19 @@ func (t *bashTool) Assess(params map[string]any) Assessment {
 	return a
 }
 
-func (t *bashTool) Execute(ctx context.Context, params map[string]any) (Result, error) {
-	command := String(params, "command", "")
+func (t *bashTool) Execute(ctx context.Context, params map[string]any) (tools.Result, error) {
+	command := tools.String(params, "command", "")
 	if strings.TrimSpace(command) == "" {
-		return Errorf("The command is empty. Pass the shell command to run in \"command\"."), nil
+		return tools.Errorf("The command is empty. Pass the shell command to run in \"command\"."), nil
 	}
-	verdict := CheckCommand(command, t.wsDir())
+	verdict := guard.Check(command, t.wsDir())
 	if verdict.Denied {
-		return Result{Content: verdict.Reason, IsError: true, Meta: map[string]any{"denied": true}}, nil
+		return tools.Result{Content: verdict.Reason, IsError: true, Meta: map[string]any{"denied": true}}, nil
 	}
 	timeout := t.timeoutFor(params)
 	run, err := t.run(ctx, command, timeout)
 	if err != nil {
-		return Result{}, err
+		return tools.Result{}, err
 	}
 	meta := map[string]any{
 		"exitCode":    run.exitCode,
@@ -193,13 +195,13 @@ func (t *bashTool) Execute(ctx context.Context, params map[string]any) (Result, 
 		"outputBytes": run.total,
 		"truncated":   run.truncated,
 	}
-	if d := String(params, "description", ""); d != "" {
+	if d := tools.String(params, "description", ""); d != "" {
 		meta["description"] = d
 	}
 	if len(verdict.Warnings) > 0 {
 		meta["warnings"] = verdict.Warnings
 	}
-	return Result{Content: run.report(timeout), IsError: run.failed(), Meta: meta}, nil
+	return tools.Result{Content: run.report(timeout), IsError: run.failed(), Meta: meta}, nil
 }
 
 // bashRun is the outcome of one command.
@@ -302,7 +304,7 @@ func (t *bashTool) run(ctx context.Context, command string, timeout time.Duratio
 		case <-ctx.Done():
 			run.cancelled = true
 		case <-ticker.C:
-			ReportProgress(ctx, fmt.Sprintf("Running for %s; %d bytes of output so far.", time.Since(start).Round(time.Second), buf.Total()))
+			tools.ReportProgress(ctx, fmt.Sprintf("Running for %s; %d bytes of output so far.", time.Since(start).Round(time.Second), buf.Total()))
 		}
 	}
 
@@ -423,7 +425,7 @@ func (b *outputBuffer) Render() (string, bool) {
 	if b.total <= int64(b.headCap+b.tailCap) {
 		return strings.ToValidUTF8(string(b.head)+string(tail), "\uFFFD"), false
 	}
-	h := CutUTF8(string(b.head), b.headCap)
+	h := tools.CutUTF8(string(b.head), b.headCap)
 	t := cutUTF8Tail(string(tail), b.tailCap)
 	omitted := b.total - int64(len(h)) - int64(len(t))
 	return strings.ToValidUTF8(h, "\uFFFD") +

@@ -1,6 +1,6 @@
 //go:build unix
 
-package tools
+package shell
 
 import (
 	"context"
@@ -15,20 +15,21 @@ import (
 	"strings"
 	"testing"
 	"time"
+	"tinyelf/backend/tools"
 	"tinyelf/internal/testutil"
 	"unicode/utf8"
 )
 
 // bashFixture is a workspace with a Bash tool in it.
 type bashFixture struct {
-	ws   *Workspace
+	ws   *tools.Workspace
 	tool *bashTool
 }
 
 // bashWorkspace opens a fresh restricted workspace for Bash tests.
-func bashWorkspace(t *testing.T) *Workspace {
+func bashWorkspace(t *testing.T) *tools.Workspace {
 	t.Helper()
-	ws, err := OpenWorkspace(t.TempDir(), true)
+	ws, err := tools.OpenWorkspace(t.TempDir(), true)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -45,7 +46,7 @@ func newBashFixture(t *testing.T, opts BashOptions) *bashFixture {
 	return &bashFixture{ws: ws, tool: tool}
 }
 
-func (f *bashFixture) run(t *testing.T, ctx context.Context, params map[string]any) Result {
+func (f *bashFixture) run(t *testing.T, ctx context.Context, params map[string]any) tools.Result {
 	t.Helper()
 	res, err := f.tool.Execute(ctx, params)
 	if err != nil {
@@ -332,7 +333,7 @@ func TestOutputBufferKeepsHeadAndTail(t *testing.T) {
 func TestBashThroughTheRegistry(t *testing.T) {
 	t.Parallel()
 	f := newBashFixture(t, BashOptions{})
-	reg := NewRegistry()
+	reg := tools.NewRegistry()
 	if err := reg.Register(f.tool); err != nil {
 		t.Fatal(err)
 	}
@@ -346,7 +347,7 @@ func TestBashThroughTheRegistry(t *testing.T) {
 		want       string
 	}{
 		{"runs", `{"command":"echo via-registry","description":"Print a word"}`, false, "via-registry"},
-		{"failure gets the hint", `{"command":"exit 2"}`, true, ErrorHint},
+		{"failure gets the hint", `{"command":"exit 2"}`, true, tools.ErrorHint},
 		{"refusal", `{"command":"rm -rf /"}`, true, "deny list"},
 		{"missing command", `{}`, true, `missing required parameter "command"`},
 		{"empty command", `{"command":"  "}`, true, "The command is empty"},
@@ -371,7 +372,7 @@ func TestShellGuardInspector(t *testing.T) {
 	t.Parallel()
 	ws := bashWorkspace(t)
 	tool := NewBash(ws, BashOptions{})
-	insp, ok := tool.(Inspector)
+	insp, ok := tool.(tools.Inspector)
 	if !ok {
 		t.Fatal("the Bash tool does not implement Inspector")
 	}
@@ -383,7 +384,7 @@ func TestShellGuardInspector(t *testing.T) {
 	if len(got) < 2 || !strings.HasPrefix(got[0], "Refused") {
 		t.Fatalf("a denied command's warnings must lead with the refusal: %q", got)
 	}
-	as, ok := tool.(Assessor)
+	as, ok := tool.(tools.Assessor)
 	if !ok {
 		t.Fatal("the Bash tool does not implement Assessor")
 	}

@@ -1,10 +1,11 @@
-package tools
+package guard
 
 import (
 	"fmt"
 	"path"
 	"slices"
 	"strings"
+	"tinyelf/backend/shell/guard/walk"
 	"unicode"
 
 	"mvdan.cc/sh/v3/expand"
@@ -42,7 +43,7 @@ type ShellCommand struct {
 // returned as commands with Assigns and no Words, so that a rule can refuse
 // to cover a script that changes PATH before running an allowed command.
 func SimpleCommands(script string) ([]ShellCommand, error) {
-	f, err := parseScript(script)
+	f, err := walk.Parse(script)
 	if err != nil {
 		return nil, fmt.Errorf("parse shell command: %w", err)
 	}
@@ -57,7 +58,7 @@ func SimpleCommands(script string) ([]ShellCommand, error) {
 				}
 				return true
 			}
-			c := ShellCommand{Text: printNode(call)}
+			c := ShellCommand{Text: walk.Print(call)}
 			for _, a := range call.Assigns {
 				if a.Name != nil {
 					c.Assigns = append(c.Assigns, a.Name.Value)
@@ -83,12 +84,12 @@ func SimpleCommands(script string) ([]ShellCommand, error) {
 // declCommand turns export/declare/local/readonly into a command whose
 // assignments are known.
 func declCommand(d *syntax.DeclClause, s *syntax.Stmt) ShellCommand {
-	c := ShellCommand{Text: printNode(d), Words: []ShellWord{{Value: d.Variant.Value, Literal: true}}}
+	c := ShellCommand{Text: walk.Print(d), Words: []ShellWord{{Value: d.Variant.Value, Literal: true}}}
 	for _, a := range d.Args {
 		switch {
 		case a.Name != nil:
 			c.Assigns = append(c.Assigns, a.Name.Value)
-			c.Words = append(c.Words, ShellWord{Value: printNode(a)})
+			c.Words = append(c.Words, ShellWord{Value: walk.Print(a)})
 		case a.Value != nil:
 			c.Words = append(c.Words, ruleWord(a.Value))
 		}
@@ -127,7 +128,7 @@ func ruleWord(w *syntax.Word) ShellWord {
 	for i, p := range w.Parts {
 		switch p := p.(type) {
 		case *syntax.Lit:
-			if hasGlobMeta(&syntax.Word{Parts: []syntax.WordPart{p}}) || (i == 0 && strings.HasPrefix(p.Value, "~")) ||
+			if walk.HasGlobMeta(&syntax.Word{Parts: []syntax.WordPart{p}}) || (i == 0 && strings.HasPrefix(p.Value, "~")) ||
 				strings.Contains(p.Value, "{") && (strings.Contains(p.Value, ",") || strings.Contains(p.Value, "..")) {
 				literal = false
 			}
@@ -143,13 +144,13 @@ func ruleWord(w *syntax.Word) ShellWord {
 		}
 	}
 	if !literal {
-		return ShellWord{Value: wordText(w)}
+		return ShellWord{Value: walk.WordText(w)}
 	}
 	// Fields, unlike Literal, removes the backslashes of unquoted text; a
 	// word without expansions gives exactly one field.
 	vals, err := expand.Fields(&expand.Config{}, w)
 	if err != nil || len(vals) != 1 {
-		return ShellWord{Value: wordText(w)}
+		return ShellWord{Value: walk.WordText(w)}
 	}
 	return ShellWord{Value: vals[0], Literal: true}
 }
@@ -289,7 +290,7 @@ func (r BashRule) Names(words []string) bool {
 		return false
 	}
 	for i, w := range r.Words {
-		if words[i] != w && commandBase(words[i]) != w {
+		if words[i] != w && walk.CommandBase(words[i]) != w {
 			return false
 		}
 	}
@@ -359,7 +360,7 @@ func CommandRisk(c ShellCommand, wsDir string) string {
 	if len(c.Writes) > 0 {
 		return fmt.Sprintf("it writes to the file %s", c.Writes[0])
 	}
-	name := commandBase(c.Words[0].Value)
+	name := walk.CommandBase(c.Words[0].Value)
 	blocked, hasList := blockedArgs[name]
 	sub := ""
 	for _, w := range c.Words[1:] {
@@ -390,7 +391,7 @@ func CommandRisk(c ShellCommand, wsDir string) string {
 		}
 		switch name {
 		case "make":
-			if isAssignment(v) {
+			if walk.IsAssignment(v) {
 				return fmt.Sprintf("it sets the make variable %s", strings.SplitN(v, "=", 2)[0])
 			}
 		case "awk", "gawk", "mawk", "nawk":
@@ -501,7 +502,7 @@ func suggestOne(c ShellCommand) BashRule {
 		}
 		words = append(words, w.Value)
 	}
-	name := commandBase(words[0])
+	name := walk.CommandBase(words[0])
 	if runsCode[name] || interpreterFor(name) != nil {
 		if len(words) == len(c.Words) {
 			return BashRule{Words: words}
@@ -541,5 +542,5 @@ func isSubcommand(w string) bool {
 // so `sudo rm` and `bash -c 'rm …'` meet a rule for rm. wsDir is the
 // workspace folder ("" for none).
 func ResolvedCommands(script, wsDir string) [][]string {
-	return newChecker(wsDir, guardOptions{}).resolve(script)
+	return newChecker(wsDir, walk.Options{}).Resolve(script)
 }

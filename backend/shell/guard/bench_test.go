@@ -1,7 +1,8 @@
-package tools
+package guard
 
 import (
 	"testing"
+	"tinyelf/backend/shell/guard/walk"
 	"tinyelf/internal/cputime"
 )
 
@@ -15,7 +16,7 @@ func BenchmarkCheckCommand(b *testing.B) {
 	b.ReportAllocs()
 	start := cputime.Self()
 	for b.Loop() {
-		if v := CheckCommand(cmd, ws); v.Denied || v.Held {
+		if v := Check(cmd, ws); v.Denied || v.Held {
 			b.Fatal(v.Reason, v.Holds)
 		}
 	}
@@ -28,14 +29,14 @@ func BenchmarkCheckCommand(b *testing.B) {
 // the figures are per command.
 func BenchmarkCheckCommandBattery(b *testing.B) {
 	home, ws := guardHome(b)
-	opts := guardOptions{Home: home}
+	opts := walk.Options{Home: home}
 	b.ReportAllocs()
 	start := cputime.Self()
 	n := 0
 	battery := guardBattery()
 	for b.Loop() {
 		for _, tc := range battery {
-			CheckCommandWith(tc.cmd, ws, opts)
+			CheckWith(tc.cmd, ws, opts)
 			n++
 		}
 	}

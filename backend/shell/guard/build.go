@@ -1,9 +1,10 @@
-package tools
+package guard
 
 import (
 	"encoding/json"
 	"regexp"
 	"strings"
+	"tinyelf/backend/shell/guard/walk"
 )
 
 // This file follows the code build tools and schedulers run (make recipes,
@@ -11,14 +12,14 @@ import (
 
 // checkMake checks the recipes of the makefile make runs (and -E/--eval
 // code), after substituting the variables it defines.
-func (g *checker) checkMake(c *shCall) {
-	args := c.args[1:]
-	env := c.env
-	var files []shArg
+func (g *checker) checkMake(c *walk.Call) {
+	args := c.Args[1:]
+	env := c.Env
+	var files []walk.Arg
 	overrides := map[string]string{}
 	var evals, goals []string
 	for i := 0; i < len(args); i++ {
-		v := args[i].val
+		v := args[i].Val
 		switch {
 		case v == "-n" || v == "--just-print" || v == "--dry-run" || v == "--recon" || v == "-q" || v == "--question" || v == "-p" || v == "--print-data-base" || v == "--help" || v == "-v" || v == "--version":
 			return
@@ -27,22 +28,22 @@ func (g *checker) checkMake(c *shCall) {
 			i++
 		case strings.HasPrefix(v, "--file=") || strings.HasPrefix(v, "--makefile="):
 			_, f, _ := strings.Cut(v, "=")
-			files = append(files, known(f))
+			files = append(files, walk.Known(f))
 		case strings.HasPrefix(v, "-f") && len(v) > 2 && !strings.HasPrefix(v, "--"):
-			files = append(files, known(v[2:]))
+			files = append(files, walk.Known(v[2:]))
 		case (v == "-C" || v == "--directory") && i+1 < len(args):
-			env = g.inDir(env, args[i+1])
+			env = g.InDir(env, args[i+1])
 			i++
 		case strings.HasPrefix(v, "--directory="):
-			env = g.inDir(env, known(strings.TrimPrefix(v, "--directory=")))
+			env = g.InDir(env, walk.Known(strings.TrimPrefix(v, "--directory=")))
 		case (v == "-E" || v == "--eval") && i+1 < len(args):
-			evals = append(evals, args[i+1].val)
+			evals = append(evals, args[i+1].Val)
 			i++
 		case strings.HasPrefix(v, "--eval="):
 			evals = append(evals, strings.TrimPrefix(v, "--eval="))
 		case v == "-j" || v == "-l" || v == "-I" || v == "-o" || v == "-W" || v == "--jobs" || v == "--include-dir":
 			i++
-		case isAssignment(v):
+		case walk.IsAssignment(v):
 			name, val, _ := strings.Cut(v, "=")
 			overrides[name] = val
 		case !strings.HasPrefix(v, "-"):
@@ -51,9 +52,9 @@ func (g *checker) checkMake(c *shCall) {
 	}
 	if len(files) == 0 {
 		for _, name := range []string{"GNUmakefile", "makefile", "Makefile"} {
-			if p, ok := g.absPath(env, name); ok {
-				if _, _, exists := g.fileText(env, p); exists {
-					files = append(files, known(name))
+			if p, ok := g.AbsPath(env, name); ok {
+				if _, _, exists := g.FileText(env, p); exists {
+					files = append(files, walk.Known(name))
 					break
 				}
 			}
@@ -61,40 +62,40 @@ func (g *checker) checkMake(c *shCall) {
 	}
 	texts := evals
 	for _, f := range files {
-		if f.dynamic() {
-			g.hold("The makefile `make` runs comes from %s cannot be checked before it runs.", and(g.argSource(f).text()))
+		if f.Dynamic() {
+			g.Hold("The makefile `make` runs comes from %s cannot be checked before it runs.", walk.And(g.ArgSource(f).Text()))
 			continue
 		}
-		if f.val == "-" || f.val == "/dev/stdin" {
-			text, ok := g.inputText(env.stdin)
-			if !ok || hasMarker(text) {
-				g.hold("The makefile `make -f -` reads comes from %s cannot be checked before it runs.", and(env.stdin.what()))
+		if f.Val == "-" || f.Val == "/dev/stdin" {
+			text, ok := g.InputText(env.Stdin)
+			if !ok || walk.HasMarker(text) {
+				g.Hold("The makefile `make -f -` reads comes from %s cannot be checked before it runs.", walk.And(env.Stdin.What()))
 				continue
 			}
 			texts = append(texts, text)
 			continue
 		}
-		p, ok := g.absPath(env, f.val)
+		p, ok := g.AbsPath(env, f.Val)
 		if !ok {
 			continue
 		}
-		text, known, exists := g.fileText(env, p)
+		text, known, exists := g.FileText(env, p)
 		switch {
 		case !exists:
 		case !known:
-			g.hold("The makefile %s is written by %s earlier in this command, so its recipes cannot be checked before they run.", f.val, text)
+			g.Hold("The makefile %s is written by %s earlier in this command, so its recipes cannot be checked before they run.", f.Val, text)
 		default:
 			texts = append(texts, text)
 		}
 	}
-	child := env.child()
+	child := env.Child()
 	for _, t := range texts {
 		origin := "`make`"
 		if len(goals) > 0 {
 			origin = "`make " + strings.Join(goals, " ") + "`"
 		}
 		for _, recipe := range g.makeRecipes(t, overrides, goals) {
-			g.code(child.clone(), recipe, origin)
+			g.Code(child.Clone(), recipe, origin)
 		}
 	}
 }
@@ -132,7 +133,7 @@ func (g *checker) makeRecipes(text string, overrides map[string]string, goals []
 			val := m[4]
 			if m[3] == "!=" {
 				always = append(always, val)
-				val = g.unknown(source{desc: "the make variable $(" + m[2] + ")"})
+				val = g.Unknown(walk.Source{Desc: "the make variable $(" + m[2] + ")"})
 			}
 			if m[3] == "+=" {
 				val = vars[m[2]] + " " + val
@@ -214,7 +215,7 @@ func (g *checker) makeRecipes(text string, overrides map[string]string, goals []
 			if v, ok := vars[name]; ok && depth < 8 {
 				return subst(v, depth+1)
 			}
-			return g.unknown(source{desc: "the make expression " + m})
+			return g.Unknown(walk.Source{Desc: "the make expression " + m})
 		})
 		return strings.ReplaceAll(s, "\x00", "$")
 	}
@@ -226,36 +227,36 @@ func (g *checker) makeRecipes(text string, overrides map[string]string, goals []
 
 // checkPackageScripts checks the package.json scripts npm, pnpm, yarn and
 // bun run.
-func (g *checker) checkPackageScripts(c *shCall) {
-	args := c.args[1:]
-	env := c.env
-	var ops []shArg
+func (g *checker) checkPackageScripts(c *walk.Call) {
+	args := c.Args[1:]
+	env := c.Env
+	var ops []walk.Arg
 	for i := 0; i < len(args); i++ {
-		v := args[i].val
+		v := args[i].Val
 		switch {
 		case (v == "--prefix" || v == "-C" || v == "--dir" || v == "--cwd") && i+1 < len(args):
-			env = g.inDir(env, args[i+1])
+			env = g.InDir(env, args[i+1])
 			i++
 		case strings.HasPrefix(v, "--prefix=") || strings.HasPrefix(v, "--dir=") || strings.HasPrefix(v, "--cwd="):
 			_, d, _ := strings.Cut(v, "=")
-			env = g.inDir(env, known(d))
+			env = g.InDir(env, walk.Known(d))
 		case strings.HasPrefix(v, "-"):
 		default:
 			ops = append(ops, args[i])
 		}
 	}
 	if len(ops) == 0 {
-		if c.base != "yarn" {
+		if c.Base != "yarn" {
 			return
 		}
-		ops = []shArg{known("install")}
+		ops = []walk.Arg{walk.Known("install")}
 	}
-	sub := ops[0].val
+	sub := ops[0].Val
 	var names []string
 	switch sub {
 	case "run", "run-script", "rum", "urn":
 		if len(ops) > 1 {
-			n := ops[1].val
+			n := ops[1].Val
 			names = []string{"pre" + n, n, "post" + n}
 		}
 	case "test", "t", "tst", "start", "stop", "restart":
@@ -268,27 +269,27 @@ func (g *checker) checkPackageScripts(c *shCall) {
 		names = []string{"preinstall", "install", "postinstall", "prepare"}
 	case "exec", "x", "dlx":
 		if len(ops) > 1 {
-			g.command(nil, env, ops[1:], c.src)
+			g.Command(nil, env, ops[1:], c.Src)
 		}
 		return
 	default:
-		if c.base == "yarn" || c.base == "pnpm" || c.base == "bun" {
+		if c.Base == "yarn" || c.Base == "pnpm" || c.Base == "bun" {
 			names = []string{sub}
 		}
 	}
 	if len(names) == 0 {
 		return
 	}
-	p, ok := g.absPath(env, "package.json")
+	p, ok := g.AbsPath(env, "package.json")
 	if !ok {
 		return
 	}
-	text, known, exists := g.fileText(env, p)
+	text, known, exists := g.FileText(env, p)
 	if !exists {
 		return
 	}
 	if !known {
-		g.hold("The scripts `%s %s` runs come from a package.json written by %s earlier in this command and cannot be checked before they run.", c.base, sub, text)
+		g.Hold("The scripts `%s %s` runs come from a package.json written by %s earlier in this command and cannot be checked before they run.", c.Base, sub, text)
 		return
 	}
 	var pkg struct {
@@ -299,35 +300,35 @@ func (g *checker) checkPackageScripts(c *shCall) {
 	}
 	for _, n := range names {
 		if s, ok := pkg.Scripts[n]; ok {
-			g.code(env.child(), s, "the package.json script "+n)
+			g.Code(env.Child(), s, "the package.json script "+n)
 		}
 	}
 }
 
 // checkCrontab checks the commands a crontab installs.
-func (g *checker) checkCrontab(c *shCall) {
-	ops := operands(c.args[1:])
-	if hasFlag(c.args[1:], "r", "") {
-		g.warn("Removes your crontab (%s).", clip(display(c.args), 80))
+func (g *checker) checkCrontab(c *walk.Call) {
+	ops := walk.Operands(c.Args[1:])
+	if walk.HasFlag(c.Args[1:], "r", "") {
+		g.Warn("Removes your crontab (%s).", walk.Clip(walk.Display(c.Args), 80))
 		return
 	}
-	if hasFlag(c.args[1:], "le", "") {
+	if walk.HasFlag(c.Args[1:], "le", "") {
 		return
 	}
 	var text string
 	var ok bool
-	if len(ops) == 0 || ops[0].val == "-" {
-		text, ok = g.inputText(c.env.stdin)
-	} else if p, pok := g.absPath(c.env, ops[0].val); pok {
-		text, ok, _ = g.fileText(c.env, p)
+	if len(ops) == 0 || ops[0].Val == "-" {
+		text, ok = g.InputText(c.Env.Stdin)
+	} else if p, pok := g.AbsPath(c.Env, ops[0].Val); pok {
+		text, ok, _ = g.FileText(c.Env, p)
 	}
-	if !ok || hasMarker(text) {
-		g.hold("The commands `crontab` installs come from %s cannot be checked before they run.", and(c.env.stdin.what()))
+	if !ok || walk.HasMarker(text) {
+		g.Hold("The commands `crontab` installs come from %s cannot be checked before they run.", walk.And(c.Env.Stdin.What()))
 		return
 	}
 	for _, line := range strings.Split(text, "\n") {
 		line = strings.TrimSpace(line)
-		if line == "" || strings.HasPrefix(line, "#") || isAssignment(line) {
+		if line == "" || strings.HasPrefix(line, "#") || walk.IsAssignment(line) {
 			continue
 		}
 		f := strings.Fields(line)
@@ -336,7 +337,7 @@ func (g *checker) checkCrontab(c *shCall) {
 			n = 1
 		}
 		if len(f) > n {
-			g.code(c.env.child(), strings.Join(f[n:], " "), "a crontab line")
+			g.Code(c.Env.Child(), strings.Join(f[n:], " "), "a crontab line")
 		}
 	}
 }
@@ -430,12 +431,12 @@ func splitSed(script string) []string {
 }
 
 // checkSed follows the commands sed's e runs and notes files -i edits.
-func (g *checker) checkSed(c *shCall) {
-	args := c.args[1:]
-	var scripts, rest []shArg
+func (g *checker) checkSed(c *walk.Call) {
+	args := c.Args[1:]
+	var scripts, rest []walk.Arg
 	inPlace := false
 	for i := 0; i < len(args); i++ {
-		v := args[i].val
+		v := args[i].Val
 		switch {
 		case v == "-e" || v == "--expression":
 			if i+1 < len(args) {
@@ -455,22 +456,22 @@ func (g *checker) checkSed(c *shCall) {
 		scripts, rest = rest[:1], rest[1:]
 	}
 	for _, s := range scripts {
-		sc := parseSed(s.val)
+		sc := parseSed(s.Val)
 		for _, cmd := range sc.exec {
-			g.code(c.env.child(), cmd, "`sed e`")
+			g.Code(c.Env.Child(), cmd, "`sed e`")
 		}
 		if sc.runsText {
-			g.hold("`%s` runs the text it edits as shell commands, which cannot be checked before it runs.", clip(display(c.args), 80))
+			g.Hold("`%s` runs the text it edits as shell commands, which cannot be checked before it runs.", walk.Clip(walk.Display(c.Args), 80))
 		}
 		for _, w := range sc.writes {
-			g.checkWrite(c.env, known(w), c.cmdText()+" writing to")
+			g.CheckWrite(c.Env, walk.Known(w), c.Text()+" writing to")
 		}
 	}
 	if inPlace {
 		g.markWritten(c, rest, "sed -i")
 		for _, a := range rest {
-			if j := g.judge(c.env, a); j.class == classCritical || j.every {
-				g.hold("%s edits %s in place, so it needs your approval.", c.cmdText(), j.what)
+			if j := g.Judge(c.Env, a); j.Class == walk.ClassCritical || j.Every {
+				g.Hold("%s edits %s in place, so it needs your approval.", c.Text(), j.What)
 			}
 		}
 	}

@@ -1,4 +1,4 @@
-package tools
+package guard
 
 // issueCommands are the commands of issue 9, which reached the shell before
 // (the last three are the rule bypasses, which the guard lets run: saved

@@ -1,9 +1,10 @@
-package tools
+package guard
 
 import (
 	"encoding/base64"
 	"regexp"
 	"strings"
+	"tinyelf/backend/shell/guard/walk"
 	"unicode/utf16"
 )
 
@@ -102,7 +103,7 @@ var (
 )
 
 // codeCalls are the call tables of the languages above; moreCalls
-// (shellguard_codelangs.go) has the others.
+// (codelangs.go) has the others.
 var codeCalls = map[string][]codeCall{
 	"python": pyCalls, "perl": perlCalls, "ruby": rubyCalls, "js": jsCalls, "php": phpCalls,
 	"awk": awkCalls, "lua": luaCalls, "r": rCalls, "pwsh": pwshCalls,
@@ -142,30 +143,30 @@ var dangerousNames = map[string]bool{
 // when it runs commands or deletes paths built at run time; a script file
 // only gets a warning for those, since real programs compute paths all the
 // time.
-func (g *checker) scanCode(st *shState, lang, code, origin string, strict bool) {
+func (g *checker) scanCode(st *walk.State, lang, code, origin string, strict bool) {
 	if lang == "sh" {
-		g.code(st, code, origin)
+		g.Code(st, code, origin)
 		return
 	}
-	if g.depth > maxShellDepth {
+	if g.Depth > walk.MaxShellDepth {
 		return
 	}
-	g.depth++
-	defer func() { g.depth-- }()
+	g.Depth++
+	defer func() { g.Depth-- }()
 	unknown := func(format string, args ...any) {
 		if strict {
-			g.hold(format, args...)
+			g.Hold(format, args...)
 		} else {
-			g.warn(format, args...)
+			g.Warn(format, args...)
 		}
 	}
 	switch lang {
 	case "shlike", "xonsh":
 		// A shell language the guard does not parse: what bash would read
 		// in it is checked for what would be refused.
-		g.quiet++
-		g.code(st.clone(), code, origin)
-		g.quiet--
+		g.Quiet++
+		g.Code(st.Clone(), code, origin)
+		g.Quiet--
 		if lang == "shlike" {
 			return
 		}
@@ -184,27 +185,27 @@ func (g *checker) scanCode(st *shState, lang, code, origin string, strict bool) 
 	if strict && (lang == "python" || lang == "js" || lang == "ruby" || lang == "perl" || lang == "php") {
 		for _, lit := range stringLitRe.FindAllString(code, -1) {
 			if dangerousNames[lit[1:len(lit)-1]] {
-				g.hold("The code %s runs calls a function chosen when it runs (%s), which cannot be checked before it runs.", origin, lit)
+				g.Hold("The code %s runs calls a function chosen when it runs (%s), which cannot be checked before it runs.", origin, lit)
 				break
 			}
 		}
 	}
 	if forkCall.MatchString(code) && endlessLoop.MatchString(code) {
-		g.deny("Refused: the code %s runs forks new processes in an endless loop (a fork bomb), which exhausts the system's processes.", origin)
+		g.Deny("Refused: the code %s runs forks new processes in an endless loop (a fork bomb), which exhausts the system's processes.", origin)
 	}
 	if killAllCode.MatchString(code) {
-		g.deny("Refused: the code %s runs would kill every process of the user (signal to pid -1).", origin)
+		g.Deny("Refused: the code %s runs would kill every process of the user (signal to pid -1).", origin)
 	}
 	if killInitCode.MatchString(code) && lang != "perl" && lang != "ruby" && lang != "raku" || killInitSigFirst.MatchString(code) && (lang == "perl" || lang == "ruby" || lang == "raku") {
-		g.deny("Refused: the code %s runs would signal PID 1 (init, the first process of the system), which brings the whole system down.", origin)
+		g.Deny("Refused: the code %s runs would signal PID 1 (init, the first process of the system), which brings the whole system down.", origin)
 	}
 	if lang == "applescript" && appleScriptTell.MatchString(code) {
 		if m := appleScriptPower.FindString(code); m != "" {
 			what := powerOff
 			if strings.EqualFold(m, "sleep") {
-				what = powerSuspend
+				what = walk.PowerSuspend
 			}
-			g.deny("Refused: the code %s runs would %s.", origin, what)
+			g.Deny("Refused: the code %s runs would %s.", origin, what)
 		}
 	}
 	if lang == "js" {
@@ -213,9 +214,9 @@ func (g *checker) scanCode(st *shState, lang, code, origin string, strict bool) 
 	g.scanReceivers(st, lang, code, origin)
 	for _, lit := range stringLitRe.FindAllString(code, -1) {
 		v := lit[1 : len(lit)-1]
-		if (isDiskDevice(v) && strings.HasPrefix(v, "/dev/")) || isSysrq(v) {
+		if (walk.IsDiskDevice(v) && strings.HasPrefix(v, "/dev/")) || walk.IsSysrq(v) {
 			if writeMode.MatchString(code) {
-				g.deny("Refused: the code %s runs writes to %s, which would destroy a disk's data or trigger the kernel's SysRq actions.", origin, v)
+				g.Deny("Refused: the code %s runs writes to %s, which would destroy a disk's data or trigger the kernel's SysRq actions.", origin, v)
 			}
 		}
 	}
@@ -234,7 +235,7 @@ func (g *checker) scanCode(st *shState, lang, code, origin string, strict bool) 
 				unknown("The command the code %s runs in backticks is built when it runs and cannot be checked before it runs.", origin)
 			}
 			if lang != "js" {
-				g.code(st.clone(), cmd, "the code "+origin+" runs in backticks")
+				g.Code(st.Clone(), cmd, "the code "+origin+" runs in backticks")
 			}
 		}
 	}
@@ -243,18 +244,18 @@ func (g *checker) scanCode(st *shState, lang, code, origin string, strict bool) 
 			m := regexp.MustCompile(`^\s*(print|printf)\b(.*)\|\s*("(?:[^"\\]|\\.)*")\s*$`).FindStringSubmatch(stmt)
 			if m == nil {
 				if g2 := regexp.MustCompile(`("(?:[^"\\]|\\.)*")\s*\|\s*getline`).FindStringSubmatch(stmt); g2 != nil {
-					g.code(st.clone(), unquoteCode(g2[1]), "the code "+origin+" reads from")
+					g.Code(st.Clone(), unquoteCode(g2[1]), "the code "+origin+" reads from")
 				}
 				continue
 			}
 			target := unquoteCode(m[3])
-			g.code(st.clone(), target, "the code "+origin+" pipes to")
-			if f := strings.Fields(target); len(f) > 0 && isShell(commandBase(f[0])) {
+			g.Code(st.Clone(), target, "the code "+origin+" pipes to")
+			if f := strings.Fields(target); len(f) > 0 && walk.IsShell(walk.CommandBase(f[0])) {
 				data, ok := g.evalArgs("awk", strings.TrimSpace(m[2]))
 				if ok && len(data) > 0 {
-					g.code(st.clone(), data[0], "the text "+origin+" pipes to "+f[0])
+					g.Code(st.Clone(), data[0], "the text "+origin+" pipes to "+f[0])
 				} else {
-					g.hold("The code %s pipes to %s is built when it runs and cannot be checked before it runs.", origin, f[0])
+					g.Hold("The code %s pipes to %s is built when it runs and cannot be checked before it runs.", origin, f[0])
 				}
 			}
 		}
@@ -284,7 +285,7 @@ func (g *checker) scanCode(st *shState, lang, code, origin string, strict bool) 
 					}
 					continue
 				}
-				g.code(st.clone(), vals[0], what)
+				g.Code(st.Clone(), vals[0], what)
 			case "argv":
 				if !ok || len(vals) == 0 {
 					if strings.TrimSpace(argText) != "" {
@@ -293,17 +294,17 @@ func (g *checker) scanCode(st *shState, lang, code, origin string, strict bool) 
 					continue
 				}
 				if len(vals) == 1 && (lang == "perl" || lang == "ruby" || lang == "crystal" || strings.Contains(argText, "shell=True") || lang == "tcl") {
-					g.code(st.clone(), vals[0], what)
+					g.Code(st.Clone(), vals[0], what)
 					continue
 				}
 				if lang == "python" && strings.HasPrefix(name, "os.") && len(vals) > 1 {
 					vals = vals[1:] // os.execvp(file, [argv0, …])
 				}
-				words := make([]shArg, len(vals))
+				words := make([]walk.Arg, len(vals))
 				for i, v := range vals {
-					words[i] = known(v)
+					words[i] = walk.Known(v)
 				}
-				g.command(nil, st.clone(), words, &srcText{text: what})
+				g.Command(nil, st.Clone(), words, &walk.Src{Text: what})
 			case "rmtree", "remove":
 				if !ok || len(vals) == 0 {
 					if strings.TrimSpace(argText) != "" && (cc.kind == "rmtree" || strict) {
@@ -318,8 +319,8 @@ func (g *checker) scanCode(st *shState, lang, code, origin string, strict bool) 
 				if cc.kind == "remove" {
 					kind = killFiles
 				}
-				label := "`" + name + "(" + clip(argText, 40) + ")` in " + origin
-				g.destroy(&shCall{env: st, args: []shArg{known(name), known(vals[0])}, label: label}, kind, name, []shArg{known(vals[0])})
+				label := "`" + name + "(" + walk.Clip(argText, 40) + ")` in " + origin
+				g.destroy(&walk.Call{Env: st, Args: []walk.Arg{walk.Known(name), walk.Known(vals[0])}, Label: label}, kind, name, []walk.Arg{walk.Known(vals[0])})
 			case "eval":
 				if !ok || len(vals) == 0 {
 					if strings.TrimSpace(argText) != "" && !(lang == "python" && name == "compile") {
@@ -335,9 +336,9 @@ func (g *checker) scanCode(st *shState, lang, code, origin string, strict bool) 
 
 // scanPwsh checks the PowerShell commands that erase disks, power off or
 // delete folder trees.
-func (g *checker) scanPwsh(st *shState, code, origin string) {
+func (g *checker) scanPwsh(st *walk.State, code, origin string) {
 	if m := pwshDestroy.FindString(code); m != "" {
-		g.deny("Refused: the code %s runs uses %s, which erases disks or shuts the computer down.", origin, m)
+		g.Deny("Refused: the code %s runs uses %s, which erases disks or shuts the computer down.", origin, m)
 	}
 	for _, m := range pwshRemove.FindAllStringSubmatch(code, -1) {
 		args := m[2]
@@ -349,9 +350,9 @@ func (g *checker) scanPwsh(st *shState, code, origin string) {
 			switch {
 			case strings.HasPrefix(f, "-"):
 			case regexp.MustCompile(`(?i)^[a-z]:[\\/]?\*?$`).MatchString(f), f == "/", f == "\\", f == "~", strings.EqualFold(f, "$HOME"), strings.EqualFold(f, "$env:USERPROFILE"), strings.EqualFold(f, "$env:SystemRoot"), strings.EqualFold(f, `C:\Windows`), strings.EqualFold(f, `C:\Users`):
-				g.deny("Refused: the code %s runs would recursively delete %s.", origin, f)
+				g.Deny("Refused: the code %s runs would recursively delete %s.", origin, f)
 			default:
-				g.destroy(&shCall{env: st, args: []shArg{known("Remove-Item"), known(f)}, label: "`Remove-Item " + f + "` in " + origin}, killRecursive, "Remove-Item -Recurse", []shArg{known(strings.ReplaceAll(f, `\`, "/"))})
+				g.destroy(&walk.Call{Env: st, Args: []walk.Arg{walk.Known("Remove-Item"), walk.Known(f)}, Label: "`Remove-Item " + f + "` in " + origin}, killRecursive, "Remove-Item -Recurse", []walk.Arg{walk.Known(strings.ReplaceAll(f, `\`, "/"))})
 			}
 		}
 	}

@@ -1,4 +1,4 @@
-package tools
+package guard
 
 import (
 	"regexp"
@@ -152,13 +152,13 @@ func (g *checker) evalString(lang, expr string) (string, bool) {
 			if strings.TrimSpace(t[end:]) != "" || len(lits) == 0 {
 				return "", false
 			}
-		case g.home != "" && regexp.MustCompile(`^(os\.path\.expanduser\(\s*['"]~['"]\s*\)|(pathlib\.)?Path\.home\(\)|os\.environ\[\s*['"]HOME['"]\s*\]|os\.getenv\(\s*['"]HOME['"]\s*\)|(require\(['"]os['"]\)|os)\.homedir\(\)|process\.env\.HOME|\$ENV\{\s*['"]?HOME['"]?\s*\}|ENV\[\s*['"]HOME['"]\s*\]|Dir\.home|getenv\(\s*['"]HOME['"]\s*\)|\$_SERVER\[\s*['"]HOME['"]\s*\])$`).MatchString(t):
-			b.WriteString(g.home)
+		case g.Home != "" && regexp.MustCompile(`^(os\.path\.expanduser\(\s*['"]~['"]\s*\)|(pathlib\.)?Path\.home\(\)|os\.environ\[\s*['"]HOME['"]\s*\]|os\.getenv\(\s*['"]HOME['"]\s*\)|(require\(['"]os['"]\)|os)\.homedir\(\)|process\.env\.HOME|\$ENV\{\s*['"]?HOME['"]?\s*\}|ENV\[\s*['"]HOME['"]\s*\]|Dir\.home|getenv\(\s*['"]HOME['"]\s*\)|\$_SERVER\[\s*['"]HOME['"]\s*\])$`).MatchString(t):
+			b.WriteString(g.Home)
 		case regexp.MustCompile(`^(os\.path\.expanduser|(pathlib\.)?Path|File\.expand_path|path\.resolve)\(\s*(['"][^'"]*['"])\s*\)$`).MatchString(t):
 			m := regexp.MustCompile(`['"]([^'"]*)['"]`).FindStringSubmatch(t)
 			v := m[1]
-			if strings.HasPrefix(v, "~") && g.home != "" {
-				v = g.home + v[1:]
+			if strings.HasPrefix(v, "~") && g.Home != "" {
+				v = g.Home + v[1:]
 			}
 			b.WriteString(v)
 		default:

@@ -1,12 +1,13 @@
-package tools
+package guard
 
 import (
 	"regexp"
 	"strings"
+	"tinyelf/backend/shell/guard/walk"
 )
 
 // This file holds the call tables of the languages the interpreter table
-// names beyond the usual scripting languages (shellguard_code.go): the
+// names beyond the usual scripting languages (code.go): the
 // obvious ways each runs a command, deletes a folder tree or evaluates
 // code built at run time, so that their destructive inline code is
 // refused even where the language as a whole is not followed.
@@ -26,7 +27,7 @@ func lisp(names string) *regexp.Regexp {
 }
 
 // moreCalls are the call tables of the languages of the interpreter table
-// that shellguard_code.go does not define.
+// that code.go does not define.
 var moreCalls = map[string][]codeCall{
 	"julia": {
 		{re: regexp.MustCompile(`\brm\s*\(`), kind: "rmtree", recursive: regexp.MustCompile(`recursive\s*=\s*true`)},
@@ -320,29 +321,29 @@ func (g *checker) callValues(lang string, cc codeCall, argText string) ([]string
 
 // scanReceivers checks the calls whose command or path is the value they
 // are called on.
-func (g *checker) scanReceivers(st *shState, lang, code, origin string) {
+func (g *checker) scanReceivers(st *walk.State, lang, code, origin string) {
 	for _, rc := range receiverCalls[lang] {
 		for _, m := range rc.re.FindAllStringSubmatch(code, 8) {
 			vals, ok := g.evalArgs("py", m[1])
 			if !ok || len(vals) == 0 {
 				continue
 			}
-			what := "`" + clip(m[0], 60) + "` in " + origin
+			what := "`" + walk.Clip(m[0], 60) + "` in " + origin
 			switch rc.kind {
 			case "shell":
-				g.code(st.clone(), strings.Join(vals, " "), what)
+				g.Code(st.Clone(), strings.Join(vals, " "), what)
 			case "argv":
-				words := make([]shArg, len(vals))
+				words := make([]walk.Arg, len(vals))
 				for i, v := range vals {
-					words[i] = known(v)
+					words[i] = walk.Known(v)
 				}
-				g.command(nil, st.clone(), words, &srcText{text: what})
+				g.Command(nil, st.Clone(), words, &walk.Src{Text: what})
 			case "rmtree", "remove":
 				kind := killRecursive
 				if rc.kind == "remove" {
 					kind = killFiles
 				}
-				g.destroy(&shCall{env: st, args: []shArg{known(rc.kind), known(vals[0])}, label: what}, kind, rc.kind, []shArg{known(vals[0])})
+				g.destroy(&walk.Call{Env: st, Args: []walk.Arg{walk.Known(rc.kind), walk.Known(vals[0])}, Label: what}, kind, rc.kind, []walk.Arg{walk.Known(vals[0])})
 			}
 		}
 	}
@@ -364,16 +365,16 @@ var (
 )
 
 // scanJSRuntimes checks the subprocess calls of Deno, Bun and zx.
-func (g *checker) scanJSRuntimes(st *shState, code, origin string, unknown func(string, ...any)) {
+func (g *checker) scanJSRuntimes(st *walk.State, code, origin string, unknown func(string, ...any)) {
 	for _, m := range jsShellTemplate.FindAllStringSubmatch(code, 8) {
 		what := "the shell command $`…` in " + origin
 		if strings.Contains(m[1], "${") {
 			unknown("The command %s runs is built when it runs and cannot be checked before it runs.", what)
 		}
-		g.code(st.clone(), m[1], what)
+		g.Code(st.Clone(), m[1], what)
 	}
 	argv := func(m []string, what string) {
-		var words []shArg
+		var words []walk.Arg
 		for _, part := range m[1:] {
 			if part == "" {
 				continue
@@ -384,11 +385,11 @@ func (g *checker) scanJSRuntimes(st *shState, code, origin string, unknown func(
 				return
 			}
 			for _, v := range vals {
-				words = append(words, known(v))
+				words = append(words, walk.Known(v))
 			}
 		}
 		if len(words) > 0 {
-			g.command(nil, st.clone(), words, &srcText{text: what})
+			g.Command(nil, st.Clone(), words, &walk.Src{Text: what})
 		}
 	}
 	for _, m := range jsDenoCommand.FindAllStringSubmatch(code, 8) {

@@ -1,8 +1,9 @@
-package tools
+package guard
 
 import (
 	"regexp"
 	"strings"
+	"tinyelf/backend/shell/guard/walk"
 )
 
 // This file checks the line-oriented command languages of the interpreter
@@ -96,11 +97,11 @@ var cellMagic = regexp.MustCompile(`(?m)^%%(?:bash|sh|script\s+\S*sh|system)\b[^
 
 // scanLines checks the commands of a line-oriented language that run
 // shell code, other code or files.
-func (g *checker) scanLines(st *shState, lang, code, origin string, strict bool) {
+func (g *checker) scanLines(st *walk.State, lang, code, origin string, strict bool) {
 	rules := lineRules[lang]
 	if lang == "ipython" {
 		if loc := cellMagic.FindStringIndex(code); loc != nil {
-			g.code(st.clone(), code[loc[1]:], "the shell cell of "+origin)
+			g.Code(st.Clone(), code[loc[1]:], "the shell cell of "+origin)
 			code = code[:loc[0]]
 		}
 	}
@@ -126,21 +127,21 @@ func (g *checker) scanLines(st *shState, lang, code, origin string, strict bool)
 			if len(m) > 1 {
 				rest = strings.TrimSpace(m[1])
 			}
-			what := "`" + clip(line, 60) + "` in " + origin
+			what := "`" + walk.Clip(line, 60) + "` in " + origin
 			switch {
 			case r.kind == "shell":
 				if lang == "psql" {
 					rest = strings.ReplaceAll(rest, "''", "'")
 				}
-				g.code(st.clone(), rest, what)
+				g.Code(st.Clone(), rest, what)
 			case r.kind == "run":
-				g.code(st.clone(), "true "+rest, what)
+				g.Code(st.Clone(), "true "+rest, what)
 			case r.kind == "file":
-				g.scriptFile(st, known(strings.Trim(rest, `'"`)), what, lang)
+				g.ScriptFile(st, walk.Known(strings.Trim(rest, `'"`)), what, lang)
 			case r.kind == "native":
-				g.hold("%s loads a native library, whose code cannot be checked before it runs.", what)
+				g.Hold("%s loads a native library, whose code cannot be checked before it runs.", what)
 			case r.kind == "eval":
-				g.hold("%s runs a command built when it runs, which cannot be checked before it runs.", what)
+				g.Hold("%s runs a command built when it runs, which cannot be checked before it runs.", what)
 			case strings.HasPrefix(r.kind, "lang:"):
 				sub := strings.TrimPrefix(r.kind, "lang:")
 				body := rest
@@ -153,7 +154,7 @@ func (g *checker) scanLines(st *shState, lang, code, origin string, strict bool)
 					body = strings.Join(b, "\n")
 				}
 				if spec := interpreterFor(sub); spec != nil && !spec.follows {
-					g.hold("%s runs %s code, which the guard cannot follow, so what it does cannot be checked before it runs.", what, spec.title)
+					g.Hold("%s runs %s code, which the guard cannot follow, so what it does cannot be checked before it runs.", what, spec.title)
 				}
 				g.scanCode(st, sub, body, what, strict)
 			}
@@ -163,7 +164,7 @@ func (g *checker) scanLines(st *shState, lang, code, origin string, strict bool)
 }
 
 // m4Shell checks the commands m4's syscmd and esyscmd run.
-func (g *checker) m4Shell(st *shState, line, origin string) {
+func (g *checker) m4Shell(st *walk.State, line, origin string) {
 	for _, loc := range lineRules["m4"][0].re.FindAllStringIndex(line, 8) {
 		arg := callArgs(line, loc[1], true)
 		arg = strings.TrimSpace(arg)
@@ -171,8 +172,8 @@ func (g *checker) m4Shell(st *shState, line, origin string) {
 			arg = arg[1 : len(arg)-1]
 		}
 		if strings.Contains(arg, "$") {
-			g.hold("The command `syscmd` in %s runs is built when it runs and cannot be checked before it runs.", origin)
+			g.Hold("The command `syscmd` in %s runs is built when it runs and cannot be checked before it runs.", origin)
 		}
-		g.code(st.clone(), arg, "`syscmd` in "+origin)
+		g.Code(st.Clone(), arg, "`syscmd` in "+origin)
 	}
 }

@@ -1,10 +1,11 @@
-package tools
+package guard
 
 import (
 	"path"
 	"regexp"
 	"slices"
 	"strings"
+	"tinyelf/backend/shell/guard/walk"
 )
 
 // This file follows the code that find, git, make, npm, crontab and sed run,
@@ -12,54 +13,54 @@ import (
 
 // checkFind checks the commands find runs with -exec, -execdir, -ok and
 // -okdir, and what -delete deletes: the files it selects under its start.
-func (g *checker) checkFind(c *shCall) {
-	starts, expr := findStarts(c.args[1:])
+func (g *checker) checkFind(c *walk.Call) {
+	starts, expr := walk.FindStarts(c.Args[1:])
 	if len(starts) > 4 {
 		starts = starts[:4]
 	}
-	selects := findSelects(expr)
-	selection := func(start shArg, what string) shArg {
-		src := source{desc: "the files `find " + shown(start.val) + "` " + what}
-		if !start.dynamic() {
-			if p, ok := g.absPath(c.env, start.val); ok {
-				src.under, src.all = p, !selects
+	selects := walk.FindSelects(expr)
+	selection := func(start walk.Arg, what string) walk.Arg {
+		src := walk.Source{Desc: "the files `find " + walk.Shown(start.Val) + "` " + what}
+		if !start.Dynamic() {
+			if p, ok := g.AbsPath(c.Env, start.Val); ok {
+				src.Under, src.All = p, !selects
 			}
 		} else {
-			src.desc += ", under " + g.argSource(start).text()
+			src.Desc += ", under " + g.ArgSource(start).Text()
 		}
-		return shArg{val: g.unknown(src), raw: "{}"}
+		return walk.Arg{Val: g.Unknown(src), Raw: "{}"}
 	}
 	for i := 0; i < len(expr); i++ {
-		v := expr[i].val
+		v := expr[i].Val
 		switch v {
 		case "-exec", "-execdir", "-ok", "-okdir":
 			j := i + 1
-			for j < len(expr) && expr[j].val != ";" && expr[j].val != "+" {
+			for j < len(expr) && expr[j].Val != ";" && expr[j].Val != "+" {
 				j++
 			}
 			if j > i+1 {
 				for _, start := range starts {
 					sel := selection(start, "selects")
-					words := make([]shArg, j-i-1)
+					words := make([]walk.Arg, j-i-1)
 					for k, w := range expr[i+1 : j] {
 						words[k] = w
-						words[k].val = strings.ReplaceAll(w.val, "{}", sel.val)
+						words[k].Val = strings.ReplaceAll(w.Val, "{}", sel.Val)
 					}
-					env := c.env
+					env := c.Env
 					if v == "-execdir" || v == "-okdir" {
-						env = g.inDir(c.env, start)
+						env = g.InDir(c.Env, start)
 					}
-					g.command(nil, env, words, c.src)
+					g.Command(nil, env, words, c.Src)
 				}
 			}
 			i = j
 		case "-delete":
 			for _, start := range starts {
-				g.destroy(c, killRecursive, "find -delete", []shArg{selection(start, "selects")})
+				g.destroy(c, killRecursive, "find -delete", []walk.Arg{selection(start, "selects")})
 			}
 		case "-fprint", "-fprint0", "-fls", "-fprintf":
 			if i+1 < len(expr) {
-				g.checkWrite(c.env, expr[i+1], c.cmdText()+" writing to")
+				g.CheckWrite(c.Env, expr[i+1], c.Text()+" writing to")
 			}
 			i++
 		}
@@ -72,9 +73,9 @@ var gitCommandKeys = regexp.MustCompile(`(?i)^(core\.(pager|editor|sshcommand|fs
 // checkGit follows the code git runs (aliases with !, command settings,
 // rebase --exec, submodule foreach…) and warns about commands that discard
 // work.
-func (g *checker) checkGit(c *shCall) {
-	args := c.args[1:]
-	env := c.env
+func (g *checker) checkGit(c *walk.Call) {
+	args := c.Args[1:]
+	env := c.Env
 	aliases := map[string]string{}
 	config := func(key, val, how string) {
 		k := strings.ToLower(key)
@@ -84,28 +85,28 @@ func (g *checker) checkGit(c *shCall) {
 		if strings.HasPrefix(k, "alias.") {
 			aliases[k[len("alias."):]] = val
 			if sh, ok := strings.CutPrefix(val, "!"); ok {
-				g.code(env.child(), sh, "the git alias "+key[len("alias."):])
+				g.Code(env.Child(), sh, "the git alias "+key[len("alias."):])
 			}
 			return
 		}
 		if k == "credential.helper" || strings.HasSuffix(k, ".helper") {
 			if sh, ok := strings.CutPrefix(val, "!"); ok {
-				g.code(env.child(), sh, "`git "+how+" "+key+"`")
+				g.Code(env.Child(), sh, "`git "+how+" "+key+"`")
 			}
 			return
 		}
-		g.code(env.child(), val, "`git "+how+" "+key+"`")
+		g.Code(env.Child(), val, "`git "+how+" "+key+"`")
 	}
 	i := 0
 	for ; i < len(args); i++ {
-		v := args[i].val
+		v := args[i].Val
 		switch {
 		case v == "-c" && i+1 < len(args):
-			key, val, _ := strings.Cut(args[i+1].val, "=")
+			key, val, _ := strings.Cut(args[i+1].Val, "=")
 			config(key, val, "-c")
 			i++
 		case v == "-C" && i+1 < len(args):
-			env = g.inDir(env, args[i+1])
+			env = g.InDir(env, args[i+1])
 			i++
 		case v == "--git-dir" || v == "--work-tree" || v == "--namespace" || v == "--exec-path" || v == "--config-env" || v == "--super-prefix" || v == "--list-cmds":
 			i++
@@ -116,56 +117,56 @@ func (g *checker) checkGit(c *shCall) {
 	}
 	return
 sub:
-	sub, rest := args[i].val, args[i+1:]
+	sub, rest := args[i].Val, args[i+1:]
 	if val, ok := aliases[strings.ToLower(sub)]; ok {
 		if sh, ok := strings.CutPrefix(val, "!"); ok {
-			g.code(env.child(), sh+" "+quoteArgs(rest), "the git alias "+sub)
+			g.Code(env.Child(), sh+" "+walk.QuoteArgs(rest), "the git alias "+sub)
 		}
 	}
 	codeArg := func(flags ...string) {
 		for j, a := range rest {
 			for _, f := range flags {
-				if a.val == f && j+1 < len(rest) {
-					g.code(env.child(), rest[j+1].val, "`git "+sub+" "+f+"`")
-				} else if after, ok := strings.CutPrefix(a.val, f+"="); ok && strings.HasPrefix(f, "--") {
-					g.code(env.child(), after, "`git "+sub+" "+f+"`")
-				} else if len(f) == 2 && strings.HasPrefix(a.val, f) && len(a.val) > 2 && !strings.HasPrefix(a.val, "--") {
-					g.code(env.child(), a.val[2:], "`git "+sub+" "+f+"`")
+				if a.Val == f && j+1 < len(rest) {
+					g.Code(env.Child(), rest[j+1].Val, "`git "+sub+" "+f+"`")
+				} else if after, ok := strings.CutPrefix(a.Val, f+"="); ok && strings.HasPrefix(f, "--") {
+					g.Code(env.Child(), after, "`git "+sub+" "+f+"`")
+				} else if len(f) == 2 && strings.HasPrefix(a.Val, f) && len(a.Val) > 2 && !strings.HasPrefix(a.Val, "--") {
+					g.Code(env.Child(), a.Val[2:], "`git "+sub+" "+f+"`")
 				}
 			}
 		}
 	}
 	switch sub {
 	case "push":
-		if hasFlag(rest, "f", "--force") || slices.ContainsFunc(rest, func(a shArg) bool {
-			return strings.HasPrefix(a.val, "--force") || strings.HasPrefix(a.val, "+")
+		if walk.HasFlag(rest, "f", "--force") || slices.ContainsFunc(rest, func(a walk.Arg) bool {
+			return strings.HasPrefix(a.Val, "--force") || strings.HasPrefix(a.Val, "+")
 		}) {
-			g.warn("Force-pushes (%s): history on the remote can be overwritten.", clip(display(c.args), 80))
+			g.Warn("Force-pushes (%s): history on the remote can be overwritten.", walk.Clip(walk.Display(c.Args), 80))
 		}
 		codeArg("--receive-pack", "--exec")
 	case "reset":
-		if slices.ContainsFunc(rest, func(a shArg) bool { return a.val == "--hard" }) {
-			g.warn("Discards uncommitted changes (%s).", clip(display(c.args), 80))
+		if slices.ContainsFunc(rest, func(a walk.Arg) bool { return a.Val == "--hard" }) {
+			g.Warn("Discards uncommitted changes (%s).", walk.Clip(walk.Display(c.Args), 80))
 		}
-		g.dirty = display(c.args)
+		g.Dirty = walk.Display(c.Args)
 	case "clean":
-		if hasFlag(rest, "f", "--force") {
-			g.warn("Deletes untracked files (%s).", clip(display(c.args), 80))
-			if env.cwd != "" && g.wsDir != "" && !g.inside(env, env.cwd) {
-				g.destroy(c, killRecursive, "git clean", []shArg{known(env.cwd)})
+		if walk.HasFlag(rest, "f", "--force") {
+			g.Warn("Deletes untracked files (%s).", walk.Clip(walk.Display(c.Args), 80))
+			if env.Cwd != "" && g.WorkspaceDir != "" && !g.Inside(env, env.Cwd) {
+				g.destroy(c, killRecursive, "git clean", []walk.Arg{walk.Known(env.Cwd)})
 			}
 		}
 	case "rebase":
 		codeArg("-x", "--exec")
-		g.dirty = display(c.args)
+		g.Dirty = walk.Display(c.Args)
 	case "bisect":
-		if len(rest) > 1 && rest[0].val == "run" {
-			g.command(nil, env, rest[1:], c.src)
+		if len(rest) > 1 && rest[0].Val == "run" {
+			g.Command(nil, env, rest[1:], c.Src)
 		}
 	case "submodule":
 		for j, a := range rest {
-			if a.val == "foreach" && j+1 < len(rest) {
-				g.code(env.child(), joinArgs(rest[j+1:]), "`git submodule foreach`")
+			if a.Val == "foreach" && j+1 < len(rest) {
+				g.Code(env.Child(), walk.JoinArgs(rest[j+1:]), "`git submodule foreach`")
 			}
 		}
 	case "filter-branch":
@@ -180,45 +181,45 @@ sub:
 			codeArg("-u")
 		}
 		for _, a := range rest {
-			if cmd, ok := strings.CutPrefix(a.val, "ext::"); ok {
-				g.code(env.child(), strings.NewReplacer("% ", " ", "%%", "%", "%s", "").Replace(cmd), "the git ext:: URL")
+			if cmd, ok := strings.CutPrefix(a.Val, "ext::"); ok {
+				g.Code(env.Child(), strings.NewReplacer("% ", " ", "%%", "%", "%s", "").Replace(cmd), "the git ext:: URL")
 			}
 		}
 		if sub == "pull" || sub == "clone" {
-			g.dirty = display(c.args)
-			g.unpacked = display(c.args)
+			g.Dirty = walk.Display(c.Args)
+			g.Unpacked = walk.Display(c.Args)
 		}
 	case "config":
-		var ops []shArg
+		var ops []walk.Arg
 		for j := 0; j < len(rest); j++ {
-			if rest[j].val == "-f" || rest[j].val == "--file" || rest[j].val == "--blob" {
+			if rest[j].Val == "-f" || rest[j].Val == "--file" || rest[j].Val == "--blob" {
 				j++
 				continue
 			}
-			if !strings.HasPrefix(rest[j].val, "-") {
+			if !strings.HasPrefix(rest[j].Val, "-") {
 				ops = append(ops, rest[j])
 			}
 		}
 		if len(ops) >= 2 {
-			config(ops[0].val, ops[1].val, "config")
+			config(ops[0].Val, ops[1].Val, "config")
 		}
 	case "checkout", "switch", "restore", "merge", "stash", "apply", "am", "cherry-pick", "revert", "worktree", "read-tree", "checkout-index":
-		g.dirty = display(c.args)
+		g.Dirty = walk.Display(c.Args)
 	}
 }
 
 // markWritten remembers that a command writes files whose content the
 // guard cannot know.
-func (g *checker) markWritten(c *shCall, targets []shArg, by string) {
+func (g *checker) markWritten(c *walk.Call, targets []walk.Arg, by string) {
 	for _, t := range targets {
-		if t.dynamic() {
-			g.dirty = display(c.args)
+		if t.Dynamic() {
+			g.Dirty = walk.Display(c.Args)
 			continue
 		}
-		if p, ok := g.absPath(c.env, t.val); ok {
-			g.written[p] = fileNote{by: display(c.args)}
-			if strings.HasSuffix(t.val, "/") || isDir(p) {
-				g.dirty = display(c.args)
+		if p, ok := g.AbsPath(c.Env, t.Val); ok {
+			g.Written[p] = walk.FileNote{By: walk.Display(c.Args)}
+			if strings.HasSuffix(t.Val, "/") || walk.IsDir(p) {
+				g.Dirty = walk.Display(c.Args)
 			}
 		}
 	}
@@ -239,24 +240,24 @@ var readOnlyCommands = map[string]bool{
 // noteMentions remembers files named by a command that may write them
 // (a compiler's -o, a generator's argument), so that running one of them
 // later in the same command is not judged by its old content.
-func (g *checker) noteMentions(c *shCall) {
-	if readOnlyCommands[c.base] {
+func (g *checker) noteMentions(c *walk.Call) {
+	if readOnlyCommands[c.Base] {
 		return
 	}
-	for _, a := range c.args[1:] {
-		if a.dynamic() || a.val == "" || strings.HasPrefix(a.val, "-") && !strings.Contains(a.val, "=") {
+	for _, a := range c.Args[1:] {
+		if a.Dynamic() || a.Val == "" || strings.HasPrefix(a.Val, "-") && !strings.Contains(a.Val, "=") {
 			continue
 		}
-		v := a.val
+		v := a.Val
 		if _, after, ok := strings.Cut(v, "="); ok {
 			v = after
 		}
 		if !strings.ContainsAny(v, "./") || strings.Contains(v, "://") {
 			continue
 		}
-		if p, ok := g.absPath(c.env, v); ok && path.Clean(p) != "/" {
-			if _, done := g.written[p]; !done {
-				g.written[p] = fileNote{by: display(c.args)}
+		if p, ok := g.AbsPath(c.Env, v); ok && path.Clean(p) != "/" {
+			if _, done := g.Written[p]; !done {
+				g.Written[p] = walk.FileNote{By: walk.Display(c.Args)}
 			}
 		}
 	}

@@ -1,4 +1,4 @@
-package tools
+package guard
 
 import (
 	"os"
@@ -8,9 +8,10 @@ import (
 	"sync"
 	"testing"
 	"time"
+	"tinyelf/backend/shell/guard/walk"
 )
 
-// guardOutcome is what CheckCommand decides.
+// guardOutcome is what Check decides.
 type guardOutcome int
 
 const (
@@ -21,7 +22,7 @@ const (
 
 func (o guardOutcome) String() string { return [...]string{"run", "ask", "refused"}[o] }
 
-func outcome(v Verdict) guardOutcome {
+func outcome(v walk.Verdict) guardOutcome {
 	switch {
 	case v.Denied:
 		return refused
@@ -62,7 +63,7 @@ func checkCasesIn(t *testing.T, home, ws string, cases []guardCase) {
 	for _, tc := range cases {
 		t.Run(tc.cmd, func(t *testing.T) {
 			t.Parallel()
-			v := CheckCommandWith(tc.cmd, ws, guardOptions{Home: home})
+			v := CheckWith(tc.cmd, ws, walk.Options{Home: home})
 			got := outcome(v)
 			reason := v.Reason
 			if v.Held && !v.Denied {
@@ -135,7 +136,7 @@ func TestShellGuardMultiline(t *testing.T) {
 	} {
 		t.Run(tc.cmd, func(t *testing.T) {
 			t.Parallel()
-			v := CheckCommandWith(tc.cmd, ws, guardOptions{Home: home})
+			v := CheckWith(tc.cmd, ws, walk.Options{Home: home})
 			if got := outcome(v); got != tc.want {
 				t.Fatalf("verdict %s, want %s\nreason: %s\nholds: %q\nwarnings: %q", got, tc.want, v.Reason, v.Holds, v.Warnings)
 			}
@@ -164,7 +165,7 @@ func TestShellGuardUnparseableScripts(t *testing.T) {
 	} {
 		t.Run(tc.cmd, func(t *testing.T) {
 			t.Parallel()
-			v := CheckCommand(tc.cmd, ws)
+			v := Check(tc.cmd, ws)
 			if v.Denied != tc.denied {
 				t.Fatalf("denied = %v, want %v (reason %q)", v.Denied, tc.denied, v.Reason)
 			}
@@ -179,10 +180,10 @@ func TestShellGuardDepthLimit(t *testing.T) {
 	t.Parallel()
 	ws := guardWorkspace(t)
 	script := "rm -rf /"
-	for range maxShellDepth + 3 {
+	for range walk.MaxShellDepth + 3 {
 		script = "eval " + shellQuote(script)
 	}
-	v := CheckCommand(script, ws)
+	v := Check(script, ws)
 	if !v.Denied {
 		t.Fatalf("deeply nested rm -rf / was not denied; warnings %q", v.Warnings)
 	}
@@ -191,10 +192,10 @@ func TestShellGuardDepthLimit(t *testing.T) {
 	}
 	// Harmless code nested too deep cannot be checked: it is held.
 	script = "echo hi"
-	for range maxShellDepth + 3 {
+	for range walk.MaxShellDepth + 3 {
 		script = "eval " + shellQuote(script)
 	}
-	if v := CheckCommand(script, ws); !v.Held {
+	if v := Check(script, ws); !v.Held {
 		t.Errorf("code nested past the limit ran without asking: %+v", v)
 	}
 }
@@ -222,8 +223,8 @@ func TestShellGuardEndlessLoopsStop(t *testing.T) {
 	} {
 		t.Run(cmd, func(t *testing.T) {
 			t.Parallel()
-			done := make(chan Verdict, 1)
-			go func() { done <- CheckCommandWith(cmd, ws, guardOptions{}) }()
+			done := make(chan walk.Verdict, 1)
+			go func() { done <- CheckWith(cmd, ws, walk.Options{}) }()
 			select {
 			case <-done:
 			case <-time.After(20 * time.Second):
@@ -235,10 +236,10 @@ func TestShellGuardEndlessLoopsStop(t *testing.T) {
 
 func TestShellGuardWithoutWorkspace(t *testing.T) {
 	t.Parallel()
-	if v := CheckCommand(`rm -rf /`, ""); !v.Denied {
+	if v := Check(`rm -rf /`, ""); !v.Denied {
 		t.Fatal("rm -rf / not denied without a workspace")
 	}
-	if v := CheckCommand(`cat /etc/hostname`, ""); v.Denied || v.Held || len(v.Warnings) != 0 {
+	if v := Check(`cat /etc/hostname`, ""); v.Denied || v.Held || len(v.Warnings) != 0 {
 		t.Fatalf("without a workspace no path is outside it: %+v", v)
 	}
 }
@@ -249,16 +250,16 @@ func TestShellGuardFollowsCd(t *testing.T) {
 	if err := os.MkdirAll(filepath.Join(ws, "sub", "build"), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	if v := CheckCommand(`cd sub && rm -rf ..`, ws); v.Denied {
+	if v := Check(`cd sub && rm -rf ..`, ws); v.Denied {
 		t.Fatalf("cd sub && rm -rf .. denied: %s", v.Reason)
 	}
-	if v := CheckCommand(`cd sub/build && rm -rf ../../..`, ws); !v.Denied {
+	if v := Check(`cd sub/build && rm -rf ../../..`, ws); !v.Denied {
 		t.Fatal("deleting the workspace's parent after cd was not denied")
 	}
-	if v := CheckCommand(`cd / && rm -rf usr`, ws); !v.Denied {
+	if v := Check(`cd / && rm -rf usr`, ws); !v.Denied {
 		t.Fatal("cd / && rm -rf usr was not denied")
 	}
-	if v := CheckCommand(`(cd / && ls); rm -rf usr`, ws); v.Denied || v.Held {
+	if v := Check(`(cd / && ls); rm -rf usr`, ws); v.Denied || v.Held {
 		t.Fatalf("a cd in a subshell does not outlast it: %+v", v)
 	}
 }
@@ -273,7 +274,7 @@ func TestShellGuardSymlinks(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, cmd := range []string{`rm -rf root/`, `rm -rf root/*`, `rm -rf ./up/`, `chmod -R 000 up/`, `cd root && rm -rf etc`} {
-		if v := CheckCommandWith(cmd, ws, guardOptions{Home: home}); !v.Denied {
+		if v := CheckWith(cmd, ws, walk.Options{Home: home}); !v.Denied {
 			t.Errorf("%s through a symlink was not refused: %+v", cmd, v)
 		}
 	}
@@ -289,7 +290,7 @@ func TestShellGuardConcurrent(t *testing.T) {
 		go func() {
 			defer wg.Done()
 			for _, tc := range guardCases[:40] {
-				if got := outcome(CheckCommandWith(tc.cmd, ws, guardOptions{Home: home})); got != tc.want {
+				if got := outcome(CheckWith(tc.cmd, ws, walk.Options{Home: home})); got != tc.want {
 					t.Errorf("%s: %s, want %s", tc.cmd, got, tc.want)
 				}
 			}
@@ -316,7 +317,7 @@ func FuzzCheckCommand(f *testing.F) {
 	f.Add(`echo "$(( 1 + ` + "`x`" + ` ))" <<< ${a:-b} {a,b{c,d}}`)
 	f.Fuzz(func(t *testing.T, cmd string) {
 		done := make(chan struct{})
-		go func() { _ = CheckCommand(cmd, ""); close(done) }()
+		go func() { _ = Check(cmd, ""); close(done) }()
 		select {
 		case <-done:
 		case <-time.After(10 * time.Second):

@@ -1,4 +1,4 @@
-package tools
+package guard
 
 import "strings"
 
@@ -6,7 +6,7 @@ import "strings"
 // (interpreters, and tools with a command language of their own), how each
 // takes that code, and whether the guard can follow it.
 //
-// A followed language (follows true) has a call table (shellguard_code*.go)
+// A followed language (follows true) has a call table (code*.go)
 // that covers its ways of running a command, deleting files and evaluating
 // code built at run time: its inline code is scanned and, when nothing
 // destructive or unknowable shows, runs without asking. An unfollowed

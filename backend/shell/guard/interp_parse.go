@@ -1,30 +1,31 @@
-package tools
+package guard
 
 import (
 	"slices"
 	"strings"
+	"tinyelf/backend/shell/guard/walk"
 )
 
 // This file reads an interpreter's command line by its row of the
-// interpreter table (shellguard_interp.go) and follows the code it runs.
+// interpreter table (interp.go) and follows the code it runs.
 
 // codeArg is one piece of code given to an interpreter, or a script file,
 // with the option that gave it.
 type codeArg struct {
 	flag string
-	arg  shArg
+	arg  walk.Arg
 }
 
 // invocation is what an interpreter's command line gives it to run.
 type invocation struct {
-	codes  []codeArg // inline code, in order
-	files  []codeArg // script files named by options
-	script *shArg    // the script operand
-	params []shArg   // the arguments after the script or the code
-	stdin  bool      // the code comes from standard input
-	verb   bool      // a subcommand the interpreter check leaves alone
-	none   bool      // an option says nothing is run (python -m, tcc without -run)
-	rest   []shArg   // a command line the program runs (gdb --args …)
+	codes  []codeArg  // inline code, in order
+	files  []codeArg  // script files named by options
+	script *walk.Arg  // the script operand
+	params []walk.Arg // the arguments after the script or the code
+	stdin  bool       // the code comes from standard input
+	verb   bool       // a subcommand the interpreter check leaves alone
+	none   bool       // an option says nothing is run (python -m, tcc without -run)
+	rest   []walk.Arg // a command line the program runs (gdb --args …)
 }
 
 // match reports whether option v is one of opts, and returns the option
@@ -59,36 +60,36 @@ func (s *interpreterSpec) match(v string, opts []string) (opt, attached string, 
 }
 
 // isOption reports whether a word is an option of the program.
-func (s *interpreterSpec) isOption(a shArg) bool {
-	v := a.val
-	if a.dynamic() || len(v) < 2 {
+func (s *interpreterSpec) isOption(a walk.Arg) bool {
+	v := a.Val
+	if a.Dynamic() || len(v) < 2 {
 		return false
 	}
 	return v[0] == '-' || s.plus && v[0] == '+'
 }
 
 // parse reads an interpreter's command line.
-func (s *interpreterSpec) parse(args []shArg) invocation {
+func (s *interpreterSpec) parse(args []walk.Arg) invocation {
 	var inv invocation
 	required := len(s.requires) == 0
 	codeMode := false
-	var ops []shArg
+	var ops []walk.Arg
 	i := 0
-	take := func() (shArg, bool) {
+	take := func() (walk.Arg, bool) {
 		if i+1 < len(args) {
 			i++
 			return args[i], true
 		}
-		return shArg{}, false
+		return walk.Arg{}, false
 	}
-	addCode := func(flag string, a shArg) {
+	addCode := func(flag string, a walk.Arg) {
 		inv.codes = append(inv.codes, codeArg{flag, a})
 	}
 	// option judges one option word; it reports false when what follows
 	// is no longer the interpreter's (code that stops the options, rest).
-	var option func(a shArg) bool
-	option = func(a shArg) bool {
-		v := a.val
+	var option func(a walk.Arg) bool
+	option = func(a walk.Arg) bool {
+		v := a.Val
 		if v == "--" {
 			return false
 		}
@@ -100,7 +101,7 @@ func (s *interpreterSpec) parse(args []shArg) invocation {
 		if s.plus && v[0] == '+' {
 			cmd := v[1:]
 			if cmd != "" && strings.Trim(cmd, "0123456789") != "" && cmd[0] != '/' && cmd[0] != '?' {
-				addCode("+", shArg{val: cmd, raw: a.rawText(), lost: a.lost})
+				addCode("+", walk.Arg{Val: cmd, Raw: a.RawText(), Lost: a.Lost})
 			}
 			return true
 		}
@@ -132,7 +133,7 @@ func (s *interpreterSpec) parse(args []shArg) invocation {
 			if !ok {
 				continue
 			}
-			arg := shArg{val: val, raw: a.rawText(), lost: a.lost}
+			arg := walk.Arg{Val: val, Raw: a.RawText(), Lost: a.Lost}
 			if !has && kind != 4 {
 				var more bool
 				if arg, more = take(); !more {
@@ -141,15 +142,15 @@ func (s *interpreterSpec) parse(args []shArg) invocation {
 			}
 			switch kind {
 			case 0:
-				if s.fold && !arg.dynamic() && arg.val == "-" {
+				if s.fold && !arg.Dynamic() && arg.Val == "-" {
 					inv.stdin = true // pwsh -Command - reads its input
 					i = len(args)
 					return false
 				}
 				if s.restCode {
 					for _, r := range args[i+1:] {
-						arg.val += " " + r.val
-						arg.lost = max(arg.lost, r.lost)
+						arg.Val += " " + r.Val
+						arg.Lost = max(arg.Lost, r.Lost)
 					}
 					i = len(args)
 				}
@@ -160,8 +161,8 @@ func (s *interpreterSpec) parse(args []shArg) invocation {
 					return false
 				}
 			case 1:
-				if !arg.dynamic() {
-					arg = shArg{val: decodePwsh(arg.val), raw: arg.rawText()}
+				if !arg.Dynamic() {
+					arg = walk.Arg{Val: decodePwsh(arg.Val), Raw: arg.RawText()}
 				}
 				addCode(opt, arg)
 				i = len(args)
@@ -177,7 +178,7 @@ func (s *interpreterSpec) parse(args []shArg) invocation {
 			for j := 2; j < len(v); j++ {
 				o := "-" + v[j:j+1]
 				if slices.Contains(s.code, o) || slices.Contains(s.files, o) || slices.Contains(s.values, o) || slices.Contains(s.stop, o) {
-					return option(shArg{val: o + v[j+1:], raw: a.rawText(), lost: a.lost}) // shorter: no loop
+					return option(walk.Arg{Val: o + v[j+1:], Raw: a.RawText(), Lost: a.Lost}) // shorter: no loop
 				}
 			}
 		}
@@ -187,22 +188,22 @@ func (s *interpreterSpec) parse(args []shArg) invocation {
 		a := args[i]
 		if s.isOption(a) && len(ops) == 0 {
 			if !option(a) {
-				if a.val == "--" {
+				if a.Val == "--" {
 					ops = append(ops, args[i+1:]...)
 				}
 				break
 			}
 			continue
 		}
-		if len(ops) == 0 && !a.dynamic() {
-			if slices.Contains(s.subCode, a.val) {
+		if len(ops) == 0 && !a.Dynamic() {
+			if slices.Contains(s.subCode, a.Val) {
 				if code, ok := take(); ok {
-					addCode(a.val, code)
+					addCode(a.Val, code)
 				}
 				inv.params = args[min(i+1, len(args)):]
 				break
 			}
-			if slices.Contains(s.subPass, a.val) {
+			if slices.Contains(s.subPass, a.Val) {
 				continue
 			}
 		}
@@ -234,8 +235,8 @@ func (s *interpreterSpec) parse(args []shArg) invocation {
 		case s.restCode:
 			code := ops[0]
 			for _, r := range ops[1:] {
-				code.val += " " + r.val
-				code.lost = max(code.lost, r.lost)
+				code.Val += " " + r.Val
+				code.Lost = max(code.Lost, r.Lost)
 			}
 			addCode("program", code)
 		default:
@@ -244,7 +245,7 @@ func (s *interpreterSpec) parse(args []shArg) invocation {
 		}
 	case "file":
 		switch {
-		case len(ops) > 0 && ops[0].val == "-" && !ops[0].dynamic():
+		case len(ops) > 0 && ops[0].Val == "-" && !ops[0].Dynamic():
 			inv.stdin = true
 			inv.params = ops[1:]
 		case len(ops) > 0:
@@ -271,38 +272,38 @@ func (s *interpreterSpec) parse(args []shArg) invocation {
 
 // interpreter follows the code an interpreter runs. It reports whether
 // base is an interpreter it handled.
-func (g *checker) interpreter(c *shCall) bool {
-	spec := interpreterFor(c.base)
+func (g *checker) interpreter(c *walk.Call) bool {
+	spec := interpreterFor(c.Base)
 	if spec == nil {
 		return false
 	}
-	inv := spec.parse(c.args[1:])
+	inv := spec.parse(c.Args[1:])
 	if inv.verb {
 		return false
 	}
-	name := c.base
-	if a := c.args[0]; !a.dynamic() && c.asCalled == "" {
-		name = strings.TrimSuffix(a.val[strings.LastIndexAny(a.val, `/\`)+1:], ".exe")
+	name := c.Base
+	if a := c.Args[0]; !a.Dynamic() && c.AsCalled == "" {
+		name = strings.TrimSuffix(a.Val[strings.LastIndexAny(a.Val, `/\`)+1:], ".exe")
 	}
 	origin := "`" + name + "`"
-	child := c.env.child()
+	child := c.Env.Child()
 	unfollowed := func(what string) {
 		if !spec.follows {
-			g.hold("The code %s is %s, which the guard cannot follow, so what it does cannot be checked before it runs.", what, spec.title)
+			g.Hold("The code %s is %s, which the guard cannot follow, so what it does cannot be checked before it runs.", what, spec.title)
 		}
 	}
 	for _, f := range inv.files {
-		g.scriptFile(child, f.arg, origin+" "+f.flag, spec.lang)
-		spec.Unfollowed(g.shellGuard, f.arg)
+		g.ScriptFile(child, f.arg, origin+" "+f.flag, spec.lang)
+		spec.Unfollowed(g.Walker, f.arg)
 	}
 	switch {
 	case len(inv.codes) > 0:
 		var parts []string
-		dyn := shArg{}
+		dyn := walk.Arg{}
 		flag := inv.codes[0].flag
 		for _, cd := range inv.codes {
-			parts = append(parts, cd.arg.val)
-			if cd.arg.dynamic() {
+			parts = append(parts, cd.arg.Val)
+			if cd.arg.Dynamic() {
 				dyn = cd.arg
 			}
 		}
@@ -311,71 +312,71 @@ func (g *checker) interpreter(c *shCall) bool {
 			o = origin
 		}
 		for _, p := range inv.params {
-			child.params = append(child.params, p.val)
+			child.Params = append(child.Params, p.Val)
 		}
-		code := shArg{val: strings.Join(parts, "\n"), raw: dyn.rawText(), lost: dyn.lost}
-		if code.dynamic() {
-			g.hold("The code %s runs comes from %s cannot be checked before it runs.", o, and(g.argSource(code).text()))
+		code := walk.Arg{Val: strings.Join(parts, "\n"), Raw: dyn.RawText(), Lost: dyn.Lost}
+		if code.Dynamic() {
+			g.Hold("The code %s runs comes from %s cannot be checked before it runs.", o, walk.And(g.ArgSource(code).Text()))
 		}
 		unfollowed(o + " runs")
-		g.scanCode(child, spec.lang, code.val, o, true)
+		g.scanCode(child, spec.lang, code.Val, o, true)
 	case inv.script != nil:
 		for _, p := range inv.params {
-			child.params = append(child.params, p.val)
+			child.Params = append(child.Params, p.Val)
 		}
-		g.scriptFile(child, *inv.script, origin, spec.lang)
-		spec.Unfollowed(g.shellGuard, *inv.script)
+		g.ScriptFile(child, *inv.script, origin, spec.lang)
+		spec.Unfollowed(g.Walker, *inv.script)
 	}
 	if inv.stdin {
 		g.stdinCode(spec, c, child, origin)
 	}
 	if len(inv.rest) > 0 {
-		g.command(nil, c.env, inv.rest, c.src)
+		g.Command(nil, c.Env, inv.rest, c.Src)
 	}
 	return true
 }
 
 // stdinCode follows the code an interpreter reads from standard input.
-func (g *checker) stdinCode(spec *interpreterSpec, c *shCall, child *shState, origin string) {
-	text, ok := g.inputText(c.env.stdin)
+func (g *checker) stdinCode(spec *interpreterSpec, c *walk.Call, child *walk.State, origin string) {
+	text, ok := g.InputText(c.Env.Stdin)
 	switch {
-	case !ok && c.env.stdin.file:
+	case !ok && c.Env.Stdin.File:
 		// A file too large to read (mysql db < dump.sql), or missing: as
 		// a script operand, it runs without asking.
-		spec.Unfollowed(g.shellGuard, known(strings.TrimPrefix(c.env.stdin.desc, "the file ")))
+		spec.Unfollowed(g.Walker, walk.Known(strings.TrimPrefix(c.Env.Stdin.Desc, "the file ")))
 		return
 	case !ok:
-		g.hold("The code %s runs comes from %s cannot be checked before it runs.", origin, and(c.env.stdin.what()))
+		g.Hold("The code %s runs comes from %s cannot be checked before it runs.", origin, walk.And(c.Env.Stdin.What()))
 		return
 	}
 	if strings.TrimSpace(text) == "" {
 		return
 	}
-	if hasMarker(text) {
-		s, _ := g.sourceOf(text)
-		g.hold("The code %s runs comes from %s cannot be checked before it runs.", origin, and(s.text()))
+	if walk.HasMarker(text) {
+		s, _ := g.SourceOf(text)
+		g.Hold("The code %s runs comes from %s cannot be checked before it runs.", origin, walk.And(s.Text()))
 	}
 	switch {
-	case c.env.stdin.file:
+	case c.Env.Stdin.File:
 		// cmd < script.R is a script, judged as one.
-		spec.Unfollowed(g.shellGuard, known(strings.TrimPrefix(c.env.stdin.desc, "the file ")))
-		g.scanCode(child, spec.lang, text, origin+" (from "+c.env.stdin.desc+")", false)
+		spec.Unfollowed(g.Walker, walk.Known(strings.TrimPrefix(c.Env.Stdin.Desc, "the file ")))
+		g.scanCode(child, spec.lang, text, origin+" (from "+c.Env.Stdin.Desc+")", false)
 		return
 	case !spec.follows:
-		g.hold("The code %s reads from its input is %s, which the guard cannot follow, so what it does cannot be checked before it runs.", origin, spec.title)
+		g.Hold("The code %s reads from its input is %s, which the guard cannot follow, so what it does cannot be checked before it runs.", origin, spec.title)
 	}
-	g.scanCode(child, spec.lang, text, origin+" (from its input)", c.env.stdin.set)
+	g.scanCode(child, spec.lang, text, origin+" (from its input)", c.Env.Stdin.Set)
 }
 
-// Lang implements guardInterp.
+// Lang implements walk.Interpreter.
 func (s *interpreterSpec) Lang() string { return s.lang }
 
-// Unfollowed implements guardInterp: it warns that a script of a language
+// Unfollowed implements walk.Interpreter: it warns that a script of a language
 // the guard does not follow was checked only for its obvious destructive
 // calls.
-func (s *interpreterSpec) Unfollowed(g *shellGuard, a shArg) {
-	if s.follows || a.dynamic() {
+func (s *interpreterSpec) Unfollowed(g *walk.Walker, a walk.Arg) {
+	if s.follows || a.Dynamic() {
 		return
 	}
-	g.warn("Runs the %s script %s; the guard cannot follow %s, so it checked only its obvious destructive calls.", s.title, a.val, s.title)
+	g.Warn("Runs the %s script %s; the guard cannot follow %s, so it checked only its obvious destructive calls.", s.title, a.Val, s.title)
 }

@@ -1,4 +1,4 @@
-package tools
+package guard
 
 import (
 	"os"
@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"tinyelf/backend/shell/guard/walk"
 )
 
 // cannotFollow is the hold reason of inline code in a language the guard
@@ -412,7 +413,7 @@ func TestShellGuardUnfollowedScripts(t *testing.T) {
 		{"psql app appuser < dump.sql", mayRun, ""},
 		{"sqlite3 app.db < dump.sql", mayRun, ""},
 	})
-	v := CheckCommandWith("julia script.jl", ws, guardOptions{Home: home})
+	v := CheckWith("julia script.jl", ws, walk.Options{Home: home})
 	if !slices.ContainsFunc(v.Warnings, func(w string) bool { return strings.Contains(w, "the guard cannot follow Julia") }) {
 		t.Errorf("no warning that the Julia script was not followed: %q", v.Warnings)
 	}

@@ -1,9 +1,10 @@
-package tools
+package guard
 
 import (
 	"regexp"
 	"slices"
 	"strings"
+	"tinyelf/backend/shell/guard/walk"
 )
 
 // This file holds the deny list for power and the session: every command
@@ -34,16 +35,16 @@ var sessionUnits = regexp.MustCompile(`^(init\.scope|-\.slice|user\.slice|user-\
 // systemctlPower judges a systemctl command line, whose verb is the first
 // word that is not an option: ok reports a power-state change (what names
 // it), session a command that kills the user's session or PID 1.
-func systemctlPower(args []shArg) (what string, ok bool) {
+func systemctlPower(args []walk.Arg) (what string, ok bool) {
 	what, ok, _ = systemctlVerb(args)
 	return what, ok
 }
 
 // systemctlVerb reads a systemctl command line; see systemctlPower.
-func systemctlVerb(args []shArg) (what string, power, session bool) {
+func systemctlVerb(args []walk.Arg) (what string, power, session bool) {
 	var ops []string
 	for i := 0; i < len(args); i++ {
-		v := args[i].val
+		v := args[i].Val
 		switch {
 		case v == "-h" || v == "--help" || v == "--version" || v == "--dry-run":
 			return "", false, false
@@ -96,14 +97,14 @@ var dbusStartMethods = []string{"startunit", "startunitreplace", "startunitwithf
 
 // dbusMethod returns the method a D-Bus command line calls, lower-cased
 // without its interface, and the arguments after it.
-func dbusMethod(base string, args []shArg) (string, []string) {
+func dbusMethod(base string, args []walk.Arg) (string, []string) {
 	var ops []string
 	method := ""
 	for i := 0; i < len(args); i++ {
-		v := args[i].val
+		v := args[i].Val
 		switch {
 		case (v == "--method" || v == "-m") && i+1 < len(args):
-			method = args[i+1].val
+			method = args[i+1].Val
 			i++
 		case strings.HasPrefix(v, "--method="):
 			method = strings.TrimPrefix(v, "--method=")
@@ -148,7 +149,8 @@ func dbusMethod(base string, args []shArg) (string, []string) {
 	return strings.ToLower(method), ops
 }
 
-// Power-state changes, as refusals name them.
+// Power-state changes, as refusals name them (suspending is
+// walk.PowerSuspend: a write to /sys/power/state is refused with it too).
 const (
 	powerOff    = "shut down or restart the computer"
 	powerLogout = "end the desktop session and every program in it"
@@ -160,21 +162,21 @@ var suspendWords = []string{"suspend", "hibernate", "hybrid-sleep", "suspend-the
 // power says what a command does to the machine's power state ("" when it
 // leaves it alone): shut it down or restart it, suspend it, or end the
 // session.
-func power(c *shCall) string {
-	args := c.args[1:]
+func power(c *walk.Call) string {
+	args := c.Args[1:]
 	helps := func(extra ...string) bool {
-		return slices.ContainsFunc(args, func(a shArg) bool { return a.val == "--help" || slices.Contains(extra, a.val) })
+		return slices.ContainsFunc(args, func(a walk.Arg) bool { return a.Val == "--help" || slices.Contains(extra, a.Val) })
 	}
 	kind := func(word string) string {
 		switch w := strings.ToLower(word); {
 		case slices.Contains(suspendWords, w):
-			return powerSuspend
+			return walk.PowerSuspend
 		case strings.Contains(w, "logout") || w == "exit" || w == "multi-user" || w == "2" || w == "3" || w == "4" || strings.HasPrefix(w, "runlevel") && w != "runlevel0" && w != "runlevel6" && w != "runlevel1":
 			return powerLogout
 		}
 		return powerOff
 	}
-	switch c.base {
+	switch c.Base {
 	case "shutdown":
 		// -c cancels, -k only writes the warning, /a aborts (Windows).
 		if !helps("-c", "--show", "-k", "/a", "/?", "--dry-run") {
@@ -183,17 +185,17 @@ func power(c *shCall) string {
 	case "reboot", "halt", "poweroff", "uadmin", "systemd-shutdown", "x-session-manager-quit", "pm-suspend", "pm-hibernate", "pm-suspend-hybrid", "zzz", "s2ram", "s2disk", "s2both", "systemd-sleep":
 		// -w (--wtmp-only) only writes the wtmp record.
 		if !helps("-w", "--wtmp-only", "--dry-run") {
-			return kind(c.base)
+			return kind(c.Base)
 		}
 	case "kexec":
-		if hasFlag(args, "e", "--exec") || hasFlag(args, "f", "--force") {
+		if walk.HasFlag(args, "e", "--exec") || walk.HasFlag(args, "f", "--force") {
 			return powerOff
 		}
 	case "init", "telinit":
 		// Every runlevel but 5 (graphical) stops the desktop; q and u
 		// only reload init's configuration.
-		if len(args) > 0 && slices.Contains([]string{"0", "1", "2", "3", "4", "6", "s", "S", "single", "emergency", "rescue", "halt", "poweroff", "reboot"}, args[0].val) {
-			return kind(args[0].val)
+		if len(args) > 0 && slices.Contains([]string{"0", "1", "2", "3", "4", "6", "s", "S", "single", "emergency", "rescue", "halt", "poweroff", "reboot"}, args[0].Val) {
+			return kind(args[0].Val)
 		}
 	case "systemctl":
 		if verb, ok := systemctlPower(args); ok {
@@ -202,21 +204,21 @@ func power(c *shCall) string {
 	case "gnome-session-quit", "xfce4-session-logout", "lxqt-leave", "cinnamon-session-quit", "mate-session-save":
 		for _, a := range args {
 			for _, w := range []string{"power-off", "poweroff", "reboot", "halt", "shutdown", "suspend", "hibernate", "logout"} {
-				if strings.Contains(a.val, w) {
+				if strings.Contains(a.Val, w) {
 					return kind(w)
 				}
 			}
 		}
 	case "pmset":
-		if slices.ContainsFunc(args, func(a shArg) bool { return a.val == "sleepnow" }) {
-			return powerSuspend
+		if slices.ContainsFunc(args, func(a walk.Arg) bool { return a.Val == "sleepnow" }) {
+			return walk.PowerSuspend
 		}
 	case "rundll32":
-		if slices.ContainsFunc(args, func(a shArg) bool { return strings.Contains(strings.ToLower(a.val), "setsuspendstate") }) {
-			return powerSuspend
+		if slices.ContainsFunc(args, func(a walk.Arg) bool { return strings.Contains(strings.ToLower(a.Val), "setsuspendstate") }) {
+			return walk.PowerSuspend
 		}
 	case "dbus-send", "busctl", "gdbus", "qdbus", "qdbus-qt5", "qdbus6", "qdbus-qt6":
-		method, rest := dbusMethod(c.base, args)
+		method, rest := dbusMethod(c.Base, args)
 		if slices.Contains(dbusPowerMethods, method) {
 			return kind(method)
 		}
@@ -235,18 +237,18 @@ func power(c *shCall) string {
 // endsSession reports whether a command kills every process of the user's
 // session (loginctl terminate-user, systemctl kill user@1000.service, the
 // same over D-Bus).
-func endsSession(c *shCall) bool {
-	args := c.args[1:]
-	switch c.base {
+func endsSession(c *walk.Call) bool {
+	args := c.Args[1:]
+	switch c.Base {
 	case "loginctl":
-		return slices.ContainsFunc(args, func(a shArg) bool {
-			return slices.Contains([]string{"terminate-user", "kill-user", "terminate-session", "kill-session", "terminate-seat"}, a.val)
+		return slices.ContainsFunc(args, func(a walk.Arg) bool {
+			return slices.Contains([]string{"terminate-user", "kill-user", "terminate-session", "kill-session", "terminate-seat"}, a.Val)
 		})
 	case "systemctl":
 		_, _, s := systemctlVerb(args)
 		return s
 	case "dbus-send", "busctl", "gdbus", "qdbus", "qdbus-qt5", "qdbus6", "qdbus-qt6":
-		method, _ := dbusMethod(c.base, args)
+		method, _ := dbusMethod(c.Base, args)
 		return slices.Contains(dbusSessionMethods, method)
 	}
 	return false

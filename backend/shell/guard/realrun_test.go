@@ -1,4 +1,4 @@
-package tools
+package guard
 
 import (
 	"context"
@@ -12,6 +12,7 @@ import (
 	"strings"
 	"testing"
 	"time"
+	"tinyelf/backend/shell/guard/walk"
 )
 
 // realRunCommands are destructive-looking commands the guard lets run.
@@ -108,7 +109,7 @@ func TestShellGuardRealRun(t *testing.T) {
 				t.Fatal(err)
 			}
 			ws := filepath.Join(home, "proj")
-			v := CheckCommandWith(cmd, ws, guardOptions{Home: home, TempDirs: []string{tmp}})
+			v := CheckWith(cmd, ws, walk.Options{Home: home, TempDirs: []string{tmp}})
 			if v.Denied || v.Held {
 				t.Fatalf("the guard does not let it run: %s %q", v.Reason, v.Holds)
 			}

@@ -1,4 +1,4 @@
-package tools
+package guard
 
 import (
 	"os/user"
@@ -6,11 +6,12 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"tinyelf/backend/shell/guard/walk"
 )
 
 // This file holds the deny list for processes: signals to PID 1 (init), to
 // -1 (every process) or to every process of a user (power-state changes are
-// in shellguard_power.go). They are refused in every mode, whatever the
+// in power.go). They are refused in every mode, whatever the
 // spelling, because no approval makes them safe for the user's machine.
 
 // pid1Names are the names PID 1 runs under; pkill and killall reach it by
@@ -32,11 +33,11 @@ const (
 // classifyKillTarget reads one process operand of kill as the kill builtin
 // and the kill programs do: a decimal number with an optional sign (bash
 // and procps accept +1 and 01), a job (%1, %%), or a process name.
-func classifyKillTarget(a shArg) killTarget {
-	if a.dynamic() {
+func classifyKillTarget(a walk.Arg) killTarget {
+	if a.Dynamic() {
 		return targetUnknown
 	}
-	v := strings.TrimSpace(a.val)
+	v := strings.TrimSpace(a.Val)
 	if strings.HasPrefix(v, "%") {
 		return targetOne
 	}
@@ -68,15 +69,15 @@ func signalZero(spec string) bool {
 
 // killSignal is the signal a kill command sends.
 type killSignal struct {
-	zero    bool  // signal 0: nothing is sent
-	unknown bool  // the signal comes from a value the guard cannot know
-	arg     shArg // the unknown value
+	zero    bool     // signal 0: nothing is sent
+	unknown bool     // the signal comes from a value the guard cannot know
+	arg     walk.Arg // the unknown value
 }
 
 // readSignal judges a signal spec given as a separate word or attached
 // (-9, -KILL, -SIGKILL, -s KILL, -n 9, --signal=KILL).
-func readSignal(a shArg, spec string) killSignal {
-	if a.dynamic() {
+func readSignal(a walk.Arg, spec string) killSignal {
+	if a.Dynamic() {
 		return killSignal{unknown: true, arg: a}
 	}
 	return killSignal{zero: signalZero(spec)}
@@ -84,24 +85,24 @@ func readSignal(a shArg, spec string) killSignal {
 
 // kill judges the kill builtin and the kill programs (procps and
 // util-linux): their signal and each process operand.
-func (g *checker) kill(c *shCall) {
-	args := c.args[1:]
+func (g *checker) kill(c *walk.Call) {
+	args := c.Args[1:]
 	sig := killSignal{}
 	sigGiven, optsDone, printOnly := false, false, false
-	var targets []shArg
+	var targets []walk.Arg
 	for i := 0; i < len(args); i++ {
 		a := args[i]
-		v := a.val
+		v := a.Val
 		if optsDone || !strings.HasPrefix(v, "-") || v == "-" {
 			targets = append(targets, a)
 			continue
 		}
-		next := func() shArg {
+		next := func() walk.Arg {
 			if i+1 < len(args) {
 				i++
 				return args[i]
 			}
-			return known("")
+			return walk.Known("")
 		}
 		switch {
 		case v == "--":
@@ -110,7 +111,7 @@ func (g *checker) kill(c *shCall) {
 			return // lists signal names
 		case v == "-s" || v == "-n" || v == "--signal":
 			s := next()
-			sig, sigGiven = readSignal(s, s.val), true
+			sig, sigGiven = readSignal(s, s.Val), true
 		case strings.HasPrefix(v, "--signal="):
 			sig, sigGiven = readSignal(a, strings.TrimPrefix(v, "--signal=")), true
 		case v == "-q" || v == "--queue":
@@ -135,7 +136,7 @@ func (g *checker) kill(c *shCall) {
 		switch kind := classifyKillTarget(t); kind {
 		case targetInit, targetInitName:
 			if sig.unknown {
-				g.hold("The signal %s sends to PID 1 (init) comes from %s cannot be checked before it runs (any signal but 0 may bring the system down).", c.cmdText(), and(g.argSource(sig.arg).text()))
+				g.Hold("The signal %s sends to PID 1 (init) comes from %s cannot be checked before it runs (any signal but 0 may bring the system down).", c.Text(), walk.And(g.ArgSource(sig.arg).Text()))
 				continue
 			}
 			if kind == targetInitName {
@@ -146,31 +147,31 @@ func (g *checker) kill(c *shCall) {
 			return
 		case targetEvery:
 			if sig.unknown {
-				g.hold("The signal %s sends to every process (-1) comes from %s cannot be checked before it runs.", c.cmdText(), and(g.argSource(sig.arg).text()))
+				g.Hold("The signal %s sends to every process (-1) comes from %s cannot be checked before it runs.", c.Text(), walk.And(g.ArgSource(sig.arg).Text()))
 				continue
 			}
 			g.denyEvery(c)
 			return
 		case targetUnknown:
-			g.hold("The processes `kill` signals come from %s cannot be checked before it runs (if it is 1 or -1, init or every process is killed).", and(g.argSource(t).text()))
+			g.Hold("The processes `kill` signals come from %s cannot be checked before it runs (if it is 1 or -1, init or every process is killed).", walk.And(g.ArgSource(t).Text()))
 		}
 	}
 }
 
 // denyEvery refuses a command that signals every process of the user.
-func (g *checker) denyEvery(c *shCall) {
-	g.deny("Refused: %s would kill every process of the user, including the desktop session.", c.cmdText())
+func (g *checker) denyEvery(c *walk.Call) {
+	g.Deny("Refused: %s would kill every process of the user, including the desktop session.", c.Text())
 }
 
 // denyInit refuses a command that signals PID 1.
-func (g *checker) denyInit(c *shCall) {
-	g.deny("Refused: %s would signal PID 1 (init, the first process of the system), which brings the whole system down.", c.cmdText())
+func (g *checker) denyInit(c *walk.Call) {
+	g.Deny("Refused: %s would signal PID 1 (init, the first process of the system), which brings the whole system down.", c.Text())
 }
 
 // denyInitName refuses a command that signals init by its name, which as
 // the user reaches the user's own service manager (systemd --user).
-func (g *checker) denyInitName(c *shCall) {
-	g.deny("Refused: %s would signal init (PID 1) or the user's service manager by name, which brings the whole system or session down.", c.cmdText())
+func (g *checker) denyInitName(c *walk.Call) {
+	g.Deny("Refused: %s would signal init (PID 1) or the user's service manager by name, which brings the whole system or session down.", c.Text())
 }
 
 // killValueOpts are, for each program, the options that take a value (as
@@ -185,15 +186,15 @@ var killValueOpts = map[string][]string{
 
 // killByName judges pkill, killall, skill and slay: the processes they
 // select, by user, group, parent, session or a pattern.
-func (g *checker) killByName(c *shCall) {
-	args := c.args[1:]
-	base := c.base
+func (g *checker) killByName(c *walk.Call) {
+	args := c.Args[1:]
+	base := c.Base
 	inverse, exact, full, regex, fold, everyone := false, false, false, base == "pkill", false, false
 	sig := killSignal{}
-	var patterns []shArg
+	var patterns []walk.Arg
 	for i := 0; i < len(args); i++ {
 		a := args[i]
-		v := a.val
+		v := a.Val
 		if !isFlagArg(a) {
 			patterns = append(patterns, a)
 			continue
@@ -207,9 +208,9 @@ func (g *checker) killByName(c *shCall) {
 			name, hasValue = v, false
 		}
 		if slices.Contains(killValueOpts[base], name) {
-			val := shArg{val: attached, raw: a.rawText()}
+			val := walk.Arg{Val: attached, Raw: a.RawText()}
 			if !hasValue {
-				val = known("")
+				val = walk.Known("")
 				if i+1 < len(args) {
 					i++
 					val = args[i]
@@ -217,14 +218,14 @@ func (g *checker) killByName(c *shCall) {
 			}
 			switch {
 			case name == "--signal" || base == "killall" && name == "-s":
-				sig = readSignal(val, val.val)
+				sig = readSignal(val, val.Val)
 			case name == "-u" || name == "-U" || name == "--euid" || name == "--uid" || name == "--user" || base == "pkill" && (name == "-G" || name == "--group"):
 				everyone = true
 			case name == "-P" || name == "--parent":
 				everyone = everyone || classifyKillTarget(val) == targetInit
 			case base == "pkill" && (name == "-s" || name == "--session"):
 				// Session 0 is the caller's: TinyElf's own, with the desktop.
-				everyone = everyone || !val.dynamic() && strings.TrimSpace(val.val) == "0"
+				everyone = everyone || !val.Dynamic() && strings.TrimSpace(val.Val) == "0"
 			case base == "skill" && (name == "-p" || name == "--pid"):
 				if t := classifyKillTarget(val); t == targetInit {
 					g.denyInit(c)
@@ -266,15 +267,15 @@ func (g *checker) killByName(c *shCall) {
 	case "skill":
 		for _, p := range patterns {
 			switch {
-			case p.dynamic():
-				g.hold("The processes `%s` kills come from %s cannot be checked before it runs.", base, and(g.argSource(p).text()))
+			case p.Dynamic():
+				g.Hold("The processes `%s` kills come from %s cannot be checked before it runs.", base, walk.And(g.ArgSource(p).Text()))
 			case classifyKillTarget(p) == targetInit:
 				g.denyInit(c)
 				return
 			case classifyKillTarget(p) == targetInitName:
 				g.denyInitName(c)
 				return
-			case isUserName(p.val, g.user):
+			case isUserName(p.Val, g.User):
 				g.denyEvery(c) // skill guesses what a bare word is: a user's name selects all of theirs
 				return
 			}
@@ -285,7 +286,7 @@ func (g *checker) killByName(c *shCall) {
 		return
 	}
 	if inverse && base == "pkill" {
-		g.deny("Refused: %s kills every process that does not match its pattern, which is nearly everything.", c.cmdText())
+		g.Deny("Refused: %s kills every process that does not match its pattern, which is nearly everything.", c.Text())
 		return
 	}
 	if len(patterns) == 0 && everyone {
@@ -293,11 +294,11 @@ func (g *checker) killByName(c *shCall) {
 		return
 	}
 	for _, p := range patterns {
-		if p.dynamic() {
-			g.hold("The processes `%s` kills come from %s cannot be checked before it runs.", base, and(g.argSource(p).text()))
+		if p.Dynamic() {
+			g.Hold("The processes `%s` kills come from %s cannot be checked before it runs.", base, walk.And(g.ArgSource(p).Text()))
 			continue
 		}
-		pat := p.val
+		pat := p.Val
 		switch {
 		case !regex:
 			pat = "^" + regexp.QuoteMeta(pat) + "$" // killall names a program exactly
@@ -372,8 +373,8 @@ func isKiller(base string) bool {
 
 // checkKill refuses signalling PID 1, every process or every process of a
 // user, and holds kill whose targets cannot be known.
-func (g *checker) checkKill(c *shCall) {
-	switch c.base {
+func (g *checker) checkKill(c *walk.Call) {
+	switch c.Base {
 	case "killall5":
 		g.denyEvery(c)
 	case "kill":

@@ -1,8 +1,9 @@
-package tools
+package guard
 
 import (
 	"strings"
 	"testing"
+	"tinyelf/backend/shell/guard/walk"
 )
 
 // Reason fragments of the process and power refusals.
@@ -227,8 +228,8 @@ func TestShellGuardSignalsAndPower(t *testing.T) {
 // the battery above says what it refused.
 func TestShellGuardPowerReasonsNameTheCommand(t *testing.T) {
 	t.Parallel()
-	v := CheckCommand("sudo /sbin/shutdown -h now", "")
-	if !v.Denied || !strings.Contains(v.Reason, "`sudo /sbin/shutdown -h now`") || !strings.HasSuffix(v.Reason, denyFooter) {
+	v := Check("sudo /sbin/shutdown -h now", "")
+	if !v.Denied || !strings.Contains(v.Reason, "`sudo /sbin/shutdown -h now`") || !strings.HasSuffix(v.Reason, walk.DenyFooter) {
 		t.Fatalf("reason %q", v.Reason)
 	}
 }

@@ -1,4 +1,4 @@
-package tools
+package guard
 
 import (
 	"fmt"
@@ -7,6 +7,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"tinyelf/backend/shell/guard/walk"
 )
 
 // destroyKind is what a destructive command does to its targets.
@@ -38,15 +39,15 @@ const maxTargets = 2048
 // destroy judges each target of a destructive command: refused when it is
 // catastrophic, held when it cannot be known or lies outside the workspace,
 // warned about otherwise.
-func (g *checker) destroy(c *shCall, kind destroyKind, verb string, targets []shArg) {
+func (g *checker) destroy(c *walk.Call, kind destroyKind, verb string, targets []walk.Arg) {
 	for i, a := range targets {
 		if i == maxTargets {
-			g.hold("%s names more than %d paths, too many to check before it runs.", c.cmdText(), maxTargets)
+			g.Hold("%s names more than %d paths, too many to check before it runs.", c.Text(), maxTargets)
 			return
 		}
-		j := g.judge(c.env, a)
+		j := g.Judge(c.Env, a)
 		k := kind
-		if j.every {
+		if j.Every {
 			// Every file under a folder, one by one, is the folder.
 			switch kind {
 			case killFiles:
@@ -59,48 +60,48 @@ func (g *checker) destroy(c *shCall, kind destroyKind, verb string, targets []sh
 	}
 }
 
-func (g *checker) destroyOne(c *shCall, kind destroyKind, verb string, a shArg, j judged) {
+func (g *checker) destroyOne(c *walk.Call, kind destroyKind, verb string, a walk.Arg, j walk.Judged) {
 	words := destroyWords[kind]
-	if g.unpacked != "" && (kind == killRecursive || kind == changeTree) && !a.dynamic() && j.class < classWorkspace {
+	if g.Unpacked != "" && (kind == killRecursive || kind == changeTree) && !a.Dynamic() && j.Class < walk.ClassWorkspace {
 		// An archive unpacked earlier may have put a symlink there.
-		if p, ok := g.absPath(c.env, a.val); ok {
+		if p, ok := g.AbsPath(c.Env, a.Val); ok {
 			if _, err := os.Lstat(strings.TrimSuffix(p, "/")); err != nil {
-				g.hold("The path %s `%s` %s does not exist yet: it may come from `%s` earlier in this command (a symlink, say), so it cannot be checked before it runs.", a.val, verb, words[2], g.unpacked)
+				g.Hold("The path %s `%s` %s does not exist yet: it may come from `%s` earlier in this command (a symlink, say), so it cannot be checked before it runs.", a.Val, verb, words[2], g.Unpacked)
 				return
 			}
 		}
 	}
 	{
-		switch j.class {
-		case classUnknown:
+		switch j.Class {
+		case walk.ClassUnknown:
 			if kind == changeOne || kind == killFiles {
 				return
 			}
-			msg := fmt.Sprintf("The %s `%s` %s come from %s cannot be checked before it runs.", words[1], verb, words[2], and(j.src.text()))
-			if hint := g.emptyHint(c.env, a); hint != "" {
+			msg := fmt.Sprintf("The %s `%s` %s come from %s cannot be checked before it runs.", words[1], verb, words[2], walk.And(j.Src.Text()))
+			if hint := g.emptyHint(c.Env, a); hint != "" {
 				msg = strings.TrimSuffix(msg, ".") + fmt.Sprintf(" (if it is empty, `%s` gets %s).", verb, hint)
 			}
-			g.hold("%s", msg)
-		case classCritical:
+			g.Hold("%s", msg)
+		case walk.ClassCritical:
 			switch {
-			case kind == changeOne || (kind == killFiles && !strings.HasPrefix(j.what, "everything")):
-				g.hold("%s %s %s, so it needs your approval.", c.cmdText(), words[3], j.what)
+			case kind == changeOne || (kind == killFiles && !strings.HasPrefix(j.What, "everything")):
+				g.Hold("%s %s %s, so it needs your approval.", c.Text(), words[3], j.What)
 			default:
-				g.deny("Refused: %s %s %s.", c.cmdText(), words[0], j.what)
+				g.Deny("Refused: %s %s %s.", c.Text(), words[0], j.What)
 			}
-		case classWorkspace:
+		case walk.ClassWorkspace:
 			if kind == killRecursive || kind == killShred || kind == moveAway {
-				g.hold("%s %s %s, so it needs your approval.", c.cmdText(), words[3], j.what)
+				g.Hold("%s %s %s, so it needs your approval.", c.Text(), words[3], j.What)
 			}
-		case classSystem:
+		case walk.ClassSystem:
 			if kind == changeOne {
-				g.warn("%s changes %s.", c.cmdText(), j.what)
+				g.Warn("%s changes %s.", c.Text(), j.What)
 				return
 			}
-			g.hold("%s %s %s, so it needs your approval.", c.cmdText(), words[3], j.what)
-		case classOutside:
+			g.Hold("%s %s %s, so it needs your approval.", c.Text(), words[3], j.What)
+		case walk.ClassOutside:
 			if kind == killRecursive || kind == killShred || kind == changeTree {
-				g.hold("%s %s %s, so it needs your approval.", c.cmdText(), words[3], j.what)
+				g.Hold("%s %s %s, so it needs your approval.", c.Text(), words[3], j.What)
 			}
 		}
 	}
@@ -108,34 +109,34 @@ func (g *checker) destroyOne(c *shCall, kind destroyKind, verb string, a shArg, 
 
 // emptyHint says what a target becomes if its unknown parts are empty,
 // when that is catastrophic ("$DIR/" is "/").
-func (g *checker) emptyHint(st *shState, a shArg) string {
+func (g *checker) emptyHint(st *walk.State, a walk.Arg) string {
 	v := strings.Map(func(r rune) rune {
-		if isMarker(r) {
+		if walk.IsMarker(r) {
 			return -1
 		}
 		return r
-	}, a.val)
-	if v == a.val || v == "" {
+	}, a.Val)
+	if v == a.Val || v == "" {
 		return ""
 	}
-	p, ok := g.absPath(st, v)
+	p, ok := g.AbsPath(st, v)
 	if !ok {
 		return ""
 	}
-	if c, what := g.classify(p); c == classCritical {
+	if c, what := g.Classify(p); c == walk.ClassCritical {
 		return what
 	}
 	return ""
 }
 
 // isFlagArg reports whether a is an option (known, starting with '-').
-func isFlagArg(a shArg) bool {
-	return !a.dynamic() && len(a.val) > 1 && a.val[0] == '-'
+func isFlagArg(a walk.Arg) bool {
+	return !a.Dynamic() && len(a.Val) > 1 && a.Val[0] == '-'
 }
 
 // verb applies the deny list and the warnings to one unwrapped command.
-func (g *checker) verb(c *shCall) {
-	args, base := c.args, c.base
+func (g *checker) verb(c *walk.Call) {
+	args, base := c.Args, c.Base
 	pw := power(c)
 	switch {
 	case base == "rm":
@@ -145,16 +146,16 @@ func (g *checker) verb(c *shCall) {
 		if base != "unlink" {
 			kind = killShred
 		}
-		ops := operands(args[1:])
+		ops := walk.Operands(args[1:])
 		if base == "shred" {
-			ops = slices.DeleteFunc(ops, func(a shArg) bool { return a.val == "-" })
+			ops = slices.DeleteFunc(ops, func(a walk.Arg) bool { return a.Val == "-" })
 		}
 		for _, a := range ops {
-			g.checkWrite(c.env, a, c.cmdText()+" on")
+			g.CheckWrite(c.Env, a, c.Text()+" on")
 		}
 		g.destroy(c, kind, base, ops)
 	case base == "rimraf" || base == "del" || base == "del-cli" || base == "trash-empty":
-		g.destroy(c, killRecursive, base, operands(args[1:]))
+		g.destroy(c, killRecursive, base, walk.Operands(args[1:]))
 	case base == "chmod" || base == "chown" || base == "chgrp" || base == "chattr" || base == "setfacl" || base == "chcon":
 		g.checkPerms(c)
 	case base == "mv":
@@ -166,14 +167,14 @@ func (g *checker) verb(c *shCall) {
 	case base == "dd" || base == "dcfldd" || base == "dc3dd" || base == "sg_dd":
 		g.checkDd(c)
 	case base == "truncate":
-		ops := operands(args[1:])
+		ops := walk.Operands(args[1:])
 		for i, a := range args[1:] {
-			if (a.val == "-s" || a.val == "--size" || a.val == "-r" || a.val == "--reference") && i+1 < len(args)-1 {
-				ops = slices.DeleteFunc(ops, func(o shArg) bool { return o.val == args[i+2].val && o.rawText() == args[i+2].raw })
+			if (a.Val == "-s" || a.Val == "--size" || a.Val == "-r" || a.Val == "--reference") && i+1 < len(args)-1 {
+				ops = slices.DeleteFunc(ops, func(o walk.Arg) bool { return o.Val == args[i+2].Val && o.RawText() == args[i+2].Raw })
 			}
 		}
 		for _, a := range ops {
-			g.checkWrite(c.env, a, c.cmdText()+" on")
+			g.CheckWrite(c.Env, a, c.Text()+" on")
 		}
 		g.destroy(c, killShred, "truncate", ops)
 	case base == "tee" || base == "cp" || base == "install" || base == "ddrescue" || base == "truncate" || base == "sort" || base == "tar" || base == "bsdtar" || base == "wget" || base == "curl" || base == "pv" || base == "socat" || base == "badblocks" || base == "flashrom":
@@ -183,13 +184,13 @@ func (g *checker) verb(c *shCall) {
 	case base == "fdisk" || base == "sfdisk" || base == "parted" || base == "gdisk" || base == "sgdisk" || base == "cfdisk" || base == "cgdisk":
 		g.checkPartitioner(c)
 	case base == "format" || base == "format.com" || base == "diskpart":
-		if base == "diskpart" || slices.ContainsFunc(args[1:], func(a shArg) bool { return driveLetter.MatchString(a.val) }) {
-			g.deny("Refused: %s would format a drive.", c.cmdText())
+		if base == "diskpart" || slices.ContainsFunc(args[1:], func(a walk.Arg) bool { return driveLetter.MatchString(a.Val) }) {
+			g.Deny("Refused: %s would format a drive.", c.Text())
 		}
 	case endsSession(c):
-		g.deny("Refused: %s would kill every process of the user's session, including the desktop.", c.cmdText())
+		g.Deny("Refused: %s would kill every process of the user's session, including the desktop.", c.Text())
 	case pw != "":
-		g.deny("Refused: %s would %s.", c.cmdText(), pw)
+		g.Deny("Refused: %s would %s.", c.Text(), pw)
 	case isKiller(base):
 		g.checkKill(c)
 	case base == "find":
@@ -200,10 +201,10 @@ func (g *checker) verb(c *shCall) {
 		g.checkMake(c)
 	case base == "npm" || base == "pnpm" || base == "yarn" || base == "bun":
 		g.checkPackageScripts(c)
-	case base == "zip" && slices.ContainsFunc(args[1:], func(a shArg) bool {
-		return a.val == "-m" || a.val == "--move" || isFlagArg(a) && !strings.HasPrefix(a.val, "--") && strings.Contains(a.val, "m")
+	case base == "zip" && slices.ContainsFunc(args[1:], func(a walk.Arg) bool {
+		return a.Val == "-m" || a.Val == "--move" || isFlagArg(a) && !strings.HasPrefix(a.Val, "--") && strings.Contains(a.Val, "m")
 	}):
-		if ops := operands(args[1:]); len(ops) > 1 {
+		if ops := walk.Operands(args[1:]); len(ops) > 1 {
 			g.destroy(c, killRecursive, "zip -m", ops[1:])
 		}
 	case isPackageManager(base):
@@ -214,16 +215,16 @@ func (g *checker) verb(c *shCall) {
 		g.checkSed(c)
 	case base == "nc" || base == "ncat" || base == "netcat":
 		for i := 1; i+1 < len(args); i++ {
-			switch args[i].val {
+			switch args[i].Val {
 			case "-e", "-c", "--exec", "--sh-exec", "--lua-exec":
-				g.code(c.env.child(), args[i+1].val, "`"+base+" "+args[i].val+"`")
+				g.Code(c.Env.Child(), args[i+1].Val, "`"+base+" "+args[i].Val+"`")
 			}
 		}
 	case base == "userdel" || base == "deluser":
-		if hasFlag(args[1:], "r", "--remove") || hasFlag(args[1:], "", "--remove-home") {
-			for _, a := range operands(args[1:]) {
-				if a.val == g.user || a.val == "root" || a.dynamic() {
-					g.deny("Refused: %s would delete a user account and its home folder.", c.cmdText())
+		if walk.HasFlag(args[1:], "r", "--remove") || walk.HasFlag(args[1:], "", "--remove-home") {
+			for _, a := range walk.Operands(args[1:]) {
+				if a.Val == g.User || a.Val == "root" || a.Dynamic() {
+					g.Deny("Refused: %s would delete a user account and its home folder.", c.Text())
 				}
 			}
 		}
@@ -231,7 +232,7 @@ func (g *checker) verb(c *shCall) {
 		g.codeArgs(c)
 	}
 	g.noteMentions(c)
-	g.checkPaths(c.env, args[1:])
+	g.CheckPaths(c.Env, args[1:])
 }
 
 // textTools take text, not code, after their options.
@@ -250,21 +251,21 @@ var codeFlags = []string{"-c", "--command", "--exec", "--run", "--cmd", "--eval"
 // options that usually carry a command (tool -c 'rm -rf /', tool
 // --exec='…') and what follows a "--" separator. Only what would be
 // refused counts: these may be plain text.
-func (g *checker) codeArgs(c *shCall) {
-	if textTools[c.base] || isShell(c.base) {
+func (g *checker) codeArgs(c *walk.Call) {
+	if textTools[c.Base] || walk.IsShell(c.Base) {
 		return
 	}
-	args := c.args[1:]
-	g.quiet++
-	defer func() { g.quiet-- }()
+	args := c.Args[1:]
+	g.Quiet++
+	defer func() { g.Quiet-- }()
 	for i, a := range args {
-		v := a.val
-		if a.dynamic() {
+		v := a.Val
+		if a.Dynamic() {
 			continue
 		}
 		if v == "--" && i+1 < len(args) {
-			if next := args[i+1]; !next.dynamic() && (isShell(commandBase(next.val)) || isDestructive(commandBase(next.val))) {
-				g.command(nil, c.env, args[i+1:], c.src)
+			if next := args[i+1]; !next.Dynamic() && (walk.IsShell(walk.CommandBase(next.Val)) || isDestructive(walk.CommandBase(next.Val))) {
+				g.Command(nil, c.Env, args[i+1:], c.Src)
 			}
 			return
 		}
@@ -272,14 +273,14 @@ func (g *checker) codeArgs(c *shCall) {
 			val := ""
 			switch {
 			case v == f && i+1 < len(args):
-				val = args[i+1].val
+				val = args[i+1].Val
 			case strings.HasPrefix(v, f+"="):
 				val = strings.TrimPrefix(v, f+"=")
 			default:
 				continue
 			}
 			if strings.ContainsAny(val, " \t;|&") {
-				g.code(c.env.child(), val, "`"+c.base+" "+f+"`")
+				g.Code(c.Env.Child(), val, "`"+c.Base+" "+f+"`")
 			}
 		}
 	}
@@ -296,71 +297,71 @@ func isDestructive(base string) bool {
 
 // checkRm judges rm: recursive deletes of catastrophic targets are refused,
 // of unknown or outside ones held.
-func (g *checker) checkRm(c *shCall) {
-	args := c.args[1:]
-	if slices.ContainsFunc(args, func(a shArg) bool { return len(a.val) > 5 && strings.HasPrefix("--no-preserve-root", a.val) }) {
-		g.deny("Refused: %s uses --no-preserve-root, which turns off rm's protection of the root folder.", c.cmdText())
+func (g *checker) checkRm(c *walk.Call) {
+	args := c.Args[1:]
+	if slices.ContainsFunc(args, func(a walk.Arg) bool { return len(a.Val) > 5 && strings.HasPrefix("--no-preserve-root", a.Val) }) {
+		g.Deny("Refused: %s uses --no-preserve-root, which turns off rm's protection of the root folder.", c.Text())
 		return
 	}
 	verb := "rm"
 	kind := killFiles
-	if hasFlag(args, "rR", "--recursive") {
+	if walk.HasFlag(args, "rR", "--recursive") {
 		kind = killRecursive
 		verb = "rm -r"
-		if hasFlag(args, "f", "--force") {
+		if walk.HasFlag(args, "f", "--force") {
 			verb = "rm -rf"
 		}
-		g.warn("Deletes recursively without a way back (%s).", clip(display(c.args), 80))
+		g.Warn("Deletes recursively without a way back (%s).", walk.Clip(walk.Display(c.Args), 80))
 	}
-	g.destroy(c, kind, verb, operands(args))
+	g.destroy(c, kind, verb, walk.Operands(args))
 }
 
 // checkPerms judges chmod, chown, chgrp, chattr, setfacl and chcon.
-func (g *checker) checkPerms(c *shCall) {
-	args := c.args[1:]
-	verbName := map[string]string{"chmod": "permissions", "chown": "ownership", "chgrp": "group ownership", "chattr": "attributes", "setfacl": "access control lists", "chcon": "security context"}[c.base]
-	g.warn("Changes file %s (%s).", verbName, clip(display(c.args), 80))
-	recursive := hasFlag(args, "R", "--recursive")
-	var ops []shArg
-	mode := c.base != "setfacl"
-	reference := hasFlag(args, "", "--reference")
+func (g *checker) checkPerms(c *walk.Call) {
+	args := c.Args[1:]
+	verbName := map[string]string{"chmod": "permissions", "chown": "ownership", "chgrp": "group ownership", "chattr": "attributes", "setfacl": "access control lists", "chcon": "security context"}[c.Base]
+	g.Warn("Changes file %s (%s).", verbName, walk.Clip(walk.Display(c.Args), 80))
+	recursive := walk.HasFlag(args, "R", "--recursive")
+	var ops []walk.Arg
+	mode := c.Base != "setfacl"
+	reference := walk.HasFlag(args, "", "--reference")
 	for i := 0; i < len(args); i++ {
 		a := args[i]
-		v := a.val
+		v := a.Val
 		if v == "--" {
 			ops = append(ops, args[i+1:]...)
 			break
 		}
-		if c.base == "chattr" && !a.dynamic() && (strings.HasPrefix(v, "+") || strings.HasPrefix(v, "-") && strings.Trim(v[1:], "aAcCdDeFijmPsStTux") == "" && v != "-R" && v != "-V" && v != "-f") {
+		if c.Base == "chattr" && !a.Dynamic() && (strings.HasPrefix(v, "+") || strings.HasPrefix(v, "-") && strings.Trim(v[1:], "aAcCdDeFijmPsStTux") == "" && v != "-R" && v != "-V" && v != "-f") {
 			mode = false
 			continue
 		}
-		if c.base == "setfacl" && (v == "-m" || v == "-x" || v == "-M" || v == "-X" || v == "--modify" || v == "--remove" || v == "--set") {
+		if c.Base == "setfacl" && (v == "-m" || v == "-x" || v == "-M" || v == "-X" || v == "--modify" || v == "--remove" || v == "--set") {
 			i++
 			continue
 		}
-		if isFlagArg(a) && !(c.base == "chmod" && regexp.MustCompile(`^-[rwxXst]+$`).MatchString(v)) {
+		if isFlagArg(a) && !(c.Base == "chmod" && regexp.MustCompile(`^-[rwxXst]+$`).MatchString(v)) {
 			continue
 		}
 		ops = append(ops, a)
 	}
-	if mode && !reference && c.base != "chattr" && len(ops) > 0 {
+	if mode && !reference && c.Base != "chattr" && len(ops) > 0 {
 		ops = ops[1:] // the mode or the owner
 	}
-	kind, verb := changeOne, c.base
+	kind, verb := changeOne, c.Base
 	if recursive {
-		kind, verb = changeTree, c.base+" -R"
+		kind, verb = changeTree, c.Base+" -R"
 	}
 	g.destroy(c, kind, verb, ops)
 }
 
 // checkMv refuses moving away catastrophic sources.
-func (g *checker) checkMv(c *shCall) {
-	ops := operands(c.args[1:])
-	for i, a := range c.args[1:] {
-		if (a.val == "-t" || a.val == "--target-directory") && i+2 < len(c.args) {
-			dst := c.args[i+2]
-			ops = slices.DeleteFunc(ops, func(o shArg) bool { return o.val == dst.val })
+func (g *checker) checkMv(c *walk.Call) {
+	ops := walk.Operands(c.Args[1:])
+	for i, a := range c.Args[1:] {
+		if (a.Val == "-t" || a.Val == "--target-directory") && i+2 < len(c.Args) {
+			dst := c.Args[i+2]
+			ops = slices.DeleteFunc(ops, func(o walk.Arg) bool { return o.Val == dst.Val })
 			g.markWritten(c, ops, "mv")
 			g.destroy(c, moveAway, "mv", ops)
 			return
@@ -370,28 +371,28 @@ func (g *checker) checkMv(c *shCall) {
 		return
 	}
 	g.markWritten(c, ops[len(ops)-1:], "mv")
-	g.noteCopy(c.env, ops[0], ops[len(ops)-1])
+	g.noteCopy(c.Env, ops[0], ops[len(ops)-1])
 	g.destroy(c, moveAway, "mv", ops[:len(ops)-1])
 }
 
 // checkRsync judges rsync --delete by its destination.
-func (g *checker) checkRsync(c *shCall) {
-	args := c.args[1:]
-	deletes := slices.ContainsFunc(args, func(a shArg) bool {
-		return strings.HasPrefix(a.val, "--del") || a.val == "--remove-source-files" || a.val == "--remove-sent-files"
+func (g *checker) checkRsync(c *walk.Call) {
+	args := c.Args[1:]
+	deletes := slices.ContainsFunc(args, func(a walk.Arg) bool {
+		return strings.HasPrefix(a.Val, "--del") || a.Val == "--remove-source-files" || a.Val == "--remove-sent-files"
 	})
-	var ops []shArg
+	var ops []walk.Arg
 	for i := 0; i < len(args); i++ {
-		v := args[i].val
+		v := args[i].Val
 		switch {
 		case v == "-e" || v == "--rsh":
 			if i+1 < len(args) {
-				g.code(c.env.child(), args[i+1].val, "`rsync -e`")
+				g.Code(c.Env.Child(), args[i+1].Val, "`rsync -e`")
 			}
 			i++
 		case strings.HasPrefix(v, "--rsh=") || strings.HasPrefix(v, "--rsync-path="):
 			_, cmd, _ := strings.Cut(v, "=")
-			g.code(c.env.child(), cmd, "`rsync "+strings.SplitN(v, "=", 2)[0]+"`")
+			g.Code(c.Env.Child(), cmd, "`rsync "+strings.SplitN(v, "=", 2)[0]+"`")
 		case v == "--rsync-path" || v == "--exclude" || v == "--include" || v == "--filter" || v == "-f" || v == "--files-from" || v == "--exclude-from" || v == "--include-from" || v == "--chmod" || v == "--backup-dir" || v == "--partial-dir" || v == "--temp-dir" || v == "-T" || v == "--log-file" || v == "--password-file" || v == "--port" || v == "--bwlimit" || v == "--max-size" || v == "--min-size" || v == "--timeout" || v == "--compare-dest" || v == "--copy-dest" || v == "--link-dest":
 			i++
 		case isFlagArg(args[i]):
@@ -404,58 +405,58 @@ func (g *checker) checkRsync(c *shCall) {
 	}
 	dst := ops[len(ops)-1]
 	for _, a := range ops {
-		if !a.dynamic() && isDiskDevice(a.val) && a.val == dst.val {
-			g.deny("Refused: %s would overwrite the disk device %s and destroy its data.", c.cmdText(), a.val)
+		if !a.Dynamic() && walk.IsDiskDevice(a.Val) && a.Val == dst.Val {
+			g.Deny("Refused: %s would overwrite the disk device %s and destroy its data.", c.Text(), a.Val)
 		}
 	}
-	if hasFlag(args, "", "--remove-source-files") || hasFlag(args, "", "--remove-sent-files") {
+	if walk.HasFlag(args, "", "--remove-source-files") || walk.HasFlag(args, "", "--remove-sent-files") {
 		g.destroy(c, killRecursive, "rsync --remove-source-files", ops[:len(ops)-1])
 	}
-	if !deletes || !slices.ContainsFunc(args, func(a shArg) bool { return strings.HasPrefix(a.val, "--del") }) {
+	if !deletes || !slices.ContainsFunc(args, func(a walk.Arg) bool { return strings.HasPrefix(a.Val, "--del") }) {
 		return
 	}
-	if !dst.dynamic() && strings.Contains(dst.val, ":") && !strings.HasPrefix(dst.val, "/") {
-		g.warn("Deletes files on another machine that are not in the source (%s).", clip(display(c.args), 80))
+	if !dst.Dynamic() && strings.Contains(dst.Val, ":") && !strings.HasPrefix(dst.Val, "/") {
+		g.Warn("Deletes files on another machine that are not in the source (%s).", walk.Clip(walk.Display(c.Args), 80))
 		return
 	}
-	g.destroy(c, killRecursive, "rsync --delete", []shArg{dst})
+	g.destroy(c, killRecursive, "rsync --delete", []walk.Arg{dst})
 }
 
 // noteCopy remembers that dst is now a copy of src, so that running dst is
 // judged as running src.
-func (g *checker) noteCopy(env *shState, src, dst shArg) {
-	if src.dynamic() || dst.dynamic() {
+func (g *checker) noteCopy(env *walk.State, src, dst walk.Arg) {
+	if src.Dynamic() || dst.Dynamic() {
 		return
 	}
-	sp, ok1 := g.linkPath(env, src.val)
-	dp, ok2 := g.linkPath(env, dst.val)
+	sp, ok1 := g.linkPath(env, src.Val)
+	dp, ok2 := g.linkPath(env, dst.Val)
 	if !ok1 || !ok2 {
 		return
 	}
-	if isDir(dp) {
+	if walk.IsDir(dp) {
 		dp = path.Join(dp, path.Base(sp))
 	}
-	g.copies[dp] = sp
+	g.Copies[dp] = sp
 	// A symlink moved or copied as a link still points where it did.
-	target, ok := env.links[sp]
+	target, ok := env.Links[sp]
 	if !ok {
 		if fi, err := os.Lstat(sp); err == nil && fi.Mode()&os.ModeSymlink != 0 {
-			target, ok = g.realPath(sp), true
+			target, ok = g.RealPath(sp), true
 		}
 	}
 	if ok {
-		env.links[dp] = target
+		env.Links[dp] = target
 	}
 }
 
 // linkPath resolves a path whose last element is not followed: the path of
 // a symlink itself.
-func (g *checker) linkPath(env *shState, v string) (string, bool) {
+func (g *checker) linkPath(env *walk.State, v string) (string, bool) {
 	v = strings.TrimSuffix(v, "/")
 	if v == "" {
 		return "", false
 	}
-	dir, err := g.absPath(env, path.Dir(v))
+	dir, err := g.AbsPath(env, path.Dir(v))
 	if !err {
 		return "", false
 	}
@@ -464,37 +465,37 @@ func (g *checker) linkPath(env *shState, v string) (string, bool) {
 
 // checkLn remembers symlinks the script creates, so that later commands
 // that go through them are judged by where they point.
-func (g *checker) checkLn(c *shCall) {
-	args := c.args[1:]
-	if !hasFlag(args, "s", "--symbolic") {
-		if ops := operands(args); len(ops) == 2 {
-			g.noteCopy(c.env, ops[0], ops[1]) // a hard link
+func (g *checker) checkLn(c *walk.Call) {
+	args := c.Args[1:]
+	if !walk.HasFlag(args, "s", "--symbolic") {
+		if ops := walk.Operands(args); len(ops) == 2 {
+			g.noteCopy(c.Env, ops[0], ops[1]) // a hard link
 		}
 		return
 	}
-	ops := operands(args)
-	if len(ops) == 0 || ops[0].dynamic() {
+	ops := walk.Operands(args)
+	if len(ops) == 0 || ops[0].Dynamic() {
 		return
 	}
-	target := ops[0].val
+	target := ops[0].Val
 	link := path.Base(target)
 	if len(ops) > 1 {
-		link = ops[len(ops)-1].val
+		link = ops[len(ops)-1].Val
 	}
-	lp, ok := g.linkPath(c.env, link)
+	lp, ok := g.linkPath(c.Env, link)
 	if !ok {
 		return
 	}
-	if len(ops) > 1 && isDir(g.realPath(lp)) && !hasFlag(args, "nT", "--no-dereference") {
+	if len(ops) > 1 && walk.IsDir(g.RealPath(lp)) && !walk.HasFlag(args, "nT", "--no-dereference") {
 		lp = path.Join(lp, path.Base(target)) // ln -s x dir puts the link in the folder
 	}
 	tp := target
 	if !strings.HasPrefix(tp, "/") {
 		tp = path.Join(path.Dir(lp), tp)
 	}
-	for _, st := range []*shState{c.st, c.env} {
+	for _, st := range []*walk.State{c.Shell, c.Env} {
 		if st != nil {
-			st.links[lp] = path.Clean(tp)
+			st.Links[lp] = path.Clean(tp)
 		}
 	}
 }

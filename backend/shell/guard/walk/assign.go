@@ -1,4 +1,4 @@
-package tools
+package walk
 
 import (
 	"slices"
@@ -15,12 +15,12 @@ import (
 type funcDecl struct {
 	name   string
 	body   *syntax.Stmt
-	st     *shState
+	st     *State
 	called bool
 }
 
 // assigns applies NAME=value assignments.
-func (g *shellGuard) assigns(st *shState, as []*syntax.Assign, export bool) {
+func (g *Walker) assigns(st *State, as []*syntax.Assign, export bool) {
 	for _, a := range as {
 		if a.Name == nil {
 			continue
@@ -36,12 +36,12 @@ func (g *shellGuard) assigns(st *shState, as []*syntax.Assign, export bool) {
 			switch cur.Kind {
 			case expand.Associative:
 				key, err := expand.Literal(g.config(st), arithWord(a.Index))
-				if err != nil || hasMarker(key) {
+				if err != nil || HasMarker(key) {
 					vr = g.unknownVar(name, "the array $"+name+", indexed by a value the guard cannot know")
 					break
 				}
 				cur.Map = copyMap(cur.Map)
-				cur.Map[key] = val.val
+				cur.Map[key] = val.Val
 				vr = cur
 			default:
 				i, err := expand.Arithm(g.config(st), a.Index)
@@ -56,24 +56,24 @@ func (g *shellGuard) assigns(st *shState, as []*syntax.Assign, export bool) {
 				for len(list) <= i {
 					list = append(list, "")
 				}
-				list[i] = val.val
+				list[i] = val.Val
 				vr = expand.Variable{Set: true, Kind: expand.Indexed, List: list}
 			}
 		default:
 			val := g.literal(st, a.Value)
-			if val.lost > 0 && !hasMarker(val.val) {
-				val.val += string(rune(markerBase + val.lost))
+			if val.Lost > 0 && !HasMarker(val.Val) {
+				val.Val += string(rune(markerBase + val.Lost))
 			}
 			if a.Append {
 				cur := guardEnv{g, st}.Get(name)
 				if cur.Kind == expand.Indexed {
-					cur.List = append(slices.Clone(cur.List), val.val)
+					cur.List = append(slices.Clone(cur.List), val.Val)
 					vr = cur
 					break
 				}
-				val.val = cur.Str + val.val
+				val.Val = cur.Str + val.Val
 			}
-			vr = expand.Variable{Set: true, Kind: expand.String, Str: val.val}
+			vr = expand.Variable{Set: true, Kind: expand.String, Str: val.Val}
 			if cur, ok := st.vars[name]; ok && cur.Kind == expand.NameRef {
 				vr.Kind = expand.String
 			}
@@ -102,7 +102,7 @@ func copyMap(m map[string]string) map[string]string {
 }
 
 // arrayValue evaluates name=(…) and name+=(…).
-func (g *shellGuard) arrayValue(st *shState, name string, a *syntax.Assign) expand.Variable {
+func (g *Walker) arrayValue(st *State, name string, a *syntax.Assign) expand.Variable {
 	cur := guardEnv{g, st}.Get(name)
 	if cur.Kind == expand.Associative || (len(a.Array.Elems) > 0 && a.Array.Elems[0].Index != nil && !isNumericIndex(a.Array.Elems[0].Index)) {
 		m := map[string]string{}
@@ -114,7 +114,7 @@ func (g *shellGuard) arrayValue(st *shState, name string, a *syntax.Assign) expa
 			if e.Index != nil {
 				key, _ = expand.Literal(g.config(st), arithWord(e.Index))
 			}
-			m[key] = g.literal(st, e.Value).val
+			m[key] = g.literal(st, e.Value).Val
 		}
 		return expand.Variable{Set: true, Kind: expand.Associative, Map: m}
 	}
@@ -127,13 +127,13 @@ func (g *shellGuard) arrayValue(st *shState, name string, a *syntax.Assign) expa
 			continue
 		}
 		if e.Index != nil {
-			list = append(list, g.literal(st, e.Value).val)
+			list = append(list, g.literal(st, e.Value).Val)
 			continue
 		}
 		for _, f := range g.wordFields(st, e.Value) {
-			v := f.val
-			if f.lost > 0 && !hasMarker(v) {
-				v += string(rune(markerBase + f.lost))
+			v := f.Val
+			if f.Lost > 0 && !HasMarker(v) {
+				v += string(rune(markerBase + f.Lost))
 			}
 			list = append(list, v)
 		}
@@ -147,7 +147,7 @@ func isNumericIndex(x syntax.ArithmExpr) bool {
 }
 
 // declClause handles declare, local, export, readonly, typeset, nameref.
-func (g *shellGuard) declClause(st *shState, c *syntax.DeclClause) {
+func (g *Walker) declClause(st *State, c *syntax.DeclClause) {
 	variant := c.Variant.Value
 	export := variant == "export"
 	local := variant == "local"
@@ -157,7 +157,7 @@ func (g *shellGuard) declClause(st *shState, c *syntax.DeclClause) {
 		g.substs(st, a.Value)
 		g.substs(st, a.Array)
 		if a.Naked && a.Name == nil && a.Value != nil {
-			flag := g.literal(st, a.Value).val
+			flag := g.literal(st, a.Value).Val
 			if strings.HasPrefix(flag, "-") {
 				export = export || strings.Contains(flag, "x")
 				nameref = nameref || strings.Contains(flag, "n")
@@ -179,11 +179,11 @@ func (g *shellGuard) declClause(st *shState, c *syntax.DeclClause) {
 		switch {
 		case nameref && a.Value != nil:
 			target := g.literal(st, a.Value)
-			if target.dynamic() || !syntax.ValidName(strings.SplitN(target.val, "[", 2)[0]) {
+			if target.Dynamic() || !syntax.ValidName(strings.SplitN(target.Val, "[", 2)[0]) {
 				st.vars[name] = g.unknownVar(name, "the nameref $"+name+", whose target is not known")
 				continue
 			}
-			st.vars[name] = expand.Variable{Set: true, Kind: expand.NameRef, Str: target.val, Exported: export}
+			st.vars[name] = expand.Variable{Set: true, Kind: expand.NameRef, Str: target.Val, Exported: export}
 		case a.Naked:
 			v := guardEnv{g, st}.Get(name)
 			if export {
@@ -212,38 +212,38 @@ func (g *shellGuard) declClause(st *shState, c *syntax.DeclClause) {
 
 // specialVar handles assignments that make bash run code later: prompt and
 // trace strings, PROMPT_COMMAND, BASH_ENV and exported functions.
-func (g *shellGuard) specialVar(st *shState, name string, vr expand.Variable) {
+func (g *Walker) specialVar(st *State, name string, vr expand.Variable) {
 	if vr.Kind != expand.String {
 		return
 	}
 	switch {
 	case name == "PROMPT_COMMAND":
-		g.code(st.clone(), vr.Str, "PROMPT_COMMAND")
+		g.Code(st.Clone(), vr.Str, "PROMPT_COMMAND")
 	case name == "PS0" || name == "PS1" || name == "PS2" || name == "PS4":
 		// Prompts are expanded like double-quoted words: $(…) in them runs.
-		g.code(st.clone(), "echo \""+strings.ReplaceAll(vr.Str, `"`, `\"`)+"\"", "$"+name)
+		g.Code(st.Clone(), "echo \""+strings.ReplaceAll(vr.Str, `"`, `\"`)+"\"", "$"+name)
 	case strings.HasPrefix(name, "BASH_FUNC_") || strings.HasPrefix(strings.TrimSpace(vr.Str), "() {"):
-		g.code(st.clone(), "f "+strings.TrimSpace(vr.Str)+"; f", "the exported function "+name)
+		g.Code(st.Clone(), "f "+strings.TrimSpace(vr.Str)+"; f", "the exported function "+name)
 	}
 }
 
 // funcDecl records a function and refuses fork bombs.
-func (g *shellGuard) funcDecl(st *shState, fn *syntax.FuncDecl) {
+func (g *Walker) funcDecl(st *State, fn *syntax.FuncDecl) {
 	if fn.Name == nil || fn.Body == nil {
 		return
 	}
 	name := fn.Name.Value
 	st.funcs[name] = []*syntax.Stmt{fn.Body}
-	g.funcDecls = append(g.funcDecls, funcDecl{name: name, body: fn.Body, st: st.clone()})
+	g.funcDecls = append(g.funcDecls, funcDecl{name: name, body: fn.Body, st: st.Clone()})
 	if g.forkBomb(st, name, fn.Body, 0) {
-		g.deny("Refused: the function `%s` starts copies of itself in a pipeline or in the background (a fork bomb), which exhausts the system's processes.", name)
+		g.Deny("Refused: the function `%s` starts copies of itself in a pipeline or in the background (a fork bomb), which exhausts the system's processes.", name)
 	}
 }
 
 // forkBomb reports whether a function body starts two or more copies of
 // the function, or one in the background or a pipeline, directly or
 // through other functions of the script.
-func (g *shellGuard) forkBomb(st *shState, name string, body *syntax.Stmt, depth int) bool {
+func (g *Walker) forkBomb(st *State, name string, body *syntax.Stmt, depth int) bool {
 	if depth > 4 {
 		return false
 	}
@@ -289,7 +289,7 @@ func (g *shellGuard) forkBomb(st *shState, name string, body *syntax.Stmt, depth
 // callFunc walks a function body called with args, in the caller's state
 // (functions share the shell's variables), restoring local variables and
 // positional parameters afterwards.
-func (g *shellGuard) callFunc(st *shState, name string, args []shArg) {
+func (g *Walker) callFunc(st *State, name string, args []Arg) {
 	for i := range g.funcDecls {
 		if g.funcDecls[i].name == name {
 			g.funcDecls[i].called = true
@@ -300,14 +300,14 @@ func (g *shellGuard) callFunc(st *shState, name string, args []shArg) {
 			continue
 		}
 		g.calling[body]++
-		oldParams := st.params
-		st.params = make([]string, 0, len(args))
+		oldParams := st.Params
+		st.Params = make([]string, 0, len(args))
 		for _, a := range args {
-			v := a.val
-			if a.lost > 0 && !hasMarker(v) {
-				v += string(rune(markerBase + a.lost))
+			v := a.Val
+			if a.Lost > 0 && !HasMarker(v) {
+				v += string(rune(markerBase + a.Lost))
 			}
-			st.params = append(st.params, v)
+			st.Params = append(st.Params, v)
 		}
 		st.locals = append(st.locals, map[string]*expand.Variable{})
 		g.stmt(st, body)
@@ -320,7 +320,7 @@ func (g *shellGuard) callFunc(st *shState, name string, args []shArg) {
 				st.vars[k] = *v
 			}
 		}
-		st.params = oldParams
+		st.Params = oldParams
 		g.calling[body]--
 	}
 }

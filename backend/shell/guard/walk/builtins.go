@@ -1,4 +1,4 @@
-package tools
+package walk
 
 import (
 	"fmt"
@@ -17,35 +17,35 @@ import (
 
 // builtin handles the shell's own commands that change its state or run
 // code in it. It reports whether the command was fully handled.
-func (g *shellGuard) builtin(c *shCall) bool {
-	st, args := c.st, c.args
-	switch c.args[0].val {
+func (g *Walker) builtin(c *Call) bool {
+	st, args := c.Shell, c.Args
+	switch c.Args[0].Val {
 	case "cd", "pushd":
 		g.checkCd(st, args)
 	case "popd":
-		st.cwd, st.cwdWhy = "", "popd returns to a folder the guard did not follow"
+		st.Cwd, st.cwdWhy = "", "popd returns to a folder the guard did not follow"
 	case "set":
 		for i := 1; i < len(args); i++ {
-			v := args[i].val
+			v := args[i].Val
 			switch {
 			case v == "--" || (v == "-" && i == 1):
-				st.params = nil
+				st.Params = nil
 				for _, p := range args[i+1:] {
-					st.params = append(st.params, p.val)
+					st.Params = append(st.Params, p.Val)
 				}
 				return true
-			case v == "-a" || v == "-o" && i+1 < len(args) && args[i+1].val == "allexport":
+			case v == "-a" || v == "-o" && i+1 < len(args) && args[i+1].Val == "allexport":
 				st.allexport = true
-			case v == "+a" || v == "+o" && i+1 < len(args) && args[i+1].val == "allexport":
+			case v == "+a" || v == "+o" && i+1 < len(args) && args[i+1].Val == "allexport":
 				st.allexport = false
-			case v == "-f" || v == "-o" && i+1 < len(args) && args[i+1].val == "noglob":
+			case v == "-f" || v == "-o" && i+1 < len(args) && args[i+1].Val == "noglob":
 				st.glob.noglob = true
-			case v == "+f" || v == "+o" && i+1 < len(args) && args[i+1].val == "noglob":
+			case v == "+f" || v == "+o" && i+1 < len(args) && args[i+1].Val == "noglob":
 				st.glob.noglob = false
 			case !strings.HasPrefix(v, "-") && !strings.HasPrefix(v, "+"):
-				st.params = nil
+				st.Params = nil
 				for _, p := range args[i:] {
-					st.params = append(st.params, p.val)
+					st.Params = append(st.Params, p.Val)
 				}
 				return true
 			}
@@ -53,16 +53,16 @@ func (g *shellGuard) builtin(c *shCall) bool {
 	case "shift":
 		n := 1
 		if len(args) > 1 {
-			if _, err := fmt.Sscanf(args[1].val, "%d", &n); err != nil || args[1].dynamic() {
-				st.params = []string{g.unknown(source{desc: "the positional parameters after `" + display(args) + "`"})}
+			if _, err := fmt.Sscanf(args[1].Val, "%d", &n); err != nil || args[1].Dynamic() {
+				st.Params = []string{g.Unknown(Source{Desc: "the positional parameters after `" + Display(args) + "`"})}
 				return true
 			}
 		}
-		st.params = st.params[min(n, len(st.params)):]
+		st.Params = st.Params[min(n, len(st.Params)):]
 	case "shopt":
-		on := slices.ContainsFunc(args, func(a shArg) bool { return a.val == "-s" })
+		on := slices.ContainsFunc(args, func(a Arg) bool { return a.Val == "-s" })
 		for _, a := range args[1:] {
-			switch a.val {
+			switch a.Val {
 			case "extglob":
 			case "nullglob":
 				st.glob.nullglob = on
@@ -79,15 +79,15 @@ func (g *shellGuard) builtin(c *shCall) bool {
 	case "unset":
 		fn := false
 		for _, a := range args[1:] {
-			switch a.val {
+			switch a.Val {
 			case "-f":
 				fn = true
 			case "-v", "-n":
 			default:
 				if fn {
-					delete(st.funcs, a.val)
+					delete(st.funcs, a.Val)
 				} else {
-					st.vars[a.val] = expand.Variable{}
+					st.vars[a.Val] = expand.Variable{}
 				}
 			}
 		}
@@ -98,78 +98,78 @@ func (g *shellGuard) builtin(c *shCall) bool {
 	case "mapfile", "readarray":
 		g.mapfileBuiltin(c)
 	case "printf":
-		if len(args) < 4 || args[1].val != "-v" {
+		if len(args) < 4 || args[1].Val != "-v" {
 			return false
 		}
 		vals := make([]string, 0, len(args)-4)
 		for _, a := range args[4:] {
-			vals = append(vals, a.val)
+			vals = append(vals, a.Val)
 		}
-		out, _, err := expand.Format(nil, args[3].val, vals)
+		out, _, err := expand.Format(nil, args[3].Val, vals)
 		if err != nil {
-			out = g.unknown(source{desc: "the output of `" + display(args) + "`"})
+			out = g.Unknown(Source{Desc: "the output of `" + Display(args) + "`"})
 		}
-		st.setVar(args[2].val, expand.Variable{Set: true, Kind: expand.String, Str: out})
+		st.setVar(args[2].Val, expand.Variable{Set: true, Kind: expand.String, Str: out})
 	case "eval":
-		g.code(st, joinArgs(args[1:]), "`eval`")
+		g.Code(st, JoinArgs(args[1:]), "`eval`")
 	case "source", ".":
 		if len(args) < 2 {
 			return true
 		}
 		if len(args) > 2 {
-			saved := st.params
-			st.params = nil
+			saved := st.Params
+			st.Params = nil
 			for _, p := range args[2:] {
-				st.params = append(st.params, p.val)
+				st.Params = append(st.Params, p.Val)
 			}
-			defer func() { st.params = saved }()
+			defer func() { st.Params = saved }()
 		}
-		g.scriptFile(st, args[1], "`"+args[0].val+"`", "sh")
+		g.ScriptFile(st, args[1], "`"+args[0].Val+"`", "sh")
 	case "trap":
 		rest := args[1:]
-		if len(rest) > 0 && rest[0].val == "--" {
+		if len(rest) > 0 && rest[0].Val == "--" {
 			rest = rest[1:]
 		}
-		if len(rest) > 1 && rest[0].val != "-" && !strings.HasPrefix(rest[0].val, "-") {
+		if len(rest) > 1 && rest[0].Val != "-" && !strings.HasPrefix(rest[0].Val, "-") {
 			// The handler runs later (at exit, on a signal): it is walked
 			// at the end, with what the script has set by then.
-			g.traps = append(g.traps, rest[0].val)
+			g.traps = append(g.traps, rest[0].Val)
 		}
 	case "alias":
 		for _, a := range args[1:] {
-			if name, val, ok := strings.Cut(a.val, "="); ok {
+			if name, val, ok := strings.Cut(a.Val, "="); ok {
 				st.aliases[name] = []string{val}
 				// The alias may never be used; what it would destroy is
 				// refused all the same.
-				g.quiet++
-				g.code(st.clone(), val, "the alias "+name)
-				g.quiet--
+				g.Quiet++
+				g.Code(st.Clone(), val, "the alias "+name)
+				g.Quiet--
 			}
 		}
 	case "unalias":
 		for _, a := range args[1:] {
-			delete(st.aliases, a.val)
+			delete(st.aliases, a.Val)
 		}
 	case "hash":
 		for i := 1; i+2 < len(args)+1 && i < len(args); i++ {
-			if args[i].val == "-p" && i+2 < len(args) {
-				g.warn("`hash -p` makes `%s` run %s instead of the usual program.", args[i+2].val, args[i+1].val)
+			if args[i].Val == "-p" && i+2 < len(args) {
+				g.Warn("`hash -p` makes `%s` run %s instead of the usual program.", args[i+2].Val, args[i+1].Val)
 				if st.hashed == nil {
 					st.hashed = map[string]string{}
 				}
-				st.hashed[args[i+2].val] = args[i+1].val
+				st.hashed[args[i+2].Val] = args[i+1].Val
 			}
 		}
 	case "let":
 		for _, a := range args[1:] {
-			if name, _, ok := strings.Cut(a.val, "="); ok && syntax.ValidName(strings.TrimRight(name, "+-*/%<>&|^ ")) {
+			if name, _, ok := strings.Cut(a.Val, "="); ok && syntax.ValidName(strings.TrimRight(name, "+-*/%<>&|^ ")) {
 				n := strings.TrimRight(name, "+-*/%<>&|^ ")
 				st.setVar(n, g.unknownVar(n, "the variable $"+n+", computed by `let`"))
 			}
 		}
 	case "getopts":
 		if len(args) > 2 {
-			st.setVar(args[2].val, g.unknownVar(args[2].val, "the option `getopts` reads"))
+			st.setVar(args[2].Val, g.unknownVar(args[2].Val, "the option `getopts` reads"))
 		}
 	default:
 		return false
@@ -179,34 +179,34 @@ func (g *shellGuard) builtin(c *shCall) bool {
 
 // declArgs handles export/declare/local/readonly run as plain commands
 // (command export X=1, builtin declare …).
-func (g *shellGuard) declArgs(c *shCall) {
-	export := c.args[0].val == "export"
-	for _, a := range c.args[1:] {
-		if strings.HasPrefix(a.val, "-") {
-			export = export || strings.Contains(a.val, "x")
+func (g *Walker) declArgs(c *Call) {
+	export := c.Args[0].Val == "export"
+	for _, a := range c.Args[1:] {
+		if strings.HasPrefix(a.Val, "-") {
+			export = export || strings.Contains(a.Val, "x")
 			continue
 		}
-		name, val, ok := strings.Cut(a.val, "=")
+		name, val, ok := strings.Cut(a.Val, "=")
 		if !syntax.ValidName(name) {
 			continue
 		}
-		v := guardEnv{g, c.st}.Get(name)
+		v := guardEnv{g, c.Shell}.Get(name)
 		if ok {
 			v = expand.Variable{Set: true, Kind: expand.String, Str: val}
 		}
 		v.Exported = v.Exported || export
-		c.st.setVar(name, v)
+		c.Shell.setVar(name, v)
 	}
 }
 
 // readBuiltin gives read's variables the line it reads.
-func (g *shellGuard) readBuiltin(c *shCall) {
-	st, args := c.st, c.args
+func (g *Walker) readBuiltin(c *Call) {
+	st, args := c.Shell, c.Args
 	var names []string
 	array, delim := "", "\n"
 	raw := false
 	for i := 1; i < len(args); i++ {
-		v := args[i].val
+		v := args[i].Val
 		if !strings.HasPrefix(v, "-") || len(v) < 2 {
 			names = append(names, v)
 			continue
@@ -220,7 +220,7 @@ func (g *shellGuard) readBuiltin(c *shCall) {
 			val := v[j+1:]
 			if val == "" && i+1 < len(args) {
 				i++
-				val = args[i].val
+				val = args[i].Val
 			}
 			switch v[j] {
 			case 'a':
@@ -237,9 +237,9 @@ func (g *shellGuard) readBuiltin(c *shCall) {
 	if len(names) == 0 && array == "" {
 		names = []string{"REPLY"}
 	}
-	text, ok := g.inputText(st.stdin)
+	text, ok := g.InputText(st.Stdin)
 	if !ok {
-		desc := "what `read` reads from " + st.stdin.what()
+		desc := "what `read` reads from " + st.Stdin.What()
 		for _, n := range append(names, array) {
 			if n != "" {
 				st.setVar(n, g.unknownVar(n, desc))
@@ -283,15 +283,15 @@ func (g *shellGuard) readBuiltin(c *shCall) {
 }
 
 // mapfileBuiltin gives mapfile's array the lines it reads.
-func (g *shellGuard) mapfileBuiltin(c *shCall) {
-	st, args := c.st, c.args
+func (g *Walker) mapfileBuiltin(c *Call) {
+	st, args := c.Shell, c.Args
 	name, delim, trim := "MAPFILE", "\n", false
 	for i := 1; i < len(args); i++ {
-		switch v := args[i].val; {
+		switch v := args[i].Val; {
 		case v == "-t":
 			trim = true
 		case v == "-d" && i+1 < len(args):
-			delim = args[i+1].val + "\x00"
+			delim = args[i+1].Val + "\x00"
 			i++
 		case v == "-n" || v == "-O" || v == "-s" || v == "-u" || v == "-C" || v == "-c":
 			i++
@@ -299,9 +299,9 @@ func (g *shellGuard) mapfileBuiltin(c *shCall) {
 			name = v
 		}
 	}
-	text, ok := g.inputText(st.stdin)
+	text, ok := g.InputText(st.Stdin)
 	if !ok {
-		st.setVar(name, expand.Variable{Set: true, Kind: expand.Indexed, List: []string{g.unknown(source{desc: "what `" + args[0].val + "` reads from " + st.stdin.what()})}})
+		st.setVar(name, expand.Variable{Set: true, Kind: expand.Indexed, List: []string{g.Unknown(Source{Desc: "what `" + args[0].Val + "` reads from " + st.Stdin.What()})}})
 		return
 	}
 	var list []string
@@ -319,39 +319,39 @@ func (g *shellGuard) mapfileBuiltin(c *shCall) {
 
 // checkCd follows cd so that relative paths are judged from the right
 // folder, and warns when it leaves the workspace.
-func (g *shellGuard) checkCd(st *shState, args []shArg) {
-	ops := operands(args[1:])
-	target := known(g.home)
+func (g *Walker) checkCd(st *State, args []Arg) {
+	ops := Operands(args[1:])
+	target := Known(g.Home)
 	if len(ops) > 0 {
 		target = ops[0]
-	} else if g.home == "" {
-		st.cwd, st.cwdWhy = "", "cd went to a home folder the guard does not know"
+	} else if g.Home == "" {
+		st.Cwd, st.cwdWhy = "", "cd went to a home folder the guard does not know"
 		return
 	}
-	if target.dynamic() {
-		st.cwd, st.cwdWhy = "", "`cd "+target.rawText()+"` goes to "+g.argSource(target).text()
+	if target.Dynamic() {
+		st.Cwd, st.cwdWhy = "", "`cd "+target.RawText()+"` goes to "+g.ArgSource(target).Text()
 		return
 	}
-	if target.val == "-" {
-		st.cwd, st.oldpwd = st.oldpwd, st.cwd
-		if st.cwd == "" {
+	if target.Val == "-" {
+		st.Cwd, st.oldpwd = st.oldpwd, st.Cwd
+		if st.Cwd == "" {
 			st.cwdWhy = "`cd -` returns to a folder the guard did not follow"
 		}
 		return
 	}
-	if cdpath := (guardEnv{g, st}).Get("CDPATH"); cdpath.Set && cdpath.Str != "" && !strings.HasPrefix(target.val, "/") && !strings.HasPrefix(target.val, ".") {
-		st.cwd, st.cwdWhy = "", "CDPATH decides where `cd "+target.val+"` goes"
+	if cdpath := (guardEnv{g, st}).Get("CDPATH"); cdpath.Set && cdpath.Str != "" && !strings.HasPrefix(target.Val, "/") && !strings.HasPrefix(target.Val, ".") {
+		st.Cwd, st.cwdWhy = "", "CDPATH decides where `cd "+target.Val+"` goes"
 		return
 	}
-	p, ok := g.absPath(st, target.val)
+	p, ok := g.AbsPath(st, target.Val)
 	if !ok {
-		st.cwd, st.cwdWhy = "", "cd went where the guard cannot follow"
+		st.Cwd, st.cwdWhy = "", "cd went where the guard cannot follow"
 		return
 	}
-	if g.wsDir != "" && !g.inside(st, p) && !harmlessPath(p) {
-		g.warn("Changes directory outside the workspace: %s", p)
+	if g.WorkspaceDir != "" && !g.Inside(st, p) && !harmlessPath(p) {
+		g.Warn("Changes directory outside the workspace: %s", p)
 	}
-	st.oldpwd, st.cwd = st.cwd, p
+	st.oldpwd, st.Cwd = st.Cwd, p
 }
 
 // homeOf returns a user's home folder.
@@ -368,25 +368,25 @@ func homeOf(name string) string {
 	return ""
 }
 
-// inDir returns a copy of env whose folder is dir (env --chdir, sudo -D).
-func (g *shellGuard) inDir(env *shState, dir shArg) *shState {
-	c := env.clone()
-	if dir.dynamic() {
-		c.cwd, c.cwdWhy = "", "the folder `"+dir.rawText()+"` comes from "+g.argSource(dir).text()
+// InDir returns a copy of env whose folder is dir (env --chdir, sudo -D).
+func (g *Walker) InDir(env *State, dir Arg) *State {
+	c := env.Clone()
+	if dir.Dynamic() {
+		c.Cwd, c.cwdWhy = "", "the folder `"+dir.RawText()+"` comes from "+g.ArgSource(dir).Text()
 		return c
 	}
-	p, ok := g.absPath(env, dir.val)
+	p, ok := g.AbsPath(env, dir.Val)
 	if !ok {
-		c.cwd, c.cwdWhy = "", "it is relative to a folder the guard cannot follow"
+		c.Cwd, c.cwdWhy = "", "it is relative to a folder the guard cannot follow"
 		return c
 	}
-	c.oldpwd, c.cwd = c.cwd, p
+	c.oldpwd, c.Cwd = c.Cwd, p
 	return c
 }
 
 // withHome returns a copy of env whose HOME is the user's (sudo, su -).
-func withHome(env *shState, home string) *shState {
-	c := env.clone()
+func withHome(env *State, home string) *State {
+	c := env.Clone()
 	if home == "" {
 		c.vars["HOME"] = expand.Variable{Set: true, Exported: true, Kind: expand.String, Str: string(rune(markerBase))}
 		return c

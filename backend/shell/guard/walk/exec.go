@@ -1,4 +1,4 @@
-package tools
+package walk
 
 import (
 	"os"
@@ -7,29 +7,33 @@ import (
 	"mvdan.cc/sh/v3/syntax"
 )
 
-// shCall is one simple command being checked.
-type shCall struct {
-	// st is the shell whose builtins the command may be (cd, set, read…);
+// Call is one simple command being checked.
+type Call struct {
+	// Shell is the shell whose builtins the command may be (cd, set, read…);
 	// nil once a wrapper has made it a program of its own.
-	st *shState
-	// env is what the command's process sees: variables, folder, stdin.
-	env  *shState
-	args []shArg
-	base string
-	src  *srcText // the command as written, for messages
-	// label, when set, names the command in messages instead (a call in
+	Shell *State
+	// Env is what the command's process sees: variables, folder, stdin.
+	Env *State
+	// Args are the command's fields, the program's name first.
+	Args []Arg
+	// Base is the name the program is judged as (CommandBase of what it
+	// really runs).
+	Base string
+	// Src is the command as written, for messages.
+	Src *Src
+	// Label, when set, names the command in messages instead (a call in
 	// interpreter code).
-	label string
-	text  string // cmdText, once built
-	// asCalled, when set, is the name the program is judged as instead of
+	Label string
+	text  string // Text, once built
+	// AsCalled, when set, is the name the program is judged as instead of
 	// what its file is (the name a link to a multi-call program gives it).
-	asCalled string
+	AsCalled string
 }
 
-// cmdText names the command in messages.
-func (c *shCall) cmdText() string {
-	if c.label != "" {
-		return c.label
+// Text names the command in messages.
+func (c *Call) Text() string {
+	if c.Label != "" {
+		return c.Label
 	}
 	if c.text != "" {
 		return c.text
@@ -38,81 +42,84 @@ func (c *shCall) cmdText() string {
 	return c.text
 }
 
-func (c *shCall) buildText() string {
-	shownArgs := display(c.args)
-	if src := c.src.String(); src != "" && clip(src, 120) != shownArgs {
+func (c *Call) buildText() string {
+	shownArgs := Display(c.Args)
+	if src := c.Src.String(); src != "" && Clip(src, 120) != shownArgs {
 		if strings.HasPrefix(src, "`") {
 			return src + " (which runs `" + shownArgs + "`)" // already a label: `system` in `perl -e`
 		}
-		return "`" + clip(src, 100) + "` (which runs `" + shownArgs + "`)"
+		return "`" + Clip(src, 100) + "` (which runs `" + shownArgs + "`)"
 	}
 	return "`" + shownArgs + "`"
 }
 
-// srcText is a command as written, printed only when a message needs it.
-type srcText struct {
+// Src is a command as written, printed only when a message needs it.
+type Src struct {
 	node syntax.Node
-	text string
+	// Text is the command as written; empty until String prints it.
+	Text string
 }
 
-func (s *srcText) String() string {
+// String is the command as written (printed from its node when no text
+// was given).
+func (s *Src) String() string {
 	if s == nil {
 		return ""
 	}
-	if s.text == "" && s.node != nil {
-		s.text = printNode(s.node)
+	if s.Text == "" && s.node != nil {
+		s.Text = Print(s.node)
 	}
-	return s.text
+	return s.Text
 }
 
-// command checks a simple command given as expanded fields, peeling off
+// Command checks a simple command given as expanded fields, peeling off
 // wrappers and following the code it hands to other programs.
-func (g *shellGuard) command(st, env *shState, args []shArg, src *srcText) {
-	g.peel(&shCall{st: st, env: env, args: args, src: src}, 0)
+func (g *Walker) Command(st, env *State, args []Arg, src *Src) {
+	g.peel(&Call{Shell: st, Env: env, Args: args, Src: src}, 0)
 }
 
 // peel checks c and, layer by layer, the commands it wraps.
-func (g *shellGuard) peel(c *shCall, layer int) {
-	for ; len(c.args) > 0 && layer < maxWrapperLayers; layer++ {
-		name := c.args[0]
-		if c.asCalled == "" {
-			if name.dynamic() {
-				g.hold("The command name `%s` comes from %s cannot be checked before it runs.", clip(name.rawText(), 60), and(g.argSource(name).text()))
-				g.checkPaths(c.env, c.args[1:])
+func (g *Walker) peel(c *Call, layer int) {
+	for ; len(c.Args) > 0 && layer < maxWrapperLayers; layer++ {
+		name := c.Args[0]
+		if c.AsCalled == "" {
+			if name.Dynamic() {
+				g.Hold("The command name `%s` comes from %s cannot be checked before it runs.", Clip(name.RawText(), 60), And(g.ArgSource(name).Text()))
+				g.CheckPaths(c.Env, c.Args[1:])
 				return
 			}
-			if p, ok := c.env.hashed[name.val]; ok && c.st != nil {
-				c.args = append([]shArg{known(p)}, c.args[1:]...)
-				name = c.args[0]
+			if p, ok := c.Env.hashed[name.Val]; ok && c.Shell != nil {
+				c.Args = append([]Arg{Known(p)}, c.Args[1:]...)
+				name = c.Args[0]
 			}
 		}
 		alias := ""
-		if c.asCalled != "" {
-			c.base = c.asCalled
+		if c.AsCalled != "" {
+			c.Base = c.AsCalled
 		} else {
-			c.base, alias = g.programNames(c.env, name.val)
+			c.Base, alias = g.programNames(c.Env, name.Val)
 		}
-		if g.collect && c.asCalled == "" {
-			words := make([]string, len(c.args))
-			for i, a := range c.args {
-				words[i] = shown(a.val)
+		if g.collect && c.AsCalled == "" {
+			words := make([]string, len(c.Args))
+			for i, a := range c.Args {
+				words[i] = Shown(a.Val)
 			}
 			g.collected = append(g.collected, words)
 		}
-		if c.st != nil && !strings.Contains(name.val, "/") && len(c.st.funcs[name.val]) > 0 {
+		if c.Shell != nil && !strings.Contains(name.Val, "/") && len(c.Shell.funcs[name.Val]) > 0 {
 			// Functions come before builtins and programs. The program of
 			// the same name is checked too: the function may call it, or
 			// may not be defined on every path.
-			g.callFunc(c.st, name.val, c.args[1:])
+			g.callFunc(c.Shell, name.Val, c.Args[1:])
 		}
-		if msg, ok := privileged[c.base]; ok {
-			g.warn("%s", msg)
+		if msg, ok := privileged[c.Base]; ok {
+			g.Warn("%s", msg)
 		}
-		if alias != "" && !g.sameProgram(c.base, alias) {
+		if alias != "" && !g.sameProgram(c.Base, alias) {
 			// A link to a multi-call program (systemctl, busybox, systemd)
 			// acts as the name it is called by; any other program acts as
 			// what it is. The guard cannot tell which, so it judges both.
-			as := &shCall{env: c.env, args: c.args, src: c.src, label: c.label, asCalled: alias}
+			as := &Call{Env: c.Env, Args: c.Args, Src: c.Src, Label: c.Label, AsCalled: alias}
 			g.peel(as, layer)
 		}
 		next, ok := g.dispatch(c)
@@ -126,26 +133,26 @@ func (g *shellGuard) peel(c *shCall, layer int) {
 // programNames names the program a command runs: for a path, what the
 // file really is (a symlink to rm, a copy of rm made earlier in the
 // command) and, when that differs, the name it is called by (alias).
-func (g *shellGuard) programNames(env *shState, name string) (base, alias string) {
-	called := commandBase(name)
+func (g *Walker) programNames(env *State, name string) (base, alias string) {
+	called := CommandBase(name)
 	if !strings.Contains(name, "/") {
 		return called, ""
 	}
-	p, ok := g.absPath(env, name)
+	p, ok := g.AbsPath(env, name)
 	if !ok {
 		return called, ""
 	}
 	for range 8 {
-		src, ok := g.copies[p]
+		src, ok := g.Copies[p]
 		if !ok {
 			break
 		}
 		p = src
 	}
-	if r := commandBase(g.realPath(p)); r != called {
+	if r := CommandBase(g.RealPath(p)); r != called {
 		return r, called
 	}
-	if r := commandBase(p); r != called {
+	if r := CommandBase(p); r != called {
 		return r, called
 	}
 	return called, ""
@@ -154,8 +161,8 @@ func (g *shellGuard) programNames(env *shState, name string) (base, alias string
 // sameProgram reports whether two names of one file are judged alike (sh
 // and dash are both shells, python3 and python3.11 both Python), so that
 // judging the file under both would only repeat the work.
-func (g *shellGuard) sameProgram(a, b string) bool {
-	if a == b || isShell(a) && isShell(b) {
+func (g *Walker) sameProgram(a, b string) bool {
+	if a == b || IsShell(a) && IsShell(b) {
 		return true
 	}
 	ia, ib := g.cmds.Interp(a), g.cmds.Interp(b)
@@ -163,17 +170,17 @@ func (g *shellGuard) sameProgram(a, b string) bool {
 }
 
 // dispatch checks one command and returns the command it wraps, if any.
-func (g *shellGuard) dispatch(c *shCall) (*shCall, bool) {
-	if c.st != nil {
+func (g *Walker) dispatch(c *Call) (*Call, bool) {
+	if c.Shell != nil {
 		if g.builtin(c) {
 			return nil, false
 		}
 	}
-	if isShell(c.base) {
+	if IsShell(c.Base) {
 		g.shell(c)
 		return nil, false
 	}
-	if strings.Contains(c.args[0].val, "/") && c.asCalled == "" {
+	if strings.Contains(c.Args[0].Val, "/") && c.AsCalled == "" {
 		g.executable(c)
 	}
 	if next, ok := g.wrapper(c); ok {
@@ -195,8 +202,8 @@ var privileged = map[string]string{
 	"runuser": "Runs a command as another user (runuser).",
 }
 
-// isShell reports whether base is a shell that runs scripts given with -c.
-func isShell(base string) bool {
+// IsShell reports whether base is a shell that runs scripts given with -c.
+func IsShell(base string) bool {
 	switch base {
 	case "sh", "bash", "zsh", "dash", "ksh", "ksh93", "mksh", "ash", "fish", "yash", "posh", "rbash", "csh", "tcsh", "lksh", "oksh", "loksh", "bosh", "hush":
 		return true
@@ -204,25 +211,25 @@ func isShell(base string) bool {
 	return false
 }
 
-// code checks a script given as text (bash -c, eval, a sourced file). Text
+// Code checks a script given as text (bash -c, eval, a sourced file). Text
 // built from unknown values is held: bash parses it again, so an unknown
 // part may be any code.
-func (g *shellGuard) code(st *shState, text, origin string) {
-	if hasMarker(text) {
-		s, _ := g.sourceOf(text)
-		g.hold("The code %s runs comes from %s cannot be checked before it runs.", origin, and(s.text()))
+func (g *Walker) Code(st *State, text, origin string) {
+	if HasMarker(text) {
+		s, _ := g.SourceOf(text)
+		g.Hold("The code %s runs comes from %s cannot be checked before it runs.", origin, And(s.Text()))
 	}
-	g.script(st, text, g.depth+1, origin)
+	g.script(st, text, g.Depth+1, origin)
 }
 
 // shell follows what a shell runs: -c code, a script file, or its input.
-func (g *shellGuard) shell(c *shCall) {
-	child := c.env.child()
-	args := c.args
+func (g *Walker) shell(c *Call) {
+	child := c.Env.Child()
+	args := c.Args
 	i, hasC, fromStdin := 1, false, false
 	for ; i < len(args); i++ {
-		v := args[i].val
-		if args[i].dynamic() {
+		v := args[i].Val
+		if args[i].Dynamic() {
 			break
 		}
 		if v == "--" || v == "-" {
@@ -236,12 +243,12 @@ func (g *shellGuard) shell(c *shCall) {
 		case v == "--rcfile" || v == "--init-file" || v == "-o" || v == "+o" || v == "-O" || v == "+O":
 			if v == "--rcfile" || v == "--init-file" {
 				if i+1 < len(args) {
-					g.scriptFile(child, args[i+1], "`"+c.base+" "+v+"`", "sh")
+					g.ScriptFile(child, args[i+1], "`"+c.Base+" "+v+"`", "sh")
 				}
 			}
 			i++
 		case strings.HasPrefix(v, "--"):
-			if v == "--command" && c.base == "fish" {
+			if v == "--command" && c.Base == "fish" {
 				hasC = true
 			}
 		case v[0] == '-':
@@ -249,57 +256,57 @@ func (g *shellGuard) shell(c *shCall) {
 			fromStdin = fromStdin || strings.Contains(v[1:], "s")
 		}
 	}
-	if be := (guardEnv{g, c.env}).Get("BASH_ENV"); (c.base == "bash" || c.base == "rbash") && be.Set && be.Str != "" {
-		g.scriptFile(child, shArg{val: be.Str, raw: "$BASH_ENV"}, "`$BASH_ENV`", "sh")
+	if be := (guardEnv{g, c.Env}).Get("BASH_ENV"); (c.Base == "bash" || c.Base == "rbash") && be.Set && be.Str != "" {
+		g.ScriptFile(child, Arg{Val: be.Str, Raw: "$BASH_ENV"}, "`$BASH_ENV`", "sh")
 	}
 	ops := args[min(i, len(args)):]
-	origin := "`" + c.base + "`"
+	origin := "`" + c.Base + "`"
 	switch {
 	case hasC && len(ops) > 0:
 		if len(ops) > 1 {
-			child.arg0 = ops[1].val
+			child.arg0 = ops[1].Val
 			for _, p := range ops[2:] {
-				child.params = append(child.params, p.val)
+				child.Params = append(child.Params, p.Val)
 			}
 		}
 		script := ops[0]
-		if script.lost > 0 && !hasMarker(script.val) {
-			script.val += string(rune(markerBase + script.lost))
+		if script.Lost > 0 && !HasMarker(script.Val) {
+			script.Val += string(rune(markerBase + script.Lost))
 		}
-		g.code(child, script.val, "`"+c.base+" -c`")
+		g.Code(child, script.Val, "`"+c.Base+" -c`")
 	case !fromStdin && len(ops) > 0:
-		child.arg0 = ops[0].val
+		child.arg0 = ops[0].Val
 		for _, p := range ops[1:] {
-			child.params = append(child.params, p.val)
+			child.Params = append(child.Params, p.Val)
 		}
-		g.scriptFile(child, ops[0], origin, "sh")
+		g.ScriptFile(child, ops[0], origin, "sh")
 	default:
 		for _, p := range ops {
-			child.params = append(child.params, p.val)
+			child.Params = append(child.Params, p.Val)
 		}
-		text, ok := g.inputText(c.env.stdin)
+		text, ok := g.InputText(c.Env.Stdin)
 		if !ok {
-			g.hold("The code %s runs comes from %s cannot be checked before it runs.", origin, and(c.env.stdin.what()))
+			g.Hold("The code %s runs comes from %s cannot be checked before it runs.", origin, And(c.Env.Stdin.What()))
 			return
 		}
-		child.stdin = input{}
-		g.code(child, text, origin+" (from its input)")
+		child.Stdin = Input{}
+		g.Code(child, text, origin+" (from its input)")
 	}
 }
 
 // executable follows a program named by its path: a script the guard can
 // read is checked like the code of its interpreter.
-func (g *shellGuard) executable(c *shCall) {
-	p, ok := g.absPath(c.env, c.args[0].val)
+func (g *Walker) executable(c *Call) {
+	p, ok := g.AbsPath(c.Env, c.Args[0].Val)
 	if !ok {
 		return
 	}
-	text, known, exists := g.fileText(c.env, p)
+	text, known, exists := g.FileText(c.Env, p)
 	switch {
 	case !exists:
 		return
 	case !known:
-		g.hold("The program %s is written by %s earlier in this command, so what it does cannot be checked before it runs.", c.args[0].val, text)
+		g.Hold("The program %s is written by %s earlier in this command, so what it does cannot be checked before it runs.", c.Args[0].Val, text)
 		return
 	}
 	lang := "sh"
@@ -308,66 +315,66 @@ func (g *shellGuard) executable(c *shCall) {
 		if len(fields) == 0 {
 			return
 		}
-		interp := commandBase(fields[0])
+		interp := CommandBase(fields[0])
 		if interp == "env" && len(fields) > 1 {
-			interp = commandBase(fields[len(fields)-1])
+			interp = CommandBase(fields[len(fields)-1])
 			if fields[1] == "-S" && len(fields) > 2 {
-				interp = commandBase(fields[2])
+				interp = CommandBase(fields[2])
 			}
 		}
 		ip := g.cmds.Interp(interp)
 		switch {
-		case isShell(interp):
+		case IsShell(interp):
 		case ip != nil:
 			lang = ip.Lang()
-			defer ip.Unfollowed(g, c.args[0])
+			defer ip.Unfollowed(g, c.Args[0])
 		default:
 			return
 		}
 	} else if strings.ContainsRune(text, 0) {
 		return // a binary program
 	}
-	child := c.env.child()
-	child.arg0 = c.args[0].val
-	for _, a := range c.args[1:] {
-		child.params = append(child.params, a.val)
+	child := c.Env.Child()
+	child.arg0 = c.Args[0].Val
+	for _, a := range c.Args[1:] {
+		child.Params = append(child.Params, a.Val)
 	}
-	g.checkSource(child, text, lang, "the script "+c.args[0].val)
+	g.checkSource(child, text, lang, "the script "+c.Args[0].Val)
 }
 
 // checkSource checks the text of a program in its language.
-func (g *shellGuard) checkSource(st *shState, text, lang, origin string) {
+func (g *Walker) checkSource(st *State, text, lang, origin string) {
 	if lang == "sh" {
-		g.code(st, text, origin)
+		g.Code(st, text, origin)
 		return
 	}
-	if hasMarker(text) {
-		s, _ := g.sourceOf(text)
-		g.hold("The code %s runs comes from %s cannot be checked before it runs.", origin, and(s.text()))
+	if HasMarker(text) {
+		s, _ := g.SourceOf(text)
+		g.Hold("The code %s runs comes from %s cannot be checked before it runs.", origin, And(s.Text()))
 	}
-	g.cmds.Code(st, lang, text, origin)
+	g.cmds.Scan(st, lang, text, origin)
 }
 
 // maxScriptBytes bounds the script files the guard reads.
 const maxScriptBytes = 512 << 10
 
-// fileText returns a file's text as the command will see it: what the
+// FileText returns a file's text as the command will see it: what the
 // script wrote to it, or what is on disk. When the content cannot be known
 // (known false), text names the command that writes it.
-func (g *shellGuard) fileText(st *shState, p string) (text string, known, exists bool) {
-	if n, ok := g.written[p]; ok {
+func (g *Walker) FileText(st *State, p string) (text string, known, exists bool) {
+	if n, ok := g.Written[p]; ok {
 		if n.writer != nil {
-			return g.sandbox(n.wst, []*syntax.Stmt{n.writer}, n.wst.stdin), true, true
+			return g.sandbox(n.wst, []*syntax.Stmt{n.writer}, n.wst.Stdin), true, true
 		}
-		return "`" + n.by + "`", false, true
+		return "`" + n.By + "`", false, true
 	}
 	if pr, ok := g.procs[p]; ok {
-		return g.sandbox(pr.st, pr.node.Stmts, input{}), true, true
+		return g.sandbox(pr.st, pr.node.Stmts, Input{}), true, true
 	}
 	fi, err := os.Stat(p)
 	if err != nil {
-		if g.dirty != "" {
-			return "`" + g.dirty + "`", false, true
+		if g.Dirty != "" {
+			return "`" + g.Dirty + "`", false, true
 		}
 		return "", false, false
 	}
@@ -387,34 +394,34 @@ func (g *shellGuard) fileText(st *shState, p string) (text string, known, exists
 	return string(b[:n]), true, true
 }
 
-// scriptFile checks a script file a shell or source runs.
-func (g *shellGuard) scriptFile(st *shState, a shArg, origin, lang string) {
-	if a.dynamic() {
-		g.hold("The script %s runs comes from %s cannot be checked before it runs.", origin, and(g.argSource(a).text()))
+// ScriptFile checks a script file a shell or source runs.
+func (g *Walker) ScriptFile(st *State, a Arg, origin, lang string) {
+	if a.Dynamic() {
+		g.Hold("The script %s runs comes from %s cannot be checked before it runs.", origin, And(g.ArgSource(a).Text()))
 		return
 	}
-	switch a.val {
+	switch a.Val {
 	case "/dev/stdin", "/dev/fd/0", "/proc/self/fd/0", "-":
-		text, ok := g.inputText(st.stdin)
+		text, ok := g.InputText(st.Stdin)
 		if !ok {
-			g.hold("The code %s runs comes from %s cannot be checked before it runs.", origin, and(st.stdin.what()))
+			g.Hold("The code %s runs comes from %s cannot be checked before it runs.", origin, And(st.Stdin.What()))
 			return
 		}
 		g.checkSource(st, text, lang, origin+" (from its input)")
 		return
 	}
-	p, ok := g.absPath(st, a.val)
+	p, ok := g.AbsPath(st, a.Val)
 	if !ok {
-		g.hold("The script %s runs (%s) is in a folder the guard cannot follow (%s), so it cannot be checked before it runs.", origin, a.val, st.cwdWhy)
+		g.Hold("The script %s runs (%s) is in a folder the guard cannot follow (%s), so it cannot be checked before it runs.", origin, a.Val, st.cwdWhy)
 		return
 	}
-	g.checkPaths(st, []shArg{a})
-	text, known, exists := g.fileText(st, p)
+	g.CheckPaths(st, []Arg{a})
+	text, known, exists := g.FileText(st, p)
 	switch {
 	case !exists:
 	case !known:
-		g.hold("The script %s runs (%s) is written by %s earlier in this command, so it cannot be checked before it runs.", origin, a.val, text)
+		g.Hold("The script %s runs (%s) is written by %s earlier in this command, so it cannot be checked before it runs.", origin, a.Val, text)
 	default:
-		g.checkSource(st, text, lang, origin+" "+a.val)
+		g.checkSource(st, text, lang, origin+" "+a.Val)
 	}
 }

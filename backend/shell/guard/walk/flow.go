@@ -1,4 +1,4 @@
-package tools
+package walk
 
 import (
 	"fmt"
@@ -11,7 +11,7 @@ import (
 
 // pipeline walks the stages of a pipeline, each in a subshell, with the
 // output of one stage as the next stage's input.
-func (g *shellGuard) pipeline(st *shState, b *syntax.BinaryCmd) {
+func (g *Walker) pipeline(st *State, b *syntax.BinaryCmd) {
 	var stages []*syntax.Stmt
 	var flatten func(s *syntax.Stmt)
 	flatten = func(s *syntax.Stmt) {
@@ -25,61 +25,61 @@ func (g *shellGuard) pipeline(st *shState, b *syntax.BinaryCmd) {
 	flatten(b.X)
 	flatten(b.Y)
 	var prev *syntax.Stmt
-	var prevState *shState
+	var prevState *State
 	for _, s := range stages {
-		c := st.clone()
+		c := st.Clone()
 		if prev != nil {
-			c.stdin = input{set: true, producer: prev, pst: prevState}
-			c.stdin.under, c.stdin.all, c.stdin.nul = g.findOutput(prevState, prev)
+			c.Stdin = Input{Set: true, producer: prev, pst: prevState}
+			c.Stdin.under, c.Stdin.all, c.Stdin.nul = g.findOutput(prevState, prev)
 		}
-		prevState = c.clone()
+		prevState = c.Clone()
 		g.stmt(c, s)
 		prev = s
 	}
 }
 
-// findStarts splits find's arguments into its starting points and its
+// FindStarts splits find's arguments into its starting points and its
 // expression.
-func findStarts(args []shArg) (starts, expr []shArg) {
+func FindStarts(args []Arg) (starts, expr []Arg) {
 	i := 0
-	for i < len(args) && (args[i].val == "-H" || args[i].val == "-L" || args[i].val == "-P" || strings.HasPrefix(args[i].val, "-O") || args[i].val == "-D") {
-		if args[i].val == "-D" {
+	for i < len(args) && (args[i].Val == "-H" || args[i].Val == "-L" || args[i].Val == "-P" || strings.HasPrefix(args[i].Val, "-O") || args[i].Val == "-D") {
+		if args[i].Val == "-D" {
 			i++
 		}
 		i++
 	}
 	for ; i < len(args); i++ {
-		v := args[i].val
-		if !args[i].dynamic() && (strings.HasPrefix(v, "-") || v == "(" || v == "!" || v == ")" || v == ",") {
+		v := args[i].Val
+		if !args[i].Dynamic() && (strings.HasPrefix(v, "-") || v == "(" || v == "!" || v == ")" || v == ",") {
 			break
 		}
 		starts = append(starts, args[i])
 	}
 	if len(starts) == 0 {
-		starts = []shArg{known(".")}
+		starts = []Arg{Known(".")}
 	}
 	return starts, args[min(i, len(args)):]
 }
 
-// findSelects reports whether a find expression narrows what it matches
+// FindSelects reports whether a find expression narrows what it matches
 // (a name, a time, a size…) rather than matching everything. An "or" or a
 // negation may widen it again, so they count as matching everything.
-func findSelects(expr []shArg) bool {
+func FindSelects(expr []Arg) bool {
 	selects := false
 	for i := 0; i < len(expr); i++ {
-		v := expr[i].val
+		v := expr[i].Val
 		switch v {
 		case "-o", "-or", "!", "-not", ",":
 			return false
 		case "-type", "-xtype", "-maxdepth", "-mindepth", "-regextype", "-files0-from":
 			i++
 		case "-name", "-iname", "-path", "-ipath", "-wholename", "-iwholename", "-regex", "-iregex", "-lname", "-ilname":
-			if i+1 < len(expr) && !everything(expr[i+1].val) && expr[i+1].val != "*" && expr[i+1].val != ".*" {
+			if i+1 < len(expr) && !everything(expr[i+1].Val) && expr[i+1].Val != "*" && expr[i+1].Val != ".*" {
 				selects = true
 			}
 			i++
 		case "-exec", "-execdir", "-ok", "-okdir":
-			for i < len(expr) && expr[i].val != ";" && expr[i].val != "+" {
+			for i < len(expr) && expr[i].Val != ";" && expr[i].Val != "+" {
 				i++
 			}
 		case "-delete", "-depth", "-d", "-xdev", "-mount", "-print", "-print0", "-ls", "-true", "-noleaf", "-ignore_readdir_race", "-follow", "-daystart", "-warn", "-nowarn", "-prune", "-quit", "-a", "-and", "(", ")":
@@ -97,65 +97,65 @@ func findSelects(expr []shArg) bool {
 // findOutput recognises `find START … -print0`, whose output is NUL
 // separated paths under START: a consumer that splits on NUL gets paths it
 // can judge.
-func (g *shellGuard) findOutput(st *shState, s *syntax.Stmt) (under string, all, nul bool) {
+func (g *Walker) findOutput(st *State, s *syntax.Stmt) (under string, all, nul bool) {
 	call, ok := s.Cmd.(*syntax.CallExpr)
 	if !ok || len(call.Args) == 0 || call.Args[0].Lit() != "find" {
 		return "", false, false
 	}
-	args := g.fields(st.clone(), call.Args)
-	if !slices.ContainsFunc(args, func(a shArg) bool { return a.val == "-print0" }) {
+	args := g.fields(st.Clone(), call.Args)
+	if !slices.ContainsFunc(args, func(a Arg) bool { return a.Val == "-print0" }) {
 		return "", false, false
 	}
-	starts, expr := findStarts(args[1:])
-	if len(starts) != 1 || starts[0].dynamic() {
+	starts, expr := FindStarts(args[1:])
+	if len(starts) != 1 || starts[0].Dynamic() {
 		return "", false, false
 	}
-	p, ok := g.absPath(st, starts[0].val)
+	p, ok := g.AbsPath(st, starts[0].Val)
 	if !ok {
 		return "", false, false
 	}
-	return p, !findSelects(expr), true
+	return p, !FindSelects(expr), true
 }
 
-// inputText returns what a command reads on standard input, computing a
+// InputText returns what a command reads on standard input, computing a
 // pipeline stage's output in the sandbox. ok is false when it cannot be
 // known at all.
-func (g *shellGuard) inputText(in input) (string, bool) {
+func (g *Walker) InputText(in Input) (string, bool) {
 	switch {
-	case !in.set:
+	case !in.Set:
 		return "", true // the Bash tool's stdin is /dev/null
 	case in.known:
 		return in.text, true
 	case in.producer != nil:
-		return g.sandbox(in.pst, []*syntax.Stmt{in.producer}, in.pst.stdin), true
+		return g.sandbox(in.pst, []*syntax.Stmt{in.producer}, in.pst.Stdin), true
 	}
 	return "", false
 }
 
 // fileInput is the input of `cmd < file`.
-func (g *shellGuard) fileInput(st *shState, a shArg) input {
-	if a.dynamic() {
-		return input{set: true, desc: "the file `" + a.rawText() + "`, whose name comes from " + g.argSource(a).text()}
+func (g *Walker) fileInput(st *State, a Arg) Input {
+	if a.Dynamic() {
+		return Input{Set: true, Desc: "the file `" + a.RawText() + "`, whose name comes from " + g.ArgSource(a).Text()}
 	}
-	switch a.val {
+	switch a.Val {
 	case "/dev/null":
-		return input{set: true, known: true}
+		return Input{Set: true, known: true}
 	case "/dev/stdin", "/dev/fd/0":
-		return st.stdin
+		return st.Stdin
 	}
-	p, ok := g.absPath(st, a.val)
+	p, ok := g.AbsPath(st, a.Val)
 	if !ok {
-		return input{set: true, desc: "the file " + a.val}
+		return Input{Set: true, Desc: "the file " + a.Val}
 	}
-	text, known, exists := g.fileText(st, p)
+	text, known, exists := g.FileText(st, p)
 	switch {
 	case !exists:
 		// Missing, or too large for the guard to read.
-		return input{set: true, desc: "the file " + a.val, file: true}
+		return Input{Set: true, Desc: "the file " + a.Val, File: true}
 	case !known:
-		return input{set: true, desc: "the file " + a.val}
+		return Input{Set: true, Desc: "the file " + a.Val}
 	}
-	return input{set: true, known: true, text: text, desc: "the file " + a.val, file: true}
+	return Input{Set: true, known: true, text: text, Desc: "the file " + a.Val, File: true}
 }
 
 // maxInputItems bounds the input items of xargs and parallel checked one by
@@ -163,19 +163,19 @@ func (g *shellGuard) fileInput(st *shState, a shArg) input {
 const maxInputItems = 16
 
 // xargs checks the command xargs runs with the items it reads.
-func (g *shellGuard) xargs(c *shCall) {
-	args := c.args[1:]
+func (g *Walker) xargs(c *Call) {
+	args := c.Args[1:]
 	mode, delim, replace := "blank", "", ""
 	procs0 := false
-	in := c.env.stdin
-	for len(args) > 0 && strings.HasPrefix(args[0].val, "-") && !args[0].dynamic() {
-		v := args[0].val
+	in := c.Env.Stdin
+	for len(args) > 0 && strings.HasPrefix(args[0].Val, "-") && !args[0].Dynamic() {
+		v := args[0].Val
 		args = args[1:]
 		value := func() string {
 			if len(args) == 0 {
 				return ""
 			}
-			s := args[0].val
+			s := args[0].Val
 			args = args[1:]
 			return s
 		}
@@ -200,9 +200,9 @@ func (g *shellGuard) xargs(c *shCall) {
 		case strings.HasPrefix(v, "-I") || strings.HasPrefix(v, "-i"):
 			replace, mode = v[2:], "line"
 		case v == "-a" || v == "--arg-file":
-			in = g.fileInput(c.env, shArg{val: value()})
+			in = g.fileInput(c.Env, Arg{Val: value()})
 		case strings.HasPrefix(v, "--arg-file="):
-			in = g.fileInput(c.env, known(strings.TrimPrefix(v, "--arg-file=")))
+			in = g.fileInput(c.Env, Known(strings.TrimPrefix(v, "--arg-file=")))
 		case v == "-P" || v == "--max-procs":
 			procs0 = value() == "0"
 		case strings.HasPrefix(v, "--max-procs="):
@@ -216,37 +216,37 @@ func (g *shellGuard) xargs(c *shCall) {
 done:
 	cmd := args
 	if len(cmd) == 0 {
-		cmd = []shArg{known("echo")}
+		cmd = []Arg{Known("echo")}
 	}
 	if procs0 && in.producer != nil {
 		if p, ok := in.producer.Cmd.(*syntax.CallExpr); ok && len(p.Args) > 0 && (p.Args[0].Lit() == "yes" || p.Args[0].Lit() == "seq") {
-			g.deny("Refused: %s starts processes without limit from an endless input (a fork bomb).", c.cmdText())
+			g.Deny("Refused: %s starts processes without limit from an endless input (a fork bomb).", c.Text())
 		}
 	}
 	var items []string
-	text, ok := g.inputText(in)
-	if ok && !hasMarker(text) {
+	text, ok := g.InputText(in)
+	if ok && !HasMarker(text) {
 		items = splitItems(text, mode, delim)
 	} else {
-		src := source{desc: "`xargs`"}
+		src := Source{Desc: "`xargs`"}
 		if in.nul && mode == "nul" {
-			src.under, src.all = in.under, in.all
-			src.desc = "`xargs` (the paths " + in.what() + " finds)"
+			src.Under, src.All = in.under, in.all
+			src.Desc = "`xargs` (the paths " + in.What() + " finds)"
 		}
-		items = []string{g.unknown(src)}
+		items = []string{g.Unknown(src)}
 	}
 	if len(items) > maxInputItems {
-		items = append(items[:maxInputItems], g.unknown(source{desc: fmt.Sprintf("`xargs` (more than %d items)", maxInputItems)}))
+		items = append(items[:maxInputItems], g.Unknown(Source{Desc: fmt.Sprintf("`xargs` (more than %d items)", maxInputItems)}))
 	}
-	run := func(words []shArg) {
-		g.command(nil, c.env, words, c.src)
+	run := func(words []Arg) {
+		g.Command(nil, c.Env, words, c.Src)
 	}
 	if replace != "" {
 		for _, it := range items {
-			words := make([]shArg, len(cmd))
+			words := make([]Arg, len(cmd))
 			for i, w := range cmd {
 				words[i] = w
-				words[i].val = strings.ReplaceAll(w.val, replace, it)
+				words[i].Val = strings.ReplaceAll(w.Val, replace, it)
 			}
 			run(words)
 		}
@@ -254,7 +254,7 @@ done:
 	}
 	words := slices.Clone(cmd)
 	for _, it := range items {
-		words = append(words, shArg{val: it, raw: "(from xargs)"})
+		words = append(words, Arg{Val: it, Raw: "(from xargs)"})
 	}
 	run(words)
 }
@@ -289,7 +289,7 @@ func splitItems(text, mode, delim string) []string {
 		return out
 	}
 	// xargs' default: blanks separate, quotes and backslashes group.
-	f, err := parseScript("x " + text)
+	f, err := Parse("x " + text)
 	if err == nil && len(f.Stmts) == 1 {
 		if call, ok := f.Stmts[0].Cmd.(*syntax.CallExpr); ok {
 			var out []string
@@ -316,11 +316,11 @@ func unquoteWord(w *syntax.Word) string {
 				if l, ok := q.(*syntax.Lit); ok {
 					b.WriteString(l.Value)
 				} else {
-					b.WriteString(printNode(q))
+					b.WriteString(Print(q))
 				}
 			}
 		default:
-			b.WriteString(printNode(p))
+			b.WriteString(Print(p))
 		}
 	}
 	return b.String()
@@ -330,10 +330,10 @@ func unquoteWord(w *syntax.Word) string {
 var parallelValueOpts = []string{"-j", "--jobs", "-S", "--sshlogin", "-a", "--arg-file", "--colsep", "-C", "-d", "--delimiter", "-E", "-I", "--joblog", "--results", "--res", "--timeout", "-n", "-N", "--max-args", "--halt", "--delay", "--load", "--memfree", "--tmpdir", "--workdir", "--wd", "--basefile", "--bf", "--env", "-L", "--max-lines", "-s", "--max-chars", "--tagstring", "--retries", "--sshloginfile", "--slf", "--block", "--rpl", "--tag-string", "--shebang-wrap", "--limit", "--nice", "--hgrp", "--ssh", "--transferfile", "--tf", "--return"}
 
 // parallel checks the command lines GNU parallel builds from its inputs.
-func (g *shellGuard) parallel(c *shCall) {
-	args := c.args[1:]
-	for len(args) > 0 && strings.HasPrefix(args[0].val, "-") && !strings.HasPrefix(args[0].val, ":::") {
-		v := args[0].val
+func (g *Walker) parallel(c *Call) {
+	args := c.Args[1:]
+	for len(args) > 0 && strings.HasPrefix(args[0].Val, "-") && !strings.HasPrefix(args[0].Val, ":::") {
+		v := args[0].Val
 		args = args[1:]
 		if slices.Contains(parallelValueOpts, v) && len(args) > 0 {
 			args = args[1:]
@@ -342,10 +342,10 @@ func (g *shellGuard) parallel(c *shCall) {
 			break
 		}
 	}
-	var tmpl, inputs []shArg
+	var tmpl, inputs []Arg
 	fromFiles, sep := false, false
 	for _, a := range args {
-		switch a.val {
+		switch a.Val {
 		case ":::", ":::+":
 			sep, fromFiles = true, false
 			continue
@@ -356,49 +356,49 @@ func (g *shellGuard) parallel(c *shCall) {
 		if !sep {
 			tmpl = append(tmpl, a)
 		} else if fromFiles {
-			inputs = append(inputs, shArg{val: g.unknown(source{desc: "`parallel` (the lines of " + a.val + ")"})})
+			inputs = append(inputs, Arg{Val: g.Unknown(Source{Desc: "`parallel` (the lines of " + a.Val + ")"})})
 		} else {
 			inputs = append(inputs, a)
 		}
 	}
 	if !sep {
-		text, ok := g.inputText(c.env.stdin)
-		if ok && !hasMarker(text) {
+		text, ok := g.InputText(c.Env.Stdin)
+		if ok && !HasMarker(text) {
 			for _, l := range strings.Split(text, "\n") {
 				if l != "" {
-					inputs = append(inputs, known(l))
+					inputs = append(inputs, Known(l))
 				}
 			}
 		} else {
-			inputs = []shArg{{val: g.unknown(source{desc: "`parallel`"})}}
+			inputs = []Arg{{Val: g.Unknown(Source{Desc: "`parallel`"})}}
 		}
 	}
 	if len(inputs) > maxInputItems {
 		inputs = inputs[:maxInputItems]
 	}
-	line := joinArgs(tmpl)
+	line := JoinArgs(tmpl)
 	for _, in := range inputs {
 		var text string
 		switch {
 		case len(tmpl) == 0:
 			// No command: every input is a command line of its own.
-			g.code(c.env.child(), in.val, "`parallel`")
+			g.Code(c.Env.Child(), in.Val, "`parallel`")
 			continue
 		case strings.Contains(line, "{"):
-			q := quoteArgs([]shArg{in})
+			q := QuoteArgs([]Arg{in})
 			text = line
 			for _, r := range []string{"{}", "{.}", "{/}", "{//}", "{/.}", "{1}", "{2}", "{3}"} {
 				text = strings.ReplaceAll(text, r, q)
 			}
 		default:
-			text = line + " " + quoteArgs([]shArg{in})
+			text = line + " " + QuoteArgs([]Arg{in})
 		}
-		if hasMarker(line) {
-			g.code(c.env.child(), text, "`parallel`")
+		if HasMarker(line) {
+			g.Code(c.Env.Child(), text, "`parallel`")
 			continue
 		}
 		// The template is known; its inputs are single words.
-		g.script(c.env.child(), text, g.depth+1, "`parallel`")
+		g.script(c.Env.Child(), text, g.Depth+1, "`parallel`")
 	}
 }
 
@@ -407,10 +407,10 @@ const sshValueOpts = "bcDEeFIiJLlmOopQRSWw"
 
 // ssh checks the command ssh runs on the other machine, and the local
 // commands its options run (ProxyCommand, LocalCommand).
-func (g *shellGuard) ssh(c *shCall) {
-	args := c.args[1:]
-	for len(args) > 0 && strings.HasPrefix(args[0].val, "-") && len(args[0].val) > 1 {
-		v := args[0].val
+func (g *Walker) ssh(c *Call) {
+	args := c.Args[1:]
+	for len(args) > 0 && strings.HasPrefix(args[0].Val, "-") && len(args[0].Val) > 1 {
+		v := args[0].Val
 		args = args[1:]
 		if v == "--" {
 			break
@@ -418,7 +418,7 @@ func (g *shellGuard) ssh(c *shCall) {
 		last := v[len(v)-1]
 		value := ""
 		if strings.IndexByte(sshValueOpts, last) >= 0 && len(args) > 0 {
-			value = args[0].val
+			value = args[0].Val
 			args = args[1:]
 		} else if i := strings.IndexByte(v, 'o'); i > 0 && i < len(v)-1 {
 			value = v[i+1:]
@@ -431,34 +431,34 @@ func (g *shellGuard) ssh(c *shCall) {
 	if len(args) < 2 {
 		return
 	}
-	remote := c.env.child()
-	remote.remote, remote.cwd, remote.cwdWhy = true, g.home, "the command runs on another machine"
+	remote := c.Env.Child()
+	remote.remote, remote.Cwd, remote.cwdWhy = true, g.Home, "the command runs on another machine"
 	remote.inherit = false
-	if g.home != "" {
+	if g.Home != "" {
 		// Judged as if the other machine were laid out like this one: ~ is
 		// the home folder there too.
-		remote.vars["HOME"] = expand.Variable{Set: true, Exported: true, Kind: expand.String, Str: g.home}
+		remote.vars["HOME"] = expand.Variable{Set: true, Exported: true, Kind: expand.String, Str: g.Home}
 	}
-	g.code(remote, joinArgs(args[1:]), "`ssh "+args[0].val+"`")
+	g.Code(remote, JoinArgs(args[1:]), "`ssh "+args[0].Val+"`")
 }
 
 // sshOption checks -o options that run local commands.
-func (g *shellGuard) sshOption(c *shCall, opt string) {
+func (g *Walker) sshOption(c *Call, opt string) {
 	key, val, ok := strings.Cut(opt, "=")
 	if !ok {
 		key, val, _ = strings.Cut(opt, " ")
 	}
 	switch strings.ToLower(strings.TrimSpace(key)) {
 	case "proxycommand", "localcommand", "knownhostscommand", "remotecommand":
-		g.code(c.env.child(), val, "`ssh -o "+key+"`")
+		g.Code(c.Env.Child(), val, "`ssh -o "+key+"`")
 	}
 }
 
 // tmux checks the commands tmux is told to run or to type.
-func (g *shellGuard) tmux(c *shCall) {
-	args := c.args[1:]
-	for len(args) > 0 && strings.HasPrefix(args[0].val, "-") {
-		if strings.ContainsAny(args[0].val[len(args[0].val)-1:], "LSfc") && len(args) > 1 {
+func (g *Walker) tmux(c *Call) {
+	args := c.Args[1:]
+	for len(args) > 0 && strings.HasPrefix(args[0].Val, "-") {
+		if strings.ContainsAny(args[0].Val[len(args[0].Val)-1:], "LSfc") && len(args) > 1 {
 			args = args[1:]
 		}
 		args = args[1:]
@@ -466,11 +466,11 @@ func (g *shellGuard) tmux(c *shCall) {
 	if len(args) == 0 {
 		return
 	}
-	sub := args[0].val
-	var words []shArg
+	sub := args[0].Val
+	var words []Arg
 	rest := args[1:]
 	for i := 0; i < len(rest); i++ {
-		v := rest[i].val
+		v := rest[i].Val
 		if strings.HasPrefix(v, "-") && len(v) > 1 {
 			if strings.ContainsAny(v[len(v)-1:], "tsnNcFlexXyTwhzEbdBSPR") && i+1 < len(rest) && !slices.Contains([]string{"-d", "-P", "-R", "-E", "-b", "-h", "-v", "-Z", "-l", "-X"}, v) {
 				i++
@@ -481,24 +481,24 @@ func (g *shellGuard) tmux(c *shCall) {
 	}
 	switch sub {
 	case "new-session", "new", "new-window", "neww", "split-window", "splitw", "respawn-pane", "respawnp", "respawn-window", "respawnw", "run-shell", "run", "display-popup", "popup", "pipe-pane", "pipep", "if-shell", "if":
-		g.code(c.env.child(), joinArgs(words), "`tmux "+sub+"`")
+		g.Code(c.Env.Child(), JoinArgs(words), "`tmux "+sub+"`")
 	case "send-keys", "send":
 		var keys []string
 		for _, w := range words {
-			switch w.val {
+			switch w.Val {
 			case "Enter", "C-m", "KPEnter", "C-j":
 				keys = append(keys, "\n")
 			default:
-				keys = append(keys, w.val)
+				keys = append(keys, w.Val)
 			}
 		}
-		g.code(c.env.child(), strings.Join(keys, " "), "`tmux send-keys`")
+		g.Code(c.Env.Child(), strings.Join(keys, " "), "`tmux send-keys`")
 	}
 }
 
 // checkEnvAssigns warns about prefix assignments that change what a command
 // loads or runs.
-func (g *shellGuard) checkEnvAssigns(st *shState, as []*syntax.Assign) {
+func (g *Walker) checkEnvAssigns(st *State, as []*syntax.Assign) {
 	for _, a := range as {
 		if a.Name == nil {
 			continue
@@ -509,13 +509,13 @@ func (g *shellGuard) checkEnvAssigns(st *shState, as []*syntax.Assign) {
 }
 
 // envRisk warns about environment variables that inject code.
-func (g *shellGuard) envRisk(name, val string) {
+func (g *Walker) envRisk(name, val string) {
 	switch {
 	case strings.HasPrefix(name, "LD_") || strings.HasPrefix(name, "DYLD_"):
-		g.warn("Sets %s, which makes programs load other code (%s).", name, clip(val, 60))
+		g.Warn("Sets %s, which makes programs load other code (%s).", name, Clip(val, 60))
 	case name == "PATH":
-		g.warn("Changes PATH (%s): commands may run other programs than usual.", clip(val, 80))
+		g.Warn("Changes PATH (%s): commands may run other programs than usual.", Clip(val, 80))
 	case name == "BASH_ENV" || name == "ENV" || name == "PROMPT_COMMAND" || name == "GIT_SSH_COMMAND" || name == "GIT_EXTERNAL_DIFF" || name == "PAGER" || name == "GIT_PAGER" || name == "EDITOR" || name == "VISUAL" || name == "NODE_OPTIONS" || name == "PYTHONSTARTUP" || name == "PERL5OPT":
-		g.warn("Sets %s, which makes programs run other code (%s).", name, clip(val, 60))
+		g.Warn("Sets %s, which makes programs run other code (%s).", name, Clip(val, 60))
 	}
 }

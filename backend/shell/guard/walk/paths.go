@@ -1,4 +1,4 @@
-package tools
+package walk
 
 import (
 	"os"
@@ -20,41 +20,47 @@ var systemDirs = []string{
 	"/private/etc", "/private/var", "/System/Library",
 }
 
-// pathClass orders how bad it is to destroy a path, from harmless to
+// PathClass orders how bad it is to destroy a path, from harmless to
 // catastrophic.
-type pathClass int
+type PathClass int
 
 const (
-	classInside    pathClass = iota // in the workspace
+	classInside    PathClass = iota // in the workspace
 	classTemp                       // in a temporary folder
-	classOutside                    // elsewhere outside the workspace (the home folder's contents, other disks)
-	classSystem                     // inside a system folder
-	classWorkspace                  // the workspace folder itself
-	classCritical                   // the root, a system folder, the home folder, a folder holding home or the workspace
-	classUnknown                    // cannot be known before running
+	ClassOutside                    // elsewhere outside the workspace (the home folder's contents, other disks)
+	ClassSystem                     // inside a system folder
+	ClassWorkspace                  // the workspace folder itself
+	ClassCritical                   // the root, a system folder, the home folder, a folder holding home or the workspace
+	ClassUnknown                    // cannot be known before running
 )
 
-// judged is what the guard makes of a path argument.
-type judged struct {
-	class pathClass
-	what  string // "the root folder /", "~/notes, in your home folder"
-	src   source // for classUnknown: where the value comes from
-	every bool   // the targets are every file under a folder (find without a test)
+// Judged is what the guard makes of a path argument.
+type Judged struct {
+	// Class is what kind of place the path is.
+	Class PathClass
+	// What names it for messages: "the root folder /", "~/notes, in your
+	// home folder".
+	What string
+	// Src is, for ClassUnknown, where the value comes from.
+	Src Source
+	// Every reports that the targets are every file under a folder (find
+	// without a test).
+	Every bool
 }
 
-// absPath resolves a path argument against the folder the command runs in.
-func (g *shellGuard) absPath(st *shState, v string) (string, bool) {
-	if v == "" || strings.ContainsRune(v, 0) || hasMarker(v) {
+// AbsPath resolves a path argument against the folder the command runs in.
+func (g *Walker) AbsPath(st *State, v string) (string, bool) {
+	if v == "" || strings.ContainsRune(v, 0) || HasMarker(v) {
 		return "", false
 	}
 	var p string
 	switch {
 	case strings.HasPrefix(v, "/"):
 		p = path.Clean(v)
-	case st.cwd == "":
+	case st.Cwd == "":
 		return "", false
 	default:
-		p = path.Clean(st.cwd + "/" + v)
+		p = path.Clean(st.Cwd + "/" + v)
 	}
 	if st.container {
 		return g.containerPath(st, p), true
@@ -67,7 +73,7 @@ const containerRoot = "/\x00container"
 
 // containerPath maps a path seen inside a container to the host: through a
 // bind mount, or to the container's own files.
-func (g *shellGuard) containerPath(st *shState, p string) string {
+func (g *Walker) containerPath(st *State, p string) string {
 	if strings.HasPrefix(p, containerRoot) {
 		return p
 	}
@@ -84,10 +90,10 @@ func (g *shellGuard) containerPath(st *shState, p string) string {
 }
 
 // followLinks replaces the symlinks the script itself creates.
-func (g *shellGuard) followLinks(st *shState, p string) string {
+func (g *Walker) followLinks(st *State, p string) string {
 	for range 8 {
 		changed := false
-		for link, target := range st.links {
+		for link, target := range st.Links {
 			if p == link || strings.HasPrefix(p, link+"/") {
 				p = path.Clean(target + strings.TrimPrefix(p, link))
 				changed = true
@@ -115,16 +121,16 @@ func realPath(p string) string {
 	}
 }
 
-// realPath is realPath with the answers of this check remembered: each
+// RealPath is realPath with the answers of this check remembered: each
 // new path costs one lstat, its folders being already resolved.
-func (g *shellGuard) realPath(p string) string {
+func (g *Walker) RealPath(p string) string {
 	if r, ok := g.reals[p]; ok {
 		return r
 	}
 	if p == "/" || p == "." || p == "" || !strings.HasPrefix(p, "/") {
 		return realPath(p)
 	}
-	cand := path.Join(g.realPath(path.Dir(p)), path.Base(p))
+	cand := path.Join(g.RealPath(path.Dir(p)), path.Base(p))
 	r := cand
 	if fi, err := os.Lstat(cand); err == nil && fi.Mode()&os.ModeSymlink != 0 {
 		if res, err := filepath.EvalSymlinks(cand); err == nil {
@@ -143,15 +149,15 @@ func isAncestor(dir, p string) bool {
 	return strings.HasPrefix(p, dir+"/")
 }
 
-// inside reports whether p lies in the workspace (following symlinks that
+// Inside reports whether p lies in the workspace (following symlinks that
 // exist).
-func (g *shellGuard) inside(st *shState, p string) bool {
-	if g.wsDir == "" {
+func (g *Walker) Inside(st *State, p string) bool {
+	if g.WorkspaceDir == "" {
 		return true
 	}
-	if p == g.wsDir || isAncestor(g.wsDir, p) {
-		r := g.realPath(p)
-		wr := g.realPath(g.wsDir)
+	if p == g.WorkspaceDir || isAncestor(g.WorkspaceDir, p) {
+		r := g.RealPath(p)
+		wr := g.RealPath(g.WorkspaceDir)
 		return r == wr || isAncestor(wr, r)
 	}
 	return false
@@ -167,14 +173,14 @@ func harmlessPath(p string) bool {
 	return strings.HasPrefix(p, "/dev/fd/") || strings.HasPrefix(p, "/proc/self/fd/")
 }
 
-// classify judges an absolute path, taking the worse of its name and what
+// Classify judges an absolute path, taking the worse of its name and what
 // its symlinks point to.
-func (g *shellGuard) classify(p string) (pathClass, string) {
+func (g *Walker) Classify(p string) (PathClass, string) {
 	if strings.HasPrefix(p, containerRoot) {
 		return classInside, strings.TrimPrefix(p, containerRoot) + " (inside the container)"
 	}
 	c, what := g.classifyName(p)
-	if r := g.realPath(p); r != p {
+	if r := g.RealPath(p); r != p {
 		if rc, rwhat := g.classifyName(r); rc > c {
 			return rc, rwhat + " (through " + p + ")"
 		}
@@ -182,43 +188,43 @@ func (g *shellGuard) classify(p string) (pathClass, string) {
 	return c, what
 }
 
-func (g *shellGuard) classifyName(p string) (pathClass, string) {
+func (g *Walker) classifyName(p string) (PathClass, string) {
 	switch {
 	case p == "/":
-		return classCritical, "the root folder /"
+		return ClassCritical, "the root folder /"
 	case slices.ContainsFunc(systemDirs, func(d string) bool { return strings.EqualFold(d, p) }):
-		return classCritical, "the system folder " + p
-	case g.home != "" && p == g.home:
-		return classCritical, "your home folder " + p
-	case g.home != "" && isAncestor(p, g.home):
-		return classCritical, p + ", which contains your home folder"
-	case g.wsDir != "" && isAncestor(p, g.wsDir):
-		return classCritical, p + ", which contains the workspace"
-	case g.wsDir != "" && p == g.wsDir:
-		return classWorkspace, "the whole workspace folder " + p
-	case g.wsDir != "" && isAncestor(g.wsDir, p):
+		return ClassCritical, "the system folder " + p
+	case g.Home != "" && p == g.Home:
+		return ClassCritical, "your home folder " + p
+	case g.Home != "" && isAncestor(p, g.Home):
+		return ClassCritical, p + ", which contains your home folder"
+	case g.WorkspaceDir != "" && isAncestor(p, g.WorkspaceDir):
+		return ClassCritical, p + ", which contains the workspace"
+	case g.WorkspaceDir != "" && p == g.WorkspaceDir:
+		return ClassWorkspace, "the whole workspace folder " + p
+	case g.WorkspaceDir != "" && isAncestor(g.WorkspaceDir, p):
 		return classInside, p
-	case g.home != "" && isAncestor(g.home, p):
-		if g.wsDir == "" {
+	case g.Home != "" && isAncestor(g.Home, p):
+		if g.WorkspaceDir == "" {
 			return classInside, p
 		}
-		return classOutside, p + " (in your home folder, outside the workspace)"
+		return ClassOutside, p + " (in your home folder, outside the workspace)"
 	case isTemp(g, p):
 		return classTemp, p
 	}
 	for _, d := range systemDirs {
 		if isAncestor(d, p) && !strings.EqualFold(d, "/home") && !strings.EqualFold(d, "/Users") {
-			return classSystem, p + " (in the system folder " + d + ")"
+			return ClassSystem, p + " (in the system folder " + d + ")"
 		}
 	}
-	if g.wsDir == "" {
+	if g.WorkspaceDir == "" {
 		return classInside, p
 	}
-	return classOutside, p + " (outside the workspace)"
+	return ClassOutside, p + " (outside the workspace)"
 }
 
 // isTemp reports whether p lies in a temporary folder.
-func isTemp(g *shellGuard, p string) bool {
+func isTemp(g *Walker, p string) bool {
 	for _, t := range g.tempDirs {
 		if t != "" && t != "/" && isAncestor(t, p) {
 			return true
@@ -255,42 +261,42 @@ func globMeta(s string) int {
 	return -1
 }
 
-// judge decides what a path argument of a destructive command names.
-func (g *shellGuard) judge(st *shState, a shArg) judged {
-	if a.dynamic() {
-		s := g.argSource(a)
-		if s.under != "" && boundedValue(a.val) {
+// Judge decides what a path argument of a destructive command names.
+func (g *Walker) Judge(st *State, a Arg) Judged {
+	if a.Dynamic() {
+		s := g.ArgSource(a)
+		if s.Under != "" && boundedValue(a.Val) {
 			return g.judgeUnder(s)
 		}
-		return judged{class: classUnknown, src: s}
+		return Judged{Class: ClassUnknown, Src: s}
 	}
 	if a.unmatched {
-		return g.judgePattern(st, a.val)
+		return g.judgePattern(st, a.Val)
 	}
-	p, ok := g.absPath(st, a.val)
+	p, ok := g.AbsPath(st, a.Val)
 	if !ok {
-		return judged{class: classUnknown, src: source{desc: "the path `" + a.val + "`, relative to a folder the guard cannot follow (" + st.cwdWhy + ")"}}
+		return Judged{Class: ClassUnknown, Src: Source{Desc: "the path `" + a.Val + "`, relative to a folder the guard cannot follow (" + st.cwdWhy + ")"}}
 	}
-	c, what := g.classify(p)
+	c, what := g.Classify(p)
 	if a.glob != "" {
 		if dir, comp := path.Split(a.glob); everything(comp) {
 			if dir == "" {
 				dir = "./"
 			}
-			if dp, ok := g.absPath(st, strings.TrimSuffix(dir, "/")+"/."); ok {
-				if dc, dwhat := g.classify(dp); dc == classCritical || dc == classWorkspace {
-					return judged{class: dc, what: "everything in " + dwhat + " (matched by " + a.glob + ")"}
+			if dp, ok := g.AbsPath(st, strings.TrimSuffix(dir, "/")+"/."); ok {
+				if dc, dwhat := g.Classify(dp); dc == ClassCritical || dc == ClassWorkspace {
+					return Judged{Class: dc, What: "everything in " + dwhat + " (matched by " + a.glob + ")"}
 				}
 			}
 		}
 		what += " (matched by " + a.glob + ")"
 	}
-	return judged{class: c, what: what}
+	return Judged{Class: c, What: what}
 }
 
 // judgePattern judges a glob that matched nothing now: by the folder it
 // looks in.
-func (g *shellGuard) judgePattern(st *shState, pat string) judged {
+func (g *Walker) judgePattern(st *State, pat string) Judged {
 	i := globMeta(pat)
 	if i < 0 {
 		i = len(pat)
@@ -304,60 +310,60 @@ func (g *shellGuard) judgePattern(st *shState, pat string) judged {
 		rest = pat[len(dir):]
 	}
 	comp, _, _ := strings.Cut(rest, "/")
-	dp, ok := g.absPath(st, dir)
+	dp, ok := g.AbsPath(st, dir)
 	if !ok {
-		return judged{class: classUnknown, src: source{desc: "the glob `" + pat + "` in a folder the guard cannot follow (" + st.cwdWhy + ")"}}
+		return Judged{Class: ClassUnknown, Src: Source{Desc: "the glob `" + pat + "` in a folder the guard cannot follow (" + st.cwdWhy + ")"}}
 	}
-	dc, dwhat := g.classify(dp)
-	if (dc == classCritical || dc == classWorkspace) && everything(comp) {
-		return judged{class: dc, what: "everything in " + dwhat + " (matched by " + pat + ")"}
+	dc, dwhat := g.Classify(dp)
+	if (dc == ClassCritical || dc == ClassWorkspace) && everything(comp) {
+		return Judged{Class: dc, What: "everything in " + dwhat + " (matched by " + pat + ")"}
 	}
-	c, what := g.classify(path.Join(dp, "x"))
-	if dc == classCritical {
-		c, what = classSystem, "files in "+dwhat
+	c, what := g.Classify(path.Join(dp, "x"))
+	if dc == ClassCritical {
+		c, what = ClassSystem, "files in "+dwhat
 	}
-	return judged{class: c, what: what + " (matched by " + pat + ")"}
+	return Judged{Class: c, What: what + " (matched by " + pat + ")"}
 }
 
 // boundedValue reports whether a value is one marker, optionally followed
 // by a path that does not climb out ("{}", "{}/sub").
 func boundedValue(v string) bool {
 	r := []rune(v)
-	if len(r) == 0 || !isMarker(r[0]) {
+	if len(r) == 0 || !IsMarker(r[0]) {
 		return false
 	}
 	rest := string(r[1:])
-	return !hasMarker(rest) && (rest == "" || strings.HasPrefix(rest, "/") && !slices.Contains(strings.Split(rest, "/"), ".."))
+	return !HasMarker(rest) && (rest == "" || strings.HasPrefix(rest, "/") && !slices.Contains(strings.Split(rest, "/"), ".."))
 }
 
 // judgeUnder judges the paths find selects under a folder.
-func (g *shellGuard) judgeUnder(s source) judged {
-	c, what := g.classify(s.under)
-	if s.all {
-		return judged{class: c, what: "everything under " + what, every: true}
+func (g *Walker) judgeUnder(s Source) Judged {
+	c, what := g.Classify(s.Under)
+	if s.All {
+		return Judged{Class: c, What: "everything under " + what, Every: true}
 	}
 	switch c {
-	case classCritical:
-		return judged{class: classUnknown, src: source{desc: s.text() + ", which may be any file under " + what}}
-	case classWorkspace:
-		return judged{class: classInside, what: "files in the workspace"}
+	case ClassCritical:
+		return Judged{Class: ClassUnknown, Src: Source{Desc: s.Text() + ", which may be any file under " + what}}
+	case ClassWorkspace:
+		return Judged{Class: classInside, What: "files in the workspace"}
 	}
-	return judged{class: c, what: "files under " + what}
+	return Judged{Class: c, What: "files under " + what}
 }
 
-// checkPaths warns about path arguments outside the workspace: absolute
+// CheckPaths warns about path arguments outside the workspace: absolute
 // paths (whose first folder exists, so /api/v1 in a pattern is not taken for
 // a path) and relative paths that climb out with "..".
-func (g *shellGuard) checkPaths(st *shState, args []shArg) {
-	if g.wsDir == "" || st.remote {
+func (g *Walker) CheckPaths(st *State, args []Arg) {
+	if g.WorkspaceDir == "" || st.remote {
 		return
 	}
 	for _, a := range args {
-		if a.dynamic() {
+		if a.Dynamic() {
 			continue
 		}
-		v := a.val
-		if k, val, ok := strings.Cut(v, "="); ok && (strings.HasPrefix(k, "-") || isAssignment(v)) {
+		v := a.Val
+		if k, val, ok := strings.Cut(v, "="); ok && (strings.HasPrefix(k, "-") || IsAssignment(v)) {
 			v = val
 		}
 		if v == "" || strings.ContainsAny(v, "\n") {
@@ -373,12 +379,12 @@ func (g *shellGuard) checkPaths(st *shState, args []shArg) {
 		default:
 			continue
 		}
-		p, ok := g.absPath(st, v)
+		p, ok := g.AbsPath(st, v)
 		if !ok {
 			continue
 		}
-		if !g.inside(st, p) && !harmlessPath(p) {
-			g.warn("Uses a path outside the workspace: %s", p)
+		if !g.Inside(st, p) && !harmlessPath(p) {
+			g.Warn("Uses a path outside the workspace: %s", p)
 		}
 	}
 }
@@ -387,16 +393,16 @@ func (g *shellGuard) checkPaths(st *shState, args []shArg) {
 // destroys data.
 var diskDevice = regexp.MustCompile(`^/dev/(sd[a-z]|hd[a-z]|vd[a-z]|xvd[a-z]|nvme\d|mmcblk\d|zram\d|loop\d|dm-\d|md\d|md/|sg\d|nbd\d|rbd\d|ram\d|pmem\d|bcache\d|mtd|ubi\d|zd\d|rdisk\d|disk\d|mapper/|disk/|block/|zvol/|cciss/|nvme/|root$|mem$|kmem$|port$|fd\d)`)
 
-// isDiskDevice reports whether writing p destroys a disk's data: a known
+// IsDiskDevice reports whether writing p destroys a disk's data: a known
 // disk name, or anything that is a block device on this machine.
-func isDiskDevice(p string) bool {
+func IsDiskDevice(p string) bool {
 	p = path.Clean(p)
 	if diskDevice.MatchString(p) {
 		return true
 	}
 	if !strings.HasPrefix(p, "/dev/") && !strings.HasPrefix(p, "/sys/") {
 		if r := realPath(p); r != p && (strings.HasPrefix(r, "/dev/")) {
-			return isDiskDevice(r)
+			return IsDiskDevice(r)
 		}
 		return false
 	}
@@ -407,9 +413,9 @@ func isDiskDevice(p string) bool {
 	return err == nil && fi.Mode()&os.ModeDevice != 0 && fi.Mode()&os.ModeCharDevice == 0
 }
 
-// isSysrq reports whether p is the kernel's magic SysRq trigger, whose
+// IsSysrq reports whether p is the kernel's magic SysRq trigger, whose
 // letters reboot, power off or crash the machine.
-func isSysrq(p string) bool {
+func IsSysrq(p string) bool {
 	return path.Clean(p) == "/proc/sysrq-trigger" || strings.HasSuffix(path.Clean(p), "/proc/sysrq-trigger")
 }
 
@@ -423,36 +429,36 @@ func isPowerFile(p string) bool {
 	return false
 }
 
-// checkWrite judges a file a command writes: disk devices, the SysRq
+// CheckWrite judges a file a command writes: disk devices, the SysRq
 // trigger and the kernel's power-state files are refused, paths outside the workspace warned about.
-func (g *shellGuard) checkWrite(st *shState, a shArg, how string) {
-	if a.dynamic() {
-		if j := g.judge(st, a); j.class == classCritical {
-			g.deny("Refused: %s %s would overwrite %s.", how, a.rawText(), j.what)
+func (g *Walker) CheckWrite(st *State, a Arg, how string) {
+	if a.Dynamic() {
+		if j := g.Judge(st, a); j.Class == ClassCritical {
+			g.Deny("Refused: %s %s would overwrite %s.", how, a.RawText(), j.What)
 		}
 		return
 	}
-	p, ok := g.absPath(st, a.val)
+	p, ok := g.AbsPath(st, a.Val)
 	if !ok {
-		p = a.val
+		p = a.Val
 	}
 	switch {
-	case isSysrq(p):
-		g.deny("Refused: %s %s would trigger the kernel's SysRq actions (reboot, power off, crash).", how, p)
+	case IsSysrq(p):
+		g.Deny("Refused: %s %s would trigger the kernel's SysRq actions (reboot, power off, crash).", how, p)
 	case isPowerFile(p):
-		g.deny("Refused: %s %s would %s.", how, p, powerSuspend)
-	case isDiskDevice(p):
-		g.deny("Refused: %s %s would overwrite the disk device and destroy its data.", how, p)
+		g.Deny("Refused: %s %s would %s.", how, p, PowerSuspend)
+	case IsDiskDevice(p):
+		g.Deny("Refused: %s %s would overwrite the disk device and destroy its data.", how, p)
 	default:
-		g.checkPaths(st, []shArg{a})
+		g.CheckPaths(st, []Arg{a})
 		if ok && !harmlessPath(p) && !st.remote {
-			if c, what := g.classify(p); c == classSystem || c == classCritical {
-				g.hold("%s %s changes %s, a system file, so it needs your approval.", how, a.val, what)
+			if c, what := g.Classify(p); c == ClassSystem || c == ClassCritical {
+				g.Hold("%s %s changes %s, a system file, so it needs your approval.", how, a.Val, what)
 			}
 		}
 	}
 }
 
-// powerSuspend is what suspending the computer does, as refusals name it
-// (beside the other power-state changes of shellguard_power.go).
-const powerSuspend = "suspend or hibernate the computer, stopping everything running"
+// PowerSuspend is what suspending the computer does, as refusals name it
+// (the other power-state changes are the guard's, in its power.go).
+const PowerSuspend = "suspend or hibernate the computer, stopping everything running"

@@ -1,4 +1,4 @@
-package tools
+package walk
 
 import (
 	"bytes"
@@ -41,34 +41,34 @@ const (
 // procSubst is a process substitution handed out as a /dev/fd path.
 type procSubst struct {
 	node *syntax.ProcSubst
-	st   *shState
+	st   *State
 }
 
 // procPath returns the path bash gives <(…), and remembers what it holds.
-func (g *shellGuard) procPath(st *shState, ps *syntax.ProcSubst) string {
+func (g *Walker) procPath(st *State, ps *syntax.ProcSubst) string {
 	for p, pr := range g.procs {
 		if pr.node == ps {
 			return p
 		}
 	}
 	p := fmt.Sprintf("/dev/fd/%d", 63-len(g.procs))
-	g.procs[p] = procSubst{node: ps, st: st.clone()}
+	g.procs[p] = procSubst{node: ps, st: st.Clone()}
 	return p
 }
 
 // substOutput is what $(…) prints.
-func (g *shellGuard) substOutput(st *shState, cs *syntax.CmdSubst) string {
-	return g.sandbox(st, cs.Stmts, input{})
+func (g *Walker) substOutput(st *State, cs *syntax.CmdSubst) string {
+	return g.sandbox(st, cs.Stmts, Input{})
 }
 
 // sandbox runs stmts in the sandbox with st's variables, functions and
 // folder, and returns their output, with markers for what is unknown.
-func (g *shellGuard) sandbox(st *shState, stmts []*syntax.Stmt, stdin input) string {
-	unknownOut := func() string { return g.unknown(source{output: stmts}) }
+func (g *Walker) sandbox(st *State, stmts []*syntax.Stmt, stdin Input) string {
+	unknownOut := func() string { return g.Unknown(Source{output: stmts}) }
 	if len(stmts) == 0 {
 		return ""
 	}
-	if g.sandboxes >= maxSandboxes || st.cwd == "" {
+	if g.sandboxes >= maxSandboxes || st.Cwd == "" {
 		return unknownOut()
 	}
 	// Refused: what the interpreter would do for real (process
@@ -97,20 +97,20 @@ func (g *shellGuard) sandbox(st *shState, stmts []*syntax.Stmt, stdin input) str
 	if refused {
 		return unknownOut()
 	}
-	if fi, err := os.Stat(st.cwd); err != nil || !fi.IsDir() {
+	if fi, err := os.Stat(st.Cwd); err != nil || !fi.IsDir() {
 		return unknownOut()
 	}
 	fixLiterals(stmts)
 	g.sandboxes++
 
 	var in *os.File
-	if stdin.set {
-		text, ok := g.inputText(stdin)
+	if stdin.Set {
+		text, ok := g.InputText(stdin)
 		if !ok {
-			text = g.unknown(source{desc: stdin.what()})
+			text = g.Unknown(Source{Desc: stdin.What()})
 		}
 		if len(text) > maxSandboxInput {
-			text = text[:maxSandboxInput] + g.unknown(source{desc: "the rest of " + stdin.what()})
+			text = text[:maxSandboxInput] + g.Unknown(Source{Desc: "the rest of " + stdin.What()})
 		}
 		pr, pw, err := os.Pipe()
 		if err != nil {
@@ -128,8 +128,8 @@ func (g *shellGuard) sandbox(st *shState, stmts []*syntax.Stmt, stdin input) str
 	defer cancel()
 	opts := []interp.RunnerOption{
 		interp.Env(guardEnv{g, st}),
-		interp.Dir(st.cwd),
-		interp.Params(append([]string{"--"}, st.params...)...),
+		interp.Dir(st.Cwd),
+		interp.Params(append([]string{"--"}, st.Params...)...),
 		interp.ExecHandlers(func(interp.ExecHandlerFunc) interp.ExecHandlerFunc { return g.sandboxExec }),
 		interp.OpenHandler(g.sandboxOpen),
 		interp.ReadDirHandler2(func(_ context.Context, dir string) ([]fs.DirEntry, error) { return g.readDir(dir) }),
@@ -220,11 +220,11 @@ func (c *capped) result() (string, bool) {
 
 // sandboxExec stands in for every program: a few pure text tools are
 // emulated, every other program prints an unknown value.
-func (g *shellGuard) sandboxExec(ctx context.Context, args []string) error {
+func (g *Walker) sandboxExec(ctx context.Context, args []string) error {
 	hc := interp.HandlerCtx(ctx)
 	out, ok := g.emulate(hc, args)
 	if !ok {
-		out = g.unknown(source{desc: "the output of `" + clip(strings.Join(args, " "), 60) + "`"})
+		out = g.Unknown(Source{Desc: "the output of `" + Clip(strings.Join(args, " "), 60) + "`"})
 	}
 	_, _ = io.WriteString(hc.Stdout, out)
 	return nil
@@ -239,18 +239,18 @@ func readStdin(hc interp.HandlerContext) (string, bool) {
 	if err != nil {
 		return "", false
 	}
-	return string(b), !hasMarker(string(b))
+	return string(b), !HasMarker(string(b))
 }
 
 // emulate runs the pure text tools whose output matters for judging a
 // command: decoders, path tools, mktemp.
-func (g *shellGuard) emulate(hc interp.HandlerContext, args []string) (string, bool) {
+func (g *Walker) emulate(hc interp.HandlerContext, args []string) (string, bool) {
 	for _, a := range args {
-		if hasMarker(a) {
+		if HasMarker(a) {
 			return "", false
 		}
 	}
-	base := commandBase(args[0])
+	base := CommandBase(args[0])
 	rest := args[1:]
 	flag := func(fs ...string) bool {
 		for _, a := range rest {
@@ -362,8 +362,8 @@ func (g *shellGuard) emulate(hc interp.HandlerContext, args []string) (string, b
 		}
 		return filepath.Join(dir, name) + "\n", true
 	case "whoami":
-		if g.user != "" {
-			return g.user + "\n", true
+		if g.User != "" {
+			return g.User + "\n", true
 		}
 	case "seq":
 		nums := make([]int, 0, 3)
@@ -418,7 +418,7 @@ func (g *shellGuard) emulate(hc interp.HandlerContext, args []string) (string, b
 			if !filepath.IsAbs(dir) {
 				dir = filepath.Join(hc.Dir, dir)
 			}
-			if filepath.Clean(dir) == g.wsDir {
+			if filepath.Clean(dir) == g.WorkspaceDir {
 				// Everything in the workspace, one by one, is the
 				// workspace: keep it unknown, as rm -rf * there is held.
 				return "", false
@@ -520,14 +520,14 @@ func expandTrSet(s string) string {
 
 // sandboxOpen never opens a file: reads give an unknown value, writes go
 // nowhere.
-func (g *shellGuard) sandboxOpen(_ context.Context, path string, flag int, _ os.FileMode) (io.ReadWriteCloser, error) {
+func (g *Walker) sandboxOpen(_ context.Context, path string, flag int, _ os.FileMode) (io.ReadWriteCloser, error) {
 	if path == "/dev/null" {
 		return nopFile{Reader: strings.NewReader("")}, nil
 	}
 	if flag&(os.O_WRONLY|os.O_RDWR) != 0 {
 		return nopFile{Reader: strings.NewReader("")}, nil
 	}
-	return nopFile{Reader: strings.NewReader(g.unknown(source{desc: "the contents of " + path}))}, nil
+	return nopFile{Reader: strings.NewReader(g.Unknown(Source{Desc: "the contents of " + path}))}, nil
 }
 
 type nopFile struct{ io.Reader }

@@ -1,4 +1,4 @@
-package tools
+package walk
 
 import (
 	"maps"
@@ -25,35 +25,35 @@ const (
 	markerMax  = 0xFFFFD
 )
 
-// source describes one unknown value.
-type source struct {
-	// desc names it in messages: "`xargs`", "the command substitution `$(cat list)`".
-	desc string
+// Source describes one unknown value.
+type Source struct {
+	// Desc names it in messages: "`xargs`", "the command substitution `$(cat list)`".
+	Desc string
 	// output, when set, is the code whose output the value is: desc is
 	// then "the output of `…`", printed only when a message needs it.
 	output []*syntax.Stmt
-	// under, when set, is an absolute folder every value is known to lie
+	// Under, when set, is an absolute folder every value is known to lie
 	// in (the files find selects).
-	under string
-	// all reports, with under, that the values may be everything under it
+	Under string
+	// All reports, with under, that the values may be everything under it
 	// (find without a selecting test).
-	all bool
+	All bool
 }
 
-// text names the source in messages.
-func (s source) text() string {
-	if s.desc == "" && len(s.output) > 0 {
+// Text names the source in messages.
+func (s Source) Text() string {
+	if s.Desc == "" && len(s.output) > 0 {
 		parts := make([]string, 0, len(s.output))
 		for _, st := range s.output {
-			parts = append(parts, printNode(st))
+			parts = append(parts, Print(st))
 		}
-		return "the output of `" + clip(strings.Join(parts, "; "), 60) + "`"
+		return "the output of `" + Clip(strings.Join(parts, "; "), 60) + "`"
 	}
-	return s.desc
+	return s.Desc
 }
 
-// unknown returns a new marker for src.
-func (g *shellGuard) unknown(src source) string {
+// Unknown returns a new marker for src.
+func (g *Walker) Unknown(src Source) string {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	if markerBase+len(g.sources) > markerMax {
@@ -63,24 +63,24 @@ func (g *shellGuard) unknown(src source) string {
 	return string(rune(markerBase + len(g.sources) - 1))
 }
 
-// isMarker reports whether r stands for an unknown value.
-func isMarker(r rune) bool { return r >= markerBase && r <= markerMax }
+// IsMarker reports whether r stands for an unknown value.
+func IsMarker(r rune) bool { return r >= markerBase && r <= markerMax }
 
-// hasMarker reports whether s contains an unknown value.
-func hasMarker(s string) bool {
+// HasMarker reports whether s contains an unknown value.
+func HasMarker(s string) bool {
 	for i := 0; i < len(s); i++ {
 		if s[i] >= 0xf3 { // the UTF-8 lead byte of plane 15
-			return strings.IndexFunc(s, isMarker) >= 0
+			return strings.IndexFunc(s, IsMarker) >= 0
 		}
 	}
 	return false
 }
 
-// sourceOf returns the source of the first unknown value in s.
-func (g *shellGuard) sourceOf(s string) (source, bool) {
-	i := strings.IndexFunc(s, isMarker)
+// SourceOf returns the source of the first unknown value in s.
+func (g *Walker) SourceOf(s string) (Source, bool) {
+	i := strings.IndexFunc(s, IsMarker)
 	if i < 0 {
-		return source{}, false
+		return Source{}, false
 	}
 	r, _ := utf8.DecodeRuneInString(s[i:])
 	g.mu.Lock()
@@ -93,7 +93,7 @@ func (g *shellGuard) sourceOf(s string) (source, bool) {
 
 // sourceAt returns the source with index i (the generic one when out of
 // range).
-func (g *shellGuard) sourceAt(i int) source {
+func (g *Walker) sourceAt(i int) Source {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	if i > 0 && i < len(g.sources) {
@@ -102,13 +102,13 @@ func (g *shellGuard) sourceAt(i int) source {
 	return g.sources[0]
 }
 
-// shown replaces the markers in s with "…" for messages.
-func shown(s string) string {
-	if !hasMarker(s) {
+// Shown replaces the markers in s with "…" for messages.
+func Shown(s string) string {
+	if !HasMarker(s) {
 		return s
 	}
 	return strings.Map(func(r rune) rune {
-		if isMarker(r) {
+		if IsMarker(r) {
 			return '…'
 		}
 		return r
@@ -120,62 +120,67 @@ type globOpts struct {
 	noglob, nullglob, dotglob, globstar, nocaseglob, expandAliases bool
 }
 
-// input is what a command reads on standard input.
-type input struct {
-	set   bool   // false: the Bash tool's own stdin, /dev/null
+// Input is what a command reads on standard input.
+type Input struct {
+	Set   bool   // false: the Bash tool's own stdin, /dev/null
 	text  string // when known (markers allowed)
 	known bool
-	desc  string // where it comes from, for messages
+	Desc  string // where it comes from, for messages
 	// producer, when set, is the pipeline stage whose output this is,
 	// computed on demand in the sandbox.
 	producer *syntax.Stmt
-	pst      *shState
+	pst      *State
 	// nul reports that the producer separates paths with NUL bytes
 	// (find -print0), under the folder under.
 	nul   bool
 	under string
 	all   bool
-	// file reports that the input is a file on disk (cmd < script), which
+	// File reports that the input is a file on disk (cmd < script), which
 	// an interpreter runs as a script rather than as inline code; unless
 	// known, the file is missing or too large for the guard to read.
-	file bool
+	File bool
 }
 
-// what names where the input comes from, for messages.
-func (in input) what() string {
-	if in.desc == "" && in.producer != nil {
-		return "`" + clip(printNode(in.producer), 60) + "`"
+// What names where the input comes from, for messages.
+func (in Input) What() string {
+	if in.Desc == "" && in.producer != nil {
+		return "`" + Clip(Print(in.producer), 60) + "`"
 	}
-	if in.desc == "" {
+	if in.Desc == "" {
 		return "its input"
 	}
-	return in.desc
+	return in.Desc
 }
 
-// fileNote is what the guard knows of a file the script writes.
-type fileNote struct {
-	by string // the command that writes it
+// FileNote is what the guard knows of a file the script writes.
+type FileNote struct {
+	By string // the command that writes it
 	// writer and wst, when set, are the statement whose output fills the
 	// file, to compute on demand; appends to an existing file are unknown.
 	writer *syntax.Stmt
-	wst    *shState
+	wst    *State
 }
 
-// shState is what the guard knows while walking a script: the shell's
+// State is what the guard knows while walking a script: the shell's
 // variables, functions, aliases, folder and options.
-type shState struct {
-	vars      map[string]expand.Variable // present: set by the script (Set=false: unset)
-	funcs     map[string][]*syntax.Stmt  // every body a name may have
-	aliases   map[string][]string
-	cwd       string // "" when the guard cannot follow a cd
-	cwdWhy    string // why cwd is unknown
-	oldpwd    string
-	arg0      string
-	params    []string
-	inherit   bool // variables not set by the script come from TinyElf's environment
-	glob      globOpts
-	links     map[string]string // symlinks the script creates: link → target
-	stdin     input
+type State struct {
+	vars    map[string]expand.Variable // present: set by the script (Set=false: unset)
+	funcs   map[string][]*syntax.Stmt  // every body a name may have
+	aliases map[string][]string
+	// Cwd is the folder the code runs in, "" when the guard cannot follow
+	// a cd.
+	Cwd    string
+	cwdWhy string // why cwd is unknown
+	oldpwd string
+	arg0   string
+	// Params are the positional parameters ($1…).
+	Params  []string
+	inherit bool // variables not set by the script come from TinyElf's environment
+	glob    globOpts
+	// Links are the symlinks the script creates: link → target.
+	Links map[string]string
+	// Stdin is what the code reads on standard input.
+	Stdin     Input
 	remote    bool // the code runs on another machine (ssh)
 	allexport bool // set -a: every assignment is exported
 	// mounts, in a container, map container folders to host folders; a
@@ -186,39 +191,39 @@ type shState struct {
 	locals    []map[string]*expand.Variable
 }
 
-func (g *shellGuard) topState() *shState {
-	st := &shState{
+func (g *Walker) topState() *State {
+	st := &State{
 		vars:    map[string]expand.Variable{},
 		funcs:   map[string][]*syntax.Stmt{},
 		aliases: map[string][]string{},
 		arg0:    "bash",
 		inherit: true,
-		links:   map[string]string{},
+		Links:   map[string]string{},
 	}
-	st.cwd = g.wsDir
-	if st.cwd == "" {
+	st.Cwd = g.WorkspaceDir
+	if st.Cwd == "" {
 		st.cwdWhy = "no workspace is open"
 	}
 	return st
 }
 
-// clone copies the state for a branch or a subshell.
-func (st *shState) clone() *shState {
+// Clone copies the state for a branch or a subshell.
+func (st *State) Clone() *State {
 	c := *st
 	c.vars = maps.Clone(st.vars)
 	c.funcs = maps.Clone(st.funcs)
 	c.aliases = maps.Clone(st.aliases)
-	c.links = maps.Clone(st.links)
-	c.params = slices.Clone(st.params)
+	c.Links = maps.Clone(st.Links)
+	c.Params = slices.Clone(st.Params)
 	c.hashed = maps.Clone(st.hashed)
 	c.locals = nil
 	return &c
 }
 
-// child returns the state a new shell process starts with: only exported
+// Child returns the state a new shell process starts with: only exported
 // variables, no functions but exported ones (kept, to be safe), no aliases.
-func (st *shState) child() *shState {
-	c := st.clone()
+func (st *State) Child() *State {
+	c := st.Clone()
 	c.vars = map[string]expand.Variable{}
 	for k, v := range st.vars {
 		switch _, env := os.LookupEnv(k); {
@@ -234,16 +239,16 @@ func (st *shState) child() *shState {
 		}
 	}
 	c.aliases = map[string][]string{}
-	c.params = nil
+	c.Params = nil
 	c.arg0 = "bash"
 	c.glob = globOpts{}
-	c.stdin = input{}
+	c.Stdin = Input{}
 	return c
 }
 
 // merge joins the states at the end of two paths the shell may take.
-func (g *shellGuard) merge(a, b *shState) *shState {
-	out := a.clone()
+func (g *Walker) merge(a, b *State) *State {
+	out := a.Clone()
 	for k, va := range a.vars {
 		vb, ok := b.vars[k]
 		if !ok {
@@ -275,13 +280,13 @@ func (g *shellGuard) merge(a, b *shState) *shState {
 			}
 		}
 	}
-	if a.cwd != b.cwd {
-		out.cwd, out.cwdWhy = "", "the folder depends on which way the command goes"
+	if a.Cwd != b.Cwd {
+		out.Cwd, out.cwdWhy = "", "the folder depends on which way the command goes"
 	}
-	if !slices.Equal(a.params, b.params) {
-		out.params = []string{g.unknown(source{desc: "the positional parameters, which the command sets differently on different paths"})}
+	if !slices.Equal(a.Params, b.Params) {
+		out.Params = []string{g.Unknown(Source{Desc: "the positional parameters, which the command sets differently on different paths"})}
 	}
-	maps.Copy(out.links, b.links)
+	maps.Copy(out.Links, b.Links)
 	out.glob = globOpts{
 		noglob: a.glob.noglob && b.glob.noglob, nullglob: a.glob.nullglob || b.glob.nullglob,
 		dotglob: a.glob.dotglob || b.glob.dotglob, globstar: a.glob.globstar || b.glob.globstar,
@@ -297,8 +302,8 @@ func sameVar(a, b expand.Variable) bool {
 
 // unknownVar returns a string variable whose value is not known; the marker
 // of an environment variable is reused so that $X and $X compare equal.
-func (g *shellGuard) unknownVar(name, desc string) expand.Variable {
-	return expand.Variable{Set: true, Kind: expand.String, Str: g.unknown(source{desc: desc})}
+func (g *Walker) unknownVar(name, desc string) expand.Variable {
+	return expand.Variable{Set: true, Kind: expand.String, Str: g.Unknown(Source{Desc: desc})}
 }
 
 // knownEnv lists the environment variables whose values the command is
@@ -308,7 +313,7 @@ func (g *shellGuard) unknownVar(name, desc string) expand.Variable {
 var knownEnv = []string{"HOME", "USER", "LOGNAME", "PATH", "TMPDIR", "SHELL", "LANG", "CDPATH", "BASH_ENV", "ENV"}
 
 // envVar is the value of a variable the script did not set.
-func (g *shellGuard) envVar(st *shState, name string) expand.Variable {
+func (g *Walker) envVar(st *State, name string) expand.Variable {
 	str := func(s string) expand.Variable {
 		return expand.Variable{Set: true, Exported: true, Kind: expand.String, Str: s}
 	}
@@ -316,8 +321,8 @@ func (g *shellGuard) envVar(st *shState, name string) expand.Variable {
 	case "IFS":
 		return expand.Variable{Set: true, Kind: expand.String, Str: " \t\n"}
 	case "PWD":
-		if st.cwd != "" {
-			return str(st.cwd)
+		if st.Cwd != "" {
+			return str(st.Cwd)
 		}
 		return g.envUnknown(name, "the current folder, "+st.cwdWhy)
 	case "OLDPWD":
@@ -327,9 +332,9 @@ func (g *shellGuard) envVar(st *shState, name string) expand.Variable {
 	case "0":
 		return str(st.arg0)
 	case "#":
-		return str(strconv.Itoa(len(st.params)))
+		return str(strconv.Itoa(len(st.Params)))
 	case "@", "*":
-		return expand.Variable{Set: true, Kind: expand.Indexed, List: st.params}
+		return expand.Variable{Set: true, Kind: expand.Indexed, List: st.Params}
 	case "?", "$", "!", "BASHPID", "PPID", "RANDOM", "SRANDOM", "SECONDS", "EPOCHSECONDS", "LINENO", "OPTIND", "COLUMNS", "LINES", "SHLVL":
 		// Numbers: whatever they are, they cannot turn a path into another kind of path.
 		return str("4242")
@@ -341,8 +346,8 @@ func (g *shellGuard) envVar(st *shState, name string) expand.Variable {
 		return str("hB")
 	}
 	if n, err := strconv.Atoi(name); err == nil && n > 0 {
-		if n <= len(st.params) {
-			return str(st.params[n-1])
+		if n <= len(st.Params) {
+			return str(st.Params[n-1])
 		}
 		return expand.Variable{}
 	}
@@ -361,12 +366,12 @@ func (g *shellGuard) envVar(st *shState, name string) expand.Variable {
 	if slices.Contains(knownEnv, name) {
 		switch name {
 		case "HOME":
-			if g.home != "" && !st.remote {
-				return str(g.home)
+			if g.Home != "" && !st.remote {
+				return str(g.Home)
 			}
 		case "USER", "LOGNAME":
-			if g.user != "" {
-				return str(g.user)
+			if g.User != "" {
+				return str(g.User)
 			}
 		default:
 			if v, ok := os.LookupEnv(name); ok && !st.remote {
@@ -378,12 +383,12 @@ func (g *shellGuard) envVar(st *shState, name string) expand.Variable {
 	return g.envUnknown(name, "the variable $"+name+", whose value is not known")
 }
 
-func (g *shellGuard) envUnknown(name, desc string) expand.Variable {
+func (g *Walker) envUnknown(name, desc string) expand.Variable {
 	g.mu.Lock()
 	id, ok := g.varSource[name+"\x00"+desc]
 	g.mu.Unlock()
 	if !ok {
-		m := g.unknown(source{desc: desc})
+		m := g.Unknown(Source{Desc: desc})
 		r, _ := utf8.DecodeRuneInString(m)
 		id = int(r - markerBase)
 		g.mu.Lock()
@@ -395,7 +400,7 @@ func (g *shellGuard) envUnknown(name, desc string) expand.Variable {
 
 // lookup is a variable's value in st: set by the script or from the
 // environment.
-func (g *shellGuard) lookup(st *shState, name string) expand.Variable {
+func (g *Walker) lookup(st *State, name string) expand.Variable {
 	if v, ok := st.vars[name]; ok {
 		return v
 	}
@@ -406,8 +411,8 @@ func (g *shellGuard) lookup(st *shState, name string) expand.Variable {
 // what the guard knows of the environment. It implements expand.WriteEnviron
 // so that ${x:=v} and arithmetic assignments update the state.
 type guardEnv struct {
-	g  *shellGuard
-	st *shState
+	g  *Walker
+	st *State
 }
 
 func (e guardEnv) Get(name string) expand.Variable {
@@ -444,7 +449,7 @@ const (
 
 // setVar assigns a variable, following a nameref, and remembers the old
 // value when the variable is local to the function being walked.
-func (st *shState) setVar(name string, vr expand.Variable) {
+func (st *State) setVar(name string, vr expand.Variable) {
 	// A value that grows without bound (x=$x$x in a loop) is not followed.
 	size := len(vr.Str)
 	for _, v := range vr.List {
@@ -468,7 +473,7 @@ func (st *shState) setVar(name string, vr expand.Variable) {
 
 // declareLocal saves a variable's value to be restored when the function
 // being walked returns.
-func (st *shState) declareLocal(name string) {
+func (st *State) declareLocal(name string) {
 	if len(st.locals) == 0 {
 		return
 	}

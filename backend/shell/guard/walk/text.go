@@ -1,4 +1,4 @@
-package tools
+package walk
 
 import (
 	"os"
@@ -6,8 +6,8 @@ import (
 	"strings"
 )
 
-// isDir reports whether p is an existing folder.
-func isDir(p string) bool {
+// IsDir reports whether p is an existing folder.
+func IsDir(p string) bool {
 	fi, err := os.Stat(p)
 	return err == nil && fi.IsDir()
 }
@@ -31,19 +31,19 @@ var textRules = []struct {
 
 // checkText applies the deny list's text patterns to a script the parser
 // could not read.
-func (g *shellGuard) checkText(src string) {
+func (g *Walker) checkText(src string) {
 	norm := strings.NewReplacer(`'`, "", `"`, "", `\`, "").Replace(strings.ToLower(src))
 	for _, r := range textRules {
 		if r.re.MatchString(norm) {
-			g.deny("Refused: the command contains %s (it could not be parsed, so it was checked as text).", r.what)
+			g.Deny("Refused: the command contains %s (it could not be parsed, so it was checked as text).", r.what)
 			return
 		}
 	}
 }
 
-// and ends a source description before "cannot be checked": "`xargs` and",
+// And ends a source description before "cannot be checked": "`xargs` and",
 // or with a comma when the description has one of its own.
-func and(desc string) string {
+func And(desc string) string {
 	if strings.Contains(desc, ", ") {
 		return desc + ", and"
 	}

@@ -1,4 +1,4 @@
-package tools
+package walk
 
 import (
 	"fmt"
@@ -13,29 +13,29 @@ import (
 // maxLoopValues bounds the values of a for loop walked one by one.
 const maxLoopValues = 16
 
-func (g *shellGuard) stmts(st *shState, list []*syntax.Stmt) {
+func (g *Walker) stmts(st *State, list []*syntax.Stmt) {
 	for _, s := range list {
 		g.stmt(st, s)
 	}
 }
 
 // stmt walks one statement as bash would run it.
-func (g *shellGuard) stmt(st *shState, s *syntax.Stmt) {
+func (g *Walker) stmt(st *State, s *syntax.Stmt) {
 	if s == nil || !g.step() {
 		return
 	}
 	if s.Background {
 		// A background job runs in a subshell of its own.
-		c := st.clone()
+		c := st.Clone()
 		g.stmtIn(c, s)
 		return
 	}
 	g.stmtIn(st, s)
 }
 
-func (g *shellGuard) stmtIn(st *shState, s *syntax.Stmt) {
-	saved := st.stdin
-	defer func() { st.stdin = saved }()
+func (g *Walker) stmtIn(st *State, s *syntax.Stmt) {
+	saved := st.Stdin
+	defer func() { st.Stdin = saved }()
 	for _, r := range s.Redirs {
 		g.redirect(st, r)
 	}
@@ -55,7 +55,7 @@ func (g *shellGuard) stmtIn(st *shState, s *syntax.Stmt) {
 			g.pipeline(st, c)
 		}
 	case *syntax.Subshell:
-		g.stmts(st.clone(), c.Stmts)
+		g.stmts(st.Clone(), c.Stmts)
 	case *syntax.Block:
 		g.stmts(st, c.Stmts)
 	case *syntax.IfClause:
@@ -67,12 +67,12 @@ func (g *shellGuard) stmtIn(st *shState, s *syntax.Stmt) {
 	case *syntax.CaseClause:
 		g.substs(st, c.Word)
 		g.literal(st, c.Word)
-		out := st.clone()
+		out := st.Clone()
 		for _, item := range c.Items {
 			for _, p := range item.Patterns {
 				g.substs(st, p)
 			}
-			b := st.clone()
+			b := st.Clone()
 			g.stmts(b, item.Stmts)
 			out = g.merge(out, b)
 		}
@@ -94,16 +94,16 @@ func (g *shellGuard) stmtIn(st *shState, s *syntax.Stmt) {
 	case *syntax.TimeClause:
 		g.stmt(st, c.Stmt)
 	case *syntax.CoprocClause:
-		g.stmt(st.clone(), c.Stmt)
+		g.stmt(st.Clone(), c.Stmt)
 	}
 }
 
 // andOr walks a chain of && and ||: in `a && b && c`, c runs in the state
 // where a and b have both run. It returns that state and the states of the
 // paths that stopped early.
-func (g *shellGuard) andOr(st *shState, b *syntax.BinaryCmd) (*shState, []*shState) {
-	var cur *shState
-	var others []*shState
+func (g *Walker) andOr(st *State, b *syntax.BinaryCmd) (*State, []*State) {
+	var cur *State
+	var others []*State
 	if inner, ok := b.X.Cmd.(*syntax.BinaryCmd); ok && (inner.Op == syntax.AndStmt || inner.Op == syntax.OrStmt) && len(b.X.Redirs) == 0 && !b.X.Background && !b.X.Negated {
 		cur, others = g.andOr(st, inner)
 	} else {
@@ -113,20 +113,20 @@ func (g *shellGuard) andOr(st *shState, b *syntax.BinaryCmd) (*shState, []*shSta
 		g.stmt(cur, b.X)
 	}
 	if b.Op == syntax.AndStmt {
-		others = append(others, cur.clone())
+		others = append(others, cur.Clone())
 		g.stmt(cur, b.Y)
 		return cur, others
 	}
-	y := cur.clone()
+	y := cur.Clone()
 	g.stmt(y, b.Y)
 	return cur, append(others, y)
 }
 
-func (g *shellGuard) ifClause(st *shState, c *syntax.IfClause) {
+func (g *Walker) ifClause(st *State, c *syntax.IfClause) {
 	g.stmts(st, c.Cond)
-	then := st.clone()
+	then := st.Clone()
 	g.stmts(then, c.Then)
-	els := st.clone()
+	els := st.Clone()
 	if c.Else != nil {
 		if !c.Else.ThenPos.IsValid() && len(c.Else.Cond) == 0 {
 			g.stmts(els, c.Else.Then)
@@ -139,25 +139,25 @@ func (g *shellGuard) ifClause(st *shState, c *syntax.IfClause) {
 
 // whileClause walks a loop twice (the second time with what the first
 // changed) and refuses an endless loop that starts background jobs.
-func (g *shellGuard) whileClause(st *shState, c *syntax.WhileClause) {
+func (g *Walker) whileClause(st *State, c *syntax.WhileClause) {
 	if (endless(c.Cond, c.Until) || g.readsEndlessly(st, c.Cond)) && startsJobs(c.Do) {
-		g.deny("Refused: `%s` starts background jobs in an endless loop (a fork bomb), which exhausts the system's processes.", clip(g.print(c), 80))
+		g.Deny("Refused: `%s` starts background jobs in an endless loop (a fork bomb), which exhausts the system's processes.", Clip(g.print(c), 80))
 	}
-	first := st.clone()
+	first := st.Clone()
 	g.stmts(first, c.Cond)
 	g.stmts(first, c.Do)
 	m := g.merge(st, first)
-	second := m.clone()
+	second := m.Clone()
 	g.stmts(second, c.Cond)
 	g.stmts(second, c.Do)
 	*st = *g.merge(m, second)
 }
 
-func (g *shellGuard) forClause(st *shState, c *syntax.ForClause) {
+func (g *Walker) forClause(st *State, c *syntax.ForClause) {
 	switch l := c.Loop.(type) {
 	case *syntax.CStyleLoop:
 		if l.Cond == nil && startsJobs(c.Do) {
-			g.deny("Refused: `%s` starts background jobs in an endless loop (a fork bomb), which exhausts the system's processes.", clip(g.print(c), 80))
+			g.Deny("Refused: `%s` starts background jobs in an endless loop (a fork bomb), which exhausts the system's processes.", Clip(g.print(c), 80))
 		}
 		for _, x := range []syntax.ArithmExpr{l.Init, l.Cond, l.Post} {
 			if x != nil {
@@ -165,17 +165,17 @@ func (g *shellGuard) forClause(st *shState, c *syntax.ForClause) {
 				g.arithm(st, x)
 			}
 		}
-		first := st.clone()
+		first := st.Clone()
 		g.stmts(first, c.Do)
 		m := g.merge(st, first)
-		second := m.clone()
+		second := m.Clone()
 		g.stmts(second, c.Do)
 		*st = *g.merge(m, second)
 	case *syntax.WordIter:
-		var items []shArg
+		var items []Arg
 		if len(l.Items) == 0 && !l.InPos.IsValid() {
-			for _, p := range st.params {
-				items = append(items, known(p))
+			for _, p := range st.Params {
+				items = append(items, Known(p))
 			}
 		} else {
 			for _, w := range l.Items {
@@ -185,13 +185,13 @@ func (g *shellGuard) forClause(st *shState, c *syntax.ForClause) {
 		}
 		name := l.Name.Value
 		walked := 0
-		pre := st.clone()
+		pre := st.Clone()
 		for _, it := range items {
 			if walked == maxLoopValues {
 				break
 			}
 			walked++
-			st.setVar(name, expand.Variable{Set: true, Kind: expand.String, Str: it.val})
+			st.setVar(name, expand.Variable{Set: true, Kind: expand.String, Str: it.Val})
 			g.stmts(st, c.Do)
 		}
 		if walked < len(items) || walked == 0 {
@@ -201,7 +201,7 @@ func (g *shellGuard) forClause(st *shState, c *syntax.ForClause) {
 			if walked < len(items) {
 				desc += fmt.Sprintf(", which takes more values than the guard follows (%d)", len(items))
 			}
-			rest := st.clone()
+			rest := st.Clone()
 			if walked < len(items) {
 				rest.setVar(name, g.unknownVar(name, desc))
 				g.stmts(rest, c.Do)
@@ -244,15 +244,15 @@ func endless(cond []*syntax.Stmt, until bool) bool {
 
 // readsEndlessly reports whether a loop condition reads an endless input
 // (yes | while read …).
-func (g *shellGuard) readsEndlessly(st *shState, cond []*syntax.Stmt) bool {
-	if len(cond) != 1 || st.stdin.producer == nil {
+func (g *Walker) readsEndlessly(st *State, cond []*syntax.Stmt) bool {
+	if len(cond) != 1 || st.Stdin.producer == nil {
 		return false
 	}
 	c, ok := cond[0].Cmd.(*syntax.CallExpr)
 	if !ok || len(c.Args) == 0 || c.Args[0].Lit() != "read" {
 		return false
 	}
-	p, ok := st.stdin.producer.Cmd.(*syntax.CallExpr)
+	p, ok := st.Stdin.producer.Cmd.(*syntax.CallExpr)
 	if !ok || len(p.Args) == 0 {
 		return false
 	}
@@ -280,7 +280,8 @@ func startsJobs(list []*syntax.Stmt) bool {
 	return found
 }
 
-func printNode(n syntax.Node) string {
+// Print writes a node back as one line of shell, "" when it cannot.
+func Print(n syntax.Node) string {
 	var b strings.Builder
 	_ = syntax.NewPrinter(syntax.SingleLine(true)).Print(&b, n)
 	return b.String()
@@ -288,21 +289,21 @@ func printNode(n syntax.Node) string {
 
 // substs walks the command and process substitutions inside a node as the
 // subshells they are. Their output, when needed, is computed separately.
-func (g *shellGuard) substs(st *shState, n syntax.Node) {
+func (g *Walker) substs(st *State, n syntax.Node) {
 	if n == nil || reflect.ValueOf(n).IsNil() {
 		return
 	}
 	syntax.Walk(n, func(m syntax.Node) bool {
 		switch m := m.(type) {
 		case *syntax.CmdSubst:
-			c := st.clone()
-			c.stdin = input{}
+			c := st.Clone()
+			c.Stdin = Input{}
 			g.stmts(c, m.Stmts)
 			return false
 		case *syntax.ProcSubst:
-			c := st.clone()
+			c := st.Clone()
 			if m.Op == syntax.CmdOut {
-				c.stdin = input{set: true, desc: "the data written to `" + clip(g.print(m), 60) + "`"}
+				c.Stdin = Input{Set: true, Desc: "the data written to `" + Clip(g.print(m), 60) + "`"}
 			}
 			g.stmts(c, m.Stmts)
 			return false
@@ -313,7 +314,7 @@ func (g *shellGuard) substs(st *shState, n syntax.Node) {
 
 // arithm evaluates an arithmetic expression for its assignments; variables
 // it cannot evaluate become unknown.
-func (g *shellGuard) arithm(st *shState, x syntax.ArithmExpr) {
+func (g *Walker) arithm(st *State, x syntax.ArithmExpr) {
 	if _, err := expand.Arithm(g.config(st), x); err == nil {
 		return
 	}
@@ -334,21 +335,21 @@ func (g *shellGuard) arithm(st *shState, x syntax.ArithmExpr) {
 
 // redirect checks one redirection and, for input, sets what the command
 // reads.
-func (g *shellGuard) redirect(st *shState, r *syntax.Redirect) {
+func (g *Walker) redirect(st *State, r *syntax.Redirect) {
 	g.substs(st, r.Word)
 	g.substs(st, r.Hdoc)
 	switch r.Op {
 	case syntax.Hdoc, syntax.DashHdoc:
 		if r.N == nil || r.N.Value == "0" {
-			st.stdin = input{set: true, known: true, text: g.document(st, r.Hdoc), desc: "a here-document"}
+			st.Stdin = Input{Set: true, known: true, text: g.document(st, r.Hdoc), Desc: "a here-document"}
 		}
 		return
 	case syntax.WordHdoc:
 		if r.N == nil || r.N.Value == "0" {
 			a := g.literal(st, r.Word)
-			st.stdin = input{set: true, known: !a.dynamic(), text: a.val + "\n", desc: "a here-string"}
-			if a.dynamic() {
-				st.stdin.desc = g.argSource(a).text()
+			st.Stdin = Input{Set: true, known: !a.Dynamic(), text: a.Val + "\n", Desc: "a here-string"}
+			if a.Dynamic() {
+				st.Stdin.Desc = g.ArgSource(a).Text()
 			}
 		}
 		return
@@ -357,21 +358,21 @@ func (g *shellGuard) redirect(st *shState, r *syntax.Redirect) {
 		return
 	}
 	a := g.literal(st, r.Word)
-	if (r.Op == syntax.DplOut || r.Op == syntax.DplIn) && (a.val == "-" || (a.val != "" && strings.Trim(a.val, "0123456789") == "")) {
+	if (r.Op == syntax.DplOut || r.Op == syntax.DplIn) && (a.Val == "-" || (a.Val != "" && strings.Trim(a.Val, "0123456789") == "")) {
 		return
 	}
 	switch r.Op {
 	case syntax.RdrIn:
 		if r.N == nil || r.N.Value == "0" {
-			st.stdin = g.fileInput(st, a)
+			st.Stdin = g.fileInput(st, a)
 		}
-		g.checkPaths(st, []shArg{a})
+		g.CheckPaths(st, []Arg{a})
 	case syntax.DplIn:
-		g.checkPaths(st, []shArg{a})
+		g.CheckPaths(st, []Arg{a})
 	default: // >, >>, >|, &>, &>>, <>, >&file
-		g.checkWrite(st, a, "redirecting output onto")
-		if p, ok := g.absPath(st, a.val); ok && !a.dynamic() {
-			g.written[p] = fileNote{by: "a redirection"}
+		g.CheckWrite(st, a, "redirecting output onto")
+		if p, ok := g.AbsPath(st, a.Val); ok && !a.Dynamic() {
+			g.Written[p] = FileNote{By: "a redirection"}
 		}
 	}
 }
@@ -384,7 +385,7 @@ var startupFiles = map[string]bool{
 
 // noteWrites remembers what `cmd > file` puts in file, to be computed if
 // the command later runs or reads that file.
-func (g *shellGuard) noteWrites(st *shState, s *syntax.Stmt, stdin input) {
+func (g *Walker) noteWrites(st *State, s *syntax.Stmt, stdin Input) {
 	if _, ok := s.Cmd.(*syntax.CallExpr); !ok {
 		return
 	}
@@ -401,26 +402,26 @@ func (g *shellGuard) noteWrites(st *shState, s *syntax.Stmt, stdin input) {
 			continue
 		}
 		a := g.literal(st, r.Word)
-		p, ok := g.absPath(st, a.val)
-		if !ok || a.dynamic() {
+		p, ok := g.AbsPath(st, a.Val)
+		if !ok || a.Dynamic() {
 			continue
 		}
-		wst := st.clone()
-		wst.stdin = stdin
+		wst := st.Clone()
+		wst.Stdin = stdin
 		writer := &syntax.Stmt{Cmd: s.Cmd, Redirs: keep}
 		if !appends {
-			g.written[p] = fileNote{by: g.print(s), writer: writer, wst: wst}
+			g.Written[p] = FileNote{By: g.print(s), writer: writer, wst: wst}
 		}
 		if startupFiles[path.Base(p)] {
 			// A shell start-up file runs in every new shell.
-			g.code(st.clone(), g.sandbox(wst, []*syntax.Stmt{writer}, stdin), "the shell start-up file "+p)
+			g.Code(st.Clone(), g.sandbox(wst, []*syntax.Stmt{writer}, stdin), "the shell start-up file "+p)
 		}
 	}
 }
 
 // callExpr walks a simple command: its assignments, its words, and then
 // what it runs.
-func (g *shellGuard) callExpr(st *shState, s *syntax.Stmt, call *syntax.CallExpr) {
+func (g *Walker) callExpr(st *State, s *syntax.Stmt, call *syntax.CallExpr) {
 	for _, a := range call.Assigns {
 		g.substs(st, a.Value)
 		g.substs(st, a.Array)
@@ -438,7 +439,7 @@ func (g *shellGuard) callExpr(st *shState, s *syntax.Stmt, call *syntax.CallExpr
 	if name := call.Args[0].Lit(); name != "" && len(st.aliases[name]) > 0 {
 		rest := g.fields(st, call.Args[1:])
 		for _, val := range st.aliases[name] {
-			g.script(st.clone(), val+" "+quoteArgs(rest), g.depth+1, "the alias "+name)
+			g.script(st.Clone(), val+" "+QuoteArgs(rest), g.Depth+1, "the alias "+name)
 		}
 	}
 	args := g.fields(st, call.Args)
@@ -449,9 +450,9 @@ func (g *shellGuard) callExpr(st *shState, s *syntax.Stmt, call *syntax.CallExpr
 	env := st
 	if len(call.Assigns) > 0 {
 		// NAME=value before a command is in the command's environment only.
-		env = st.clone()
+		env = st.Clone()
 		g.assigns(env, call.Assigns, true)
 		g.checkEnvAssigns(env, call.Assigns)
 	}
-	g.command(st, env, args, &srcText{node: call})
+	g.Command(st, env, args, &Src{node: call})
 }

@@ -1,4 +1,20 @@
-package tools
+// Package walk is the core of the shell guard: it follows a bash script
+// as bash would run it. It parses the script (mvdan.cc/sh/v3/syntax),
+// walks every branch of every list, loop and function, expands words under
+// bash's rules against the state the script builds (State: variables,
+// functions, aliases, the folder, standard input), computes command
+// substitutions and pipe inputs in a sandboxed interpreter that runs no
+// program, peels wrappers (sudo, env, xargs, timeout…), follows code handed
+// to shells (bash -c, eval, source, here-docs, script files) and judges the
+// paths commands write to.
+//
+// What programs do is not known here: for every simple command that is not
+// a builtin, a shell or a wrapper, the Walker asks its Commands (the
+// guard's per-command knowledge, in package guard), which judge it with
+// the Walker's exported vocabulary: Call, Arg, State, Judge, Hold, Deny,
+// Warn. A value the walker cannot know is carried as an opaque marker
+// (Source says what it stands for), so a judgement can say why it holds.
+package walk
 
 import (
 	"fmt"
@@ -12,7 +28,7 @@ import (
 	"mvdan.cc/sh/v3/syntax"
 )
 
-// Verdict is CheckCommand's judgement of a shell command. It has three
+// Verdict is the judgement of one check of a shell command. It has three
 // outcomes: refused (Denied), held for a person's approval even in auto mode
 // (Held), or free to run (neither), with warnings in every case.
 type Verdict struct {
@@ -39,10 +55,10 @@ type Verdict struct {
 	Warnings []string
 }
 
-// maxShellDepth bounds how deeply nested scripts (bash -c '…', eval "…",
+// MaxShellDepth bounds how deeply nested scripts (bash -c '…', eval "…",
 // heredocs fed to a shell, sourced files) are followed; anything deeper is
 // only checked with the text patterns of the fallback and held.
-const maxShellDepth = 8
+const MaxShellDepth = 8
 
 // maxWrapperLayers bounds how many command wrappers (env, sudo, nohup…) are
 // peeled off one simple command.
@@ -52,11 +68,11 @@ const maxWrapperLayers = 32
 // calls are walked more than once); past it the command is held.
 const maxGuardSteps = 20000
 
-// denyFooter ends every deny reason.
-const denyFooter = " This command is on TinyElf's deny list of critical operations and was not run. If it is really needed, ask the user to run it themselves."
+// DenyFooter ends every deny reason.
+const DenyFooter = " This command is on TinyElf's deny list of critical operations and was not run. If it is really needed, ask the user to run it themselves."
 
-// guardOptions adjust what the walker takes for the user's folders.
-type guardOptions struct {
+// Options adjust what the walker takes for the user's folders.
+type Options struct {
 	// Home is the home folder the command gets ($HOME); empty means the
 	// user's own.
 	Home string
@@ -65,104 +81,123 @@ type guardOptions struct {
 	TempDirs []string
 }
 
-// guardCommands is the guard's knowledge of what programs do, which the
+// Commands is the guard's knowledge of what programs do, which the
 // walker consults for every simple command it cannot judge as shell alone
 // (builtins, shells, wrappers and scripts are its own). It is bound to one
-// check (newShellGuard takes it) and called from that check only.
-type guardCommands interface {
+// check (New takes it) and called from that check's goroutine only.
+type Commands interface {
 	// Program checks c as what its program does: the code an interpreter
 	// is handed (python -c, awk '…', sqlite3 DB SQL), and what rm, dd,
 	// kill, git, make and the rest would destroy.
-	Program(c *shCall)
-	// Code checks text, a program in lang (a language of the interpreter
+	Program(c *Call)
+	// Scan checks text, a program in lang (a language of the interpreter
 	// table other than "sh"), that runs in st; origin names it in
 	// messages. Scripts are judged, not held, for what they compute.
-	Code(st *shState, lang, text, origin string)
+	Scan(st *State, lang, text, origin string)
 	// Interp returns the interpreter prog names (a program base name), or
 	// nil when it is none.
-	Interp(prog string) guardInterp
+	Interp(prog string) Interpreter
 }
 
-// guardInterp is an interpreter as the walker sees it: one row of the
+// Interpreter is an interpreter as the walker sees it: one row of the
 // guard's interpreter table. Two names of one interpreter return the same
 // value.
-type guardInterp interface {
-	// Lang is the language its scripts are read as (Code's lang).
+type Interpreter interface {
+	// Lang is the language its scripts are read as (Scan's lang).
 	Lang() string
 	// Unfollowed warns, when the guard cannot follow the language, that
 	// the script a was checked only for its obvious destructive calls.
-	Unfollowed(g *shellGuard, a shArg)
+	Unfollowed(g *Walker, a Arg)
 }
 
-// shellGuard carries the state of one CheckCommand run.
-type shellGuard struct {
+// Walker carries the state of one check. Its exported fields are what
+// the Commands judging a program read and record; the rest is the walk's
+// own. A Walker is used by one check and is not safe for concurrent use,
+// except that its sandbox's pipeline stages share it under mu.
+type Walker struct {
 	// mu guards sources, varSource and dirsRead, which the sandbox's
 	// pipeline stages reach from goroutines of their own.
 	mu sync.Mutex
 
-	wsDir    string // "" when there is no workspace
-	home     string // "" when unknown
-	user     string
+	// WorkspaceDir is the workspace folder, "" when there is none.
+	WorkspaceDir string
+	// Home is the home folder the command gets, "" when unknown.
+	Home string
+	// User is the user's login name, "" when unknown.
+	User     string
 	tmpDir   string   // $TMPDIR when set and absolute
 	tempDirs []string // folders whose contents are temporary
 
 	verdict Verdict
 	seen    map[string]bool
 
-	sources   []source       // what each unknown marker stands for
+	sources   []Source       // what each unknown marker stands for
 	varSource map[string]int // marker of each unknown environment variable
 	steps     int
-	depth     int
-	quiet     int // >0 while walking code that may never run: holds become warnings
+	// Depth is how deeply the code being walked is nested (bash -c in
+	// eval…); code past MaxShellDepth is not followed.
+	Depth int
+	// Quiet is above 0 while walking code that may never run: holds
+	// become warnings.
+	Quiet     int
 	sandboxes int
 	dirsRead  int
 	procs     map[string]procSubst // /dev/fd paths handed out for <(…)
-	written   map[string]fileNote  // files the command writes before it may read or run them
-	copies    map[string]string    // files the command copies from a program: copy → original
-	dirty     string               // a command that may have changed any file (tar x, git checkout)
-	unpacked  string               // a command that unpacked an archive (which may hold symlinks)
+	// Written are the files the command writes before it may read or run
+	// them.
+	Written map[string]FileNote
+	// Copies are the files the command copies from a program: copy →
+	// original.
+	Copies map[string]string
+	// Dirty names a command that may have changed any file (tar x, git
+	// checkout), "" when none did.
+	Dirty string
+	// Unpacked names a command that unpacked an archive (which may hold
+	// symlinks), "" when none did.
+	Unpacked  string
 	funcDecls []funcDecl           // every function the script defines, for the final check
 	calling   map[*syntax.Stmt]int // function bodies being walked (recursion guard)
 	reals     map[string]string    // realPath answers
-	configs   map[*shState]*expand.Config
+	configs   map[*State]*expand.Config
 	printer   *syntax.Printer
 	parser    *syntax.Parser
 	traps     []string // trap handlers, walked at the end
-	collect   bool     // record every command checked, for ResolvedCommands
+	collect   bool     // record every command checked, for Resolve
 	collected [][]string
-	cmds      guardCommands
+	cmds      Commands
 }
 
-// newShellGuard returns the walker of one check: paths are judged against
-// wsDir ("" means no workspace), programs through cmds.
-func newShellGuard(wsDir string, opts guardOptions, cmds guardCommands) *shellGuard {
-	g := &shellGuard{
+// New returns the walker of one check: paths are judged against wsDir
+// ("" means no workspace), programs through cmds, which must not be
+// called before New returns.
+func New(wsDir string, opts Options, cmds Commands) *Walker {
+	g := &Walker{
 		cmds:      cmds,
 		seen:      map[string]bool{},
 		varSource: map[string]int{},
 		procs:     map[string]procSubst{},
-		written:   map[string]fileNote{},
+		Written:   map[string]FileNote{},
 		reals:     map[string]string{},
-		configs:   map[*shState]*expand.Config{},
-		copies:    map[string]string{},
+		configs:   map[*State]*expand.Config{},
+		Copies:    map[string]string{},
 		calling:   map[*syntax.Stmt]int{},
 	}
-	g.sources = append(g.sources, source{desc: "a value computed when the command runs"})
+	g.sources = append(g.sources, Source{Desc: "a value computed when the command runs"})
 	if wsDir != "" {
-		g.wsDir = filepath.Clean(wsDir)
+		g.WorkspaceDir = filepath.Clean(wsDir)
 	}
 	if h, err := os.UserHomeDir(); err == nil && filepath.IsAbs(h) {
-		g.home = filepath.Clean(h)
+		g.Home = filepath.Clean(h)
 	}
 	if u, err := user.Current(); err == nil {
-		g.user = u.Username
+		g.User = u.Username
 	}
 	if t := os.Getenv("TMPDIR"); filepath.IsAbs(t) {
 		g.tmpDir = filepath.Clean(t)
 	}
 	g.tempDirs = []string{"/tmp", "/var/tmp", "/dev/shm", "/private/tmp", g.tmpDir, filepath.ToSlash(os.TempDir())}
 	if opts.Home != "" {
-		g.home = filepath.Clean(opts.Home)
+		g.Home = filepath.Clean(opts.Home)
 	}
 	if opts.TempDirs != nil {
 		g.tempDirs = opts.TempDirs
@@ -173,39 +208,40 @@ func newShellGuard(wsDir string, opts guardOptions, cmds guardCommands) *shellGu
 	return g
 }
 
-// run checks command, the code of a whole Bash call.
-func (g *shellGuard) run(command string) {
+// Run checks command, the code of a whole Bash call.
+func (g *Walker) Run(command string) {
 	st := g.topState()
 	g.script(st, command, 0, "")
 	g.finish(st)
 }
 
-// resolve walks script to record the commands it runs (ResolvedCommands);
-// the verdict is not used.
-func (g *shellGuard) resolve(script string) [][]string {
+// Resolve walks script and returns the commands it runs, as words, after
+// expansions, wrappers and nested code are followed; the verdict is not
+// used.
+func (g *Walker) Resolve(script string) [][]string {
 	g.collect = true
 	g.script(g.topState(), script, 0, "")
 	return g.collected
 }
 
-// result is the verdict of the check.
-func (g *shellGuard) result() Verdict { return g.verdict }
+// Verdict is the verdict of the check so far (of Run, once it returned).
+func (g *Walker) Verdict() Verdict { return g.verdict }
 
-// deny records the first reason a command is refused.
-func (g *shellGuard) deny(format string, args ...any) {
+// Deny records the first reason a command is refused.
+func (g *Walker) Deny(format string, args ...any) {
 	if g.verdict.Denied {
 		return
 	}
 	g.verdict.Denied = true
-	g.verdict.Reason = fmt.Sprintf(format, args...) + denyFooter
+	g.verdict.Reason = fmt.Sprintf(format, args...) + DenyFooter
 }
 
-// hold records a reason the command needs a person's approval. Inside code
+// Hold records a reason the command needs a person's approval. Inside code
 // that may never run (a function nobody calls) it is only a warning.
-func (g *shellGuard) hold(format string, args ...any) {
+func (g *Walker) Hold(format string, args ...any) {
 	msg := fmt.Sprintf(format, args...)
-	if g.quiet > 0 {
-		g.warn("%s", msg)
+	if g.Quiet > 0 {
+		g.Warn("%s", msg)
 		return
 	}
 	if g.seen["hold:"+msg] {
@@ -216,8 +252,8 @@ func (g *shellGuard) hold(format string, args ...any) {
 	g.verdict.Holds = append(g.verdict.Holds, msg)
 }
 
-// warn adds a warning once.
-func (g *shellGuard) warn(format string, args ...any) {
+// Warn adds a warning once.
+func (g *Walker) Warn(format string, args ...any) {
 	msg := fmt.Sprintf(format, args...)
 	if g.seen[msg] {
 		return
@@ -226,17 +262,17 @@ func (g *shellGuard) warn(format string, args ...any) {
 	g.verdict.Warnings = append(g.verdict.Warnings, msg)
 }
 
-// parse reads a bash script.
-func parseScript(src string) (*syntax.File, error) {
+// Parse reads a bash script.
+func Parse(src string) (*syntax.File, error) {
 	return syntax.NewParser(syntax.Variant(syntax.LangBash)).Parse(strings.NewReader(src), "")
 }
 
 // script parses src and walks it in st. origin names where the code comes
 // from ("bash -c", "the file x.sh") for messages; "" is the command itself.
-func (g *shellGuard) script(st *shState, src string, depth int, origin string) {
-	if depth > maxShellDepth {
-		g.warn("Shell code is nested more than %d levels deep; the innermost code was only checked against text patterns.", maxShellDepth)
-		g.hold("The code nested more than %d levels deep cannot be checked before it runs.", maxShellDepth)
+func (g *Walker) script(st *State, src string, depth int, origin string) {
+	if depth > MaxShellDepth {
+		g.Warn("Shell code is nested more than %d levels deep; the innermost code was only checked against text patterns.", MaxShellDepth)
+		g.Hold("The code nested more than %d levels deep cannot be checked before it runs.", MaxShellDepth)
 		g.checkText(src)
 		return
 	}
@@ -249,27 +285,27 @@ func (g *shellGuard) script(st *shState, src string, depth int, origin string) {
 		if origin != "" {
 			what = "The code " + origin + " runs"
 		}
-		g.warn("%s could not be parsed as a bash script (%v), so it was only checked against text patterns.", what, err)
+		g.Warn("%s could not be parsed as a bash script (%v), so it was only checked against text patterns.", what, err)
 		if origin != "" {
 			// The shell that runs it may read it (fish, csh), but the
 			// guard cannot tell what it does.
-			g.hold("%s could not be parsed, so what it does cannot be checked before it runs.", what)
+			g.Hold("%s could not be parsed, so what it does cannot be checked before it runs.", what)
 		}
 		g.checkText(src)
 		return
 	}
-	old := g.depth
-	g.depth = depth
+	old := g.Depth
+	g.Depth = depth
 	g.stmts(st, f.Stmts)
-	g.depth = old
+	g.Depth = old
 }
 
 // finish walks the functions the script defined but never called (they may
 // still run, from a trap or a computed name): what they would destroy is
 // refused, what cannot be known is only a warning.
-func (g *shellGuard) finish(st *shState) {
+func (g *Walker) finish(st *State) {
 	for i := 0; i < len(g.traps); i++ {
-		g.code(st.clone(), g.traps[i], "`trap`")
+		g.Code(st.Clone(), g.traps[i], "`trap`")
 	}
 	for i := 0; i < len(g.funcDecls); i++ {
 		fd := g.funcDecls[i]
@@ -277,16 +313,16 @@ func (g *shellGuard) finish(st *shState) {
 			continue
 		}
 		g.funcDecls[i].called = true
-		c := fd.st.clone()
-		c.params = []string{g.unknown(source{desc: "the arguments of the function " + fd.name})}
-		g.quiet++
+		c := fd.st.Clone()
+		c.Params = []string{g.Unknown(Source{Desc: "the arguments of the function " + fd.name})}
+		g.Quiet++
 		g.stmt(c, fd.body)
-		g.quiet--
+		g.Quiet--
 	}
 }
 
 // print writes a node back as one line of shell, with one printer per check.
-func (g *shellGuard) print(n syntax.Node) string {
+func (g *Walker) print(n syntax.Node) string {
 	if g.printer == nil {
 		g.printer = syntax.NewPrinter(syntax.SingleLine(true))
 	}
@@ -298,10 +334,10 @@ func (g *shellGuard) print(n syntax.Node) string {
 }
 
 // step counts one walked statement and reports whether the budget is left.
-func (g *shellGuard) step() bool {
+func (g *Walker) step() bool {
 	g.steps++
 	if g.steps == maxGuardSteps {
-		g.hold("The command is too long or loops too much to be checked completely before it runs.")
+		g.Hold("The command is too long or loops too much to be checked completely before it runs.")
 	}
 	return g.steps < maxGuardSteps
 }

@@ -1,4 +1,4 @@
-package tools
+package walk
 
 import (
 	"errors"
@@ -9,49 +9,50 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"tinyelf/backend/tools"
 	"unicode/utf8"
 
 	"mvdan.cc/sh/v3/expand"
 	"mvdan.cc/sh/v3/syntax"
 )
 
-// shArg is one field of a command after bash's expansions.
-type shArg struct {
-	// val is the field's value; unknown parts are markers (see unknown).
-	val string
-	// raw is the word it came from, as written, for messages; word, when
+// Arg is one field of a command after bash's expansions.
+type Arg struct {
+	// Val is the field's value; unknown parts are markers (see Unknown).
+	Val string
+	// Raw is the word it came from, as written, for messages; word, when
 	// set, is that word, printed only when a message needs it.
-	raw  string
+	Raw  string
 	word *syntax.Word
-	// lost, when >0, is the source of an unknown value an expansion
-	// (${x:1}, ${#x}) consumed, so that val shows no marker but is unknown.
-	lost int
+	// Lost, when >0, is the source of an unknown value an expansion
+	// (${x:1}, ${#x}) consumed, so that Val shows no marker but is unknown.
+	Lost int
 	// glob is the pattern when the word was a glob; unmatched reports that
 	// it matched nothing here (bash then passes the pattern itself).
 	glob      string
 	unmatched bool
 }
 
-// rawText is the word a field came from, as written.
-func (a shArg) rawText() string {
-	if a.raw == "" && a.word != nil {
-		return wordText(a.word)
+// RawText is the word a field came from, as written.
+func (a Arg) RawText() string {
+	if a.Raw == "" && a.word != nil {
+		return WordText(a.word)
 	}
-	return a.raw
+	return a.Raw
 }
 
-// dynamic reports whether the field's value is not known before running.
-func (a shArg) dynamic() bool { return a.lost > 0 || hasMarker(a.val) }
+// Dynamic reports whether the field's value is not known before running.
+func (a Arg) Dynamic() bool { return a.Lost > 0 || HasMarker(a.Val) }
 
-// known returns a field whose value is known.
-func known(v string) shArg { return shArg{val: v, raw: v} }
+// Known returns a field whose value is known.
+func Known(v string) Arg { return Arg{Val: v, Raw: v} }
 
-// argSource says where an unknown field comes from.
-func (g *shellGuard) argSource(a shArg) source {
-	if s, ok := g.sourceOf(a.val); ok {
+// ArgSource says where an unknown field comes from.
+func (g *Walker) ArgSource(a Arg) Source {
+	if s, ok := g.SourceOf(a.Val); ok {
 		return s
 	}
-	return g.sourceAt(a.lost)
+	return g.sourceAt(a.Lost)
 }
 
 // errDirBudget stops globbing that would list too many folders.
@@ -60,7 +61,7 @@ var errDirBudget = errors.New("the pattern would list too many folders")
 // maxDirsRead bounds the folders one check lists for globs.
 const maxDirsRead = 256
 
-func (g *shellGuard) readDir(dir string) ([]fs.DirEntry, error) {
+func (g *Walker) readDir(dir string) ([]fs.DirEntry, error) {
 	g.mu.Lock()
 	g.dirsRead++
 	n := g.dirsRead
@@ -72,11 +73,11 @@ func (g *shellGuard) readDir(dir string) ([]fs.DirEntry, error) {
 }
 
 // config returns the expansion settings for words in st.
-func (g *shellGuard) config(st *shState) *expand.Config {
+func (g *Walker) config(st *State) *expand.Config {
 	if cfg, ok := g.configs[st]; ok {
 		cfg.GlobStar, cfg.DotGlob, cfg.NullGlob, cfg.NoCaseGlob = st.glob.globstar, st.glob.dotglob, st.glob.nullglob, st.glob.nocaseglob
 		cfg.ReadDir2 = nil
-		if !st.glob.noglob && st.cwd != "" {
+		if !st.glob.noglob && st.Cwd != "" {
 			cfg.ReadDir2 = g.readDir
 		}
 		return cfg
@@ -96,15 +97,15 @@ func (g *shellGuard) config(st *shState) *expand.Config {
 		NoCaseGlob: st.glob.nocaseglob,
 		ExtGlob:    true,
 	}
-	if !st.glob.noglob && st.cwd != "" {
+	if !st.glob.noglob && st.Cwd != "" {
 		cfg.ReadDir2 = g.readDir
 	}
 	g.configs[st] = cfg
 	return cfg
 }
 
-// wordText is a word as written.
-func wordText(w *syntax.Word) string {
+// WordText is a word as written.
+func WordText(w *syntax.Word) string {
 	if w == nil {
 		return ""
 	}
@@ -119,7 +120,7 @@ func wordText(w *syntax.Word) string {
 }
 
 // wordText is a word as written, printed with the check's printer.
-func (g *shellGuard) wordText(w *syntax.Word) string {
+func (g *Walker) wordText(w *syntax.Word) string {
 	if w == nil {
 		return ""
 	}
@@ -132,54 +133,54 @@ func (g *shellGuard) wordText(w *syntax.Word) string {
 // fields expands command words as bash does: brace, tilde, parameter,
 // arithmetic and command substitution, field splitting on IFS, pathname
 // expansion and quote removal.
-func (g *shellGuard) fields(st *shState, words []*syntax.Word) []shArg {
-	out := make([]shArg, 0, len(words))
+func (g *Walker) fields(st *State, words []*syntax.Word) []Arg {
+	out := make([]Arg, 0, len(words))
 	for _, w := range words {
 		out = append(out, g.wordFields(st, w)...)
 	}
 	return out
 }
 
-func (g *shellGuard) wordFields(st *shState, w *syntax.Word) []shArg {
+func (g *Walker) wordFields(st *State, w *syntax.Word) []Arg {
 	raw := w.Lit() // the printed word only when needed (see rawText)
 	if n := braceCount(w); n > maxBraceFields {
 		raw = g.wordText(w)
-		desc := fmt.Sprintf("the brace expansion `%s`, which makes %d words or more", clip(g.wordText(w), 60), maxBraceFields)
-		return []shArg{{val: g.unknown(source{desc: desc}), raw: raw, word: w}}
+		desc := fmt.Sprintf("the brace expansion `%s`, which makes %d words or more", Clip(g.wordText(w), 60), maxBraceFields)
+		return []Arg{{Val: g.Unknown(Source{Desc: desc}), Raw: raw, word: w}}
 	}
 	cfg := g.config(st)
 	vals, err := expand.Fields(cfg, w)
 	if err != nil {
-		desc := fmt.Sprintf("`%s`, which the guard could not expand (%v)", clip(g.wordText(w), 60), err)
+		desc := fmt.Sprintf("`%s`, which the guard could not expand (%v)", Clip(g.wordText(w), 60), err)
 		if errors.Is(err, errDirBudget) {
-			desc = fmt.Sprintf("the glob `%s`, which matches too many files to check", clip(g.wordText(w), 60))
+			desc = fmt.Sprintf("the glob `%s`, which matches too many files to check", Clip(g.wordText(w), 60))
 		}
-		return []shArg{{val: g.unknown(source{desc: desc}), raw: raw, word: w}}
+		return []Arg{{Val: g.Unknown(Source{Desc: desc}), Raw: raw, word: w}}
 	}
 	lost := g.lostTaint(st, w)
 	pattern, isGlob := "", false
-	if !st.glob.noglob && hasGlobMeta(w) {
+	if !st.glob.noglob && HasGlobMeta(w) {
 		plain := *cfg
 		plain.ReadDir2 = nil
 		plain.NullGlob = false
 		if pats, err := expand.Fields(&plain, w); err == nil && len(pats) > 0 {
 			pattern, isGlob = pats[0], true
-			if st.cwd == "" && !strings.HasPrefix(pattern, "/") {
-				desc := fmt.Sprintf("the glob `%s` in a folder the guard cannot follow (%s)", clip(g.wordText(w), 60), st.cwdWhy)
-				return []shArg{{val: g.unknown(source{desc: desc}), raw: raw, word: w, glob: pattern}}
+			if st.Cwd == "" && !strings.HasPrefix(pattern, "/") {
+				desc := fmt.Sprintf("the glob `%s` in a folder the guard cannot follow (%s)", Clip(g.wordText(w), 60), st.cwdWhy)
+				return []Arg{{Val: g.Unknown(Source{Desc: desc}), Raw: raw, word: w, glob: pattern}}
 			}
 			if slices.Equal(vals, pats) {
-				out := make([]shArg, len(vals))
+				out := make([]Arg, len(vals))
 				for i, v := range vals {
-					out[i] = shArg{val: v, raw: raw, word: w, lost: lost, glob: v, unmatched: true}
+					out[i] = Arg{Val: v, Raw: raw, word: w, Lost: lost, glob: v, unmatched: true}
 				}
 				return out
 			}
 		}
 	}
-	out := make([]shArg, len(vals))
+	out := make([]Arg, len(vals))
 	for i, v := range vals {
-		out[i] = shArg{val: v, raw: raw, word: w, lost: lost}
+		out[i] = Arg{Val: v, Raw: raw, word: w, Lost: lost}
 		if isGlob {
 			out[i].glob = pattern
 		}
@@ -244,16 +245,16 @@ func braceParts(parts []syntax.WordPart) int {
 
 // literal expands a word as an assignment value: no field splitting and no
 // pathname expansion.
-func (g *shellGuard) literal(st *shState, w *syntax.Word) shArg {
+func (g *Walker) literal(st *State, w *syntax.Word) Arg {
 	if w == nil {
-		return known("")
+		return Known("")
 	}
 	v, err := expand.Literal(g.config(st), unescapeWord(w))
 	raw := g.wordText(w)
 	if err != nil {
-		return shArg{val: g.unknown(source{desc: fmt.Sprintf("`%s`, which the guard could not expand (%v)", clip(raw, 60), err)}), raw: raw}
+		return Arg{Val: g.Unknown(Source{Desc: fmt.Sprintf("`%s`, which the guard could not expand (%v)", Clip(raw, 60), err)}), Raw: raw}
 	}
-	return shArg{val: v, raw: raw, lost: g.lostTaint(st, w)}
+	return Arg{Val: v, Raw: raw, Lost: g.lostTaint(st, w)}
 }
 
 // unescapeWord returns w with the backslashes of its unquoted text removed,
@@ -297,13 +298,13 @@ func unescapeWord(w *syntax.Word) *syntax.Word {
 }
 
 // document expands a here-document body.
-func (g *shellGuard) document(st *shState, w *syntax.Word) string {
+func (g *Walker) document(st *State, w *syntax.Word) string {
 	if w == nil {
 		return ""
 	}
 	v, err := expand.Document(g.config(st), w)
 	if err != nil {
-		return g.unknown(source{desc: "a here-document the guard could not expand"})
+		return g.Unknown(Source{Desc: "a here-document the guard could not expand"})
 	}
 	if l := g.lostTaint(st, w); l > 0 {
 		v += string(rune(markerBase + l))
@@ -314,14 +315,14 @@ func (g *shellGuard) document(st *shState, w *syntax.Word) string {
 // lostTaint finds an unknown value that an expansion of w consumes without
 // leaving a marker (a slice, a length, an indirection, arithmetic) and
 // returns its source, or 0.
-func (g *shellGuard) lostTaint(st *shState, w *syntax.Word) int {
+func (g *Walker) lostTaint(st *State, w *syntax.Word) int {
 	if w == nil {
 		return 0
 	}
 	return g.lostInParts(st, w.Parts)
 }
 
-func (g *shellGuard) lostInParts(st *shState, parts []syntax.WordPart) int {
+func (g *Walker) lostInParts(st *State, parts []syntax.WordPart) int {
 	for _, p := range parts {
 		switch p := p.(type) {
 		case *syntax.DblQuoted:
@@ -359,14 +360,14 @@ func (g *shellGuard) lostInParts(st *shState, parts []syntax.WordPart) int {
 }
 
 // taintOf returns the source of an unknown value in a variable, or 0.
-func (g *shellGuard) taintOf(st *shState, name string) int {
+func (g *Walker) taintOf(st *State, name string) int {
 	env := guardEnv{g, st}
 	vr := env.Get(name)
 	if _, r := vr.Resolve(env); r.Set || r.Kind != expand.Unknown {
 		vr = r
 	}
 	check := func(s string) int {
-		i := strings.IndexFunc(s, isMarker)
+		i := strings.IndexFunc(s, IsMarker)
 		if i < 0 {
 			return 0
 		}
@@ -374,7 +375,7 @@ func (g *shellGuard) taintOf(st *shState, name string) int {
 		if n := int(r - markerBase); n != 0 {
 			return n
 		}
-		m := g.unknown(g.sourceAt(0)) // the generic marker: any other index will do
+		m := g.Unknown(g.sourceAt(0)) // the generic marker: any other index will do
 		r, _ = utf8.DecodeRuneInString(m)
 		return int(r - markerBase)
 	}
@@ -394,8 +395,8 @@ func (g *shellGuard) taintOf(st *shState, name string) int {
 	return 0
 }
 
-// hasGlobMeta reports whether a word has an unquoted glob character.
-func hasGlobMeta(w *syntax.Word) bool {
+// HasGlobMeta reports whether a word has an unquoted glob character.
+func HasGlobMeta(w *syntax.Word) bool {
 	for _, p := range w.Parts {
 		switch p := p.(type) {
 		case *syntax.Lit:
@@ -412,7 +413,7 @@ func hasGlobMeta(w *syntax.Word) bool {
 			return true
 		case *syntax.BraceExp:
 			for _, e := range p.Elems {
-				if hasGlobMeta(e) {
+				if HasGlobMeta(e) {
 					return true
 				}
 			}
@@ -421,10 +422,10 @@ func hasGlobMeta(w *syntax.Word) bool {
 	return false
 }
 
-// commandBase returns the name a command is known by: the last path element,
+// CommandBase returns the name a command is known by: the last path element,
 // without a Windows .exe suffix, lower-cased (case-insensitive file systems
 // run RM as rm).
-func commandBase(name string) string {
+func CommandBase(name string) string {
 	base := name
 	if i := strings.LastIndexAny(base, `/\`); i >= 0 {
 		base = base[i+1:]
@@ -433,31 +434,31 @@ func commandBase(name string) string {
 	return strings.TrimSuffix(base, ".exe")
 }
 
-// joinArgs joins fields into a command line for a shell to parse again.
-func joinArgs(args []shArg) string {
+// JoinArgs joins fields into a command line for a shell to parse again.
+func JoinArgs(args []Arg) string {
 	parts := make([]string, len(args))
 	for i, a := range args {
-		parts[i] = a.val
+		parts[i] = a.Val
 	}
 	return strings.Join(parts, " ")
 }
 
-// quoteArgs joins fields into a command line that parses back to the same
+// QuoteArgs joins fields into a command line that parses back to the same
 // fields.
-func quoteArgs(args []shArg) string {
+func QuoteArgs(args []Arg) string {
 	parts := make([]string, len(args))
 	for i, a := range args {
-		q, err := syntax.Quote(a.val, syntax.LangBash)
+		q, err := syntax.Quote(a.Val, syntax.LangBash)
 		if err != nil {
-			q = "'" + strings.ReplaceAll(a.val, "'", `'\''`) + "'"
+			q = "'" + strings.ReplaceAll(a.Val, "'", `'\''`) + "'"
 		}
 		parts[i] = q
 	}
 	return strings.Join(parts, " ")
 }
 
-// display shows fields for a message, quoting what needs it.
-func display(ws []shArg) string {
+// Display shows fields for a message, quoting what needs it.
+func Display(ws []Arg) string {
 	parts := make([]string, 0, min(len(ws), 32))
 	n := 0
 	for _, w := range ws {
@@ -466,10 +467,10 @@ func display(ws []shArg) string {
 			break
 		}
 		var part string
-		v := shown(w.val)
+		v := Shown(w.Val)
 		switch {
-		case w.dynamic() && w.rawText() != "":
-			part = w.rawText()
+		case w.Dynamic() && w.RawText() != "":
+			part = w.RawText()
 		case v == "" || strings.ContainsAny(v, " \t\n'\"$`\\"):
 			part = strconv.Quote(v)
 		default:
@@ -478,23 +479,23 @@ func display(ws []shArg) string {
 		parts = append(parts, part)
 		n += len(part) + 1
 	}
-	return clip(strings.Join(parts, " "), 120)
+	return Clip(strings.Join(parts, " "), 120)
 }
 
-// clip shortens s for a message.
-func clip(s string, n int) string {
-	s = strings.Join(strings.Fields(shown(s)), " ")
+// Clip shortens s for a message.
+func Clip(s string, n int) string {
+	s = strings.Join(strings.Fields(Shown(s)), " ")
 	if len(s) <= n {
 		return s
 	}
-	return CutUTF8(s, n) + "…"
+	return tools.CutUTF8(s, n) + "…"
 }
 
-// hasFlag reports whether args carry one of the short flag letters (alone or
+// HasFlag reports whether args carry one of the short flag letters (alone or
 // combined, as in -rf) or the long flag, before a "--".
-func hasFlag(args []shArg, short, long string) bool {
+func HasFlag(args []Arg, short, long string) bool {
 	for _, a := range args {
-		v := a.val
+		v := a.Val
 		if v == "--" {
 			return false
 		}
@@ -511,15 +512,15 @@ func hasFlag(args []shArg, short, long string) bool {
 	return false
 }
 
-// operands returns the arguments that are not options (everything after
+// Operands returns the arguments that are not options (everything after
 // "--", and words not starting with "-" before it).
-func operands(args []shArg) []shArg {
-	var out []shArg
+func Operands(args []Arg) []Arg {
+	var out []Arg
 	for i, a := range args {
-		if a.val == "--" {
+		if a.Val == "--" {
 			return append(out, args[i+1:]...)
 		}
-		if !a.dynamic() && len(a.val) > 1 && a.val[0] == '-' {
+		if !a.Dynamic() && len(a.Val) > 1 && a.Val[0] == '-' {
 			continue
 		}
 		out = append(out, a)

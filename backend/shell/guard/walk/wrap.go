@@ -1,4 +1,4 @@
-package tools
+package walk
 
 import (
 	"regexp"
@@ -77,19 +77,19 @@ var bwrapTwoValues = []string{"--bind", "--bind-try", "--dev-bind", "--dev-bind-
 
 // wrapper peels a command wrapper. It returns the command the wrapper runs,
 // nil when it runs none, and false when base is not a wrapper.
-func (g *shellGuard) wrapper(c *shCall) (*shCall, bool) {
-	args := c.args
-	next := func(rest []shArg, env *shState, shell bool) (*shCall, bool) {
+func (g *Walker) wrapper(c *Call) (*Call, bool) {
+	args := c.Args
+	next := func(rest []Arg, env *State, shell bool) (*Call, bool) {
 		if len(rest) == 0 {
 			return nil, true
 		}
-		n := &shCall{env: env, args: rest, src: c.src}
+		n := &Call{Env: env, Args: rest, Src: c.Src}
 		if shell {
-			n.st = c.st
+			n.Shell = c.Shell
 		}
 		return n, true
 	}
-	switch c.base {
+	switch c.Base {
 	case "env":
 		return g.envWrapper(c)
 	case "sudo":
@@ -104,8 +104,8 @@ func (g *shellGuard) wrapper(c *shCall) (*shCall, bool) {
 		return nil, true
 	case "watch":
 		rest, exec := args[1:], false
-		for len(rest) > 0 && strings.HasPrefix(rest[0].val, "-") && !rest[0].dynamic() {
-			v := rest[0].val
+		for len(rest) > 0 && strings.HasPrefix(rest[0].Val, "-") && !rest[0].Dynamic() {
+			v := rest[0].Val
 			exec = exec || v == "-x" || v == "--exec"
 			if slices.Contains([]string{"-n", "--interval", "-q", "--equexit"}, v) {
 				rest = rest[1:]
@@ -116,23 +116,23 @@ func (g *shellGuard) wrapper(c *shCall) (*shCall, bool) {
 			}
 		}
 		if exec {
-			return next(rest, c.env, false)
+			return next(rest, c.Env, false)
 		}
-		g.code(c.env.child(), joinArgs(rest), "`watch`")
+		g.Code(c.Env.Child(), JoinArgs(rest), "`watch`")
 		return nil, true
 	case "flock", "script":
 		for i := 1; i < len(args); i++ {
-			v := args[i].val
+			v := args[i].Val
 			if (v == "-c" || v == "--command") && i+1 < len(args) {
-				g.code(c.env.child(), args[i+1].val, "`"+c.base+" -c`")
+				g.Code(c.Env.Child(), args[i+1].Val, "`"+c.Base+" -c`")
 				return nil, true
 			}
 			if after, ok := strings.CutPrefix(v, "--command="); ok {
-				g.code(c.env.child(), after, "`"+c.base+" -c`")
+				g.Code(c.Env.Child(), after, "`"+c.Base+" -c`")
 				return nil, true
 			}
 		}
-		if c.base == "script" {
+		if c.Base == "script" {
 			return nil, true
 		}
 		spec := wrapperSpec{shortArg: "wEc", longArg: []string{"--timeout", "--conflict-exit-code"}, positional: 1}
@@ -140,7 +140,7 @@ func (g *shellGuard) wrapper(c *shCall) (*shCall, bool) {
 		if !runs {
 			return nil, true
 		}
-		return next(rest, c.env, false)
+		return next(rest, c.Env, false)
 	case "ssh":
 		g.ssh(c)
 		return nil, true
@@ -149,27 +149,27 @@ func (g *shellGuard) wrapper(c *shCall) (*shCall, bool) {
 		return nil, true
 	case "at", "batch":
 		for i := 1; i < len(args); i++ {
-			if args[i].val == "-f" && i+1 < len(args) {
-				g.scriptFile(c.env.child(), args[i+1], "`"+c.base+"`", "sh")
+			if args[i].Val == "-f" && i+1 < len(args) {
+				g.ScriptFile(c.Env.Child(), args[i+1], "`"+c.Base+"`", "sh")
 				return nil, true
 			}
 		}
-		if slices.ContainsFunc(args[1:], func(a shArg) bool { return a.val == "-l" || a.val == "-r" || a.val == "-d" || a.val == "-c" }) {
+		if slices.ContainsFunc(args[1:], func(a Arg) bool { return a.Val == "-l" || a.Val == "-r" || a.Val == "-d" || a.Val == "-c" }) {
 			return nil, true
 		}
-		text, ok := g.inputText(c.env.stdin)
+		text, ok := g.InputText(c.Env.Stdin)
 		if !ok {
-			g.hold("The code `%s` schedules comes from %s cannot be checked before it runs.", c.base, and(c.env.stdin.what()))
+			g.Hold("The code `%s` schedules comes from %s cannot be checked before it runs.", c.Base, And(c.Env.Stdin.What()))
 			return nil, true
 		}
-		g.code(c.env.child(), text, "`"+c.base+"`")
+		g.Code(c.Env.Child(), text, "`"+c.Base+"`")
 		return nil, true
 	case "npx", "bunx", "pnpx":
 		rest := args[1:]
-		for len(rest) > 0 && strings.HasPrefix(rest[0].val, "-") {
-			v := rest[0].val
+		for len(rest) > 0 && strings.HasPrefix(rest[0].Val, "-") {
+			v := rest[0].Val
 			if (v == "-c" || v == "--call") && len(rest) > 1 {
-				g.code(c.env.child(), rest[1].val, "`npx -c`")
+				g.Code(c.Env.Child(), rest[1].Val, "`npx -c`")
 				return nil, true
 			}
 			if v == "-p" || v == "--package" {
@@ -177,7 +177,7 @@ func (g *shellGuard) wrapper(c *shCall) (*shCall, bool) {
 			}
 			rest = rest[1:]
 		}
-		return next(rest, c.env, false)
+		return next(rest, c.Env, false)
 	case "docker", "podman", "nerdctl":
 		return g.container(c)
 	case "perf", "rlwrap", "ssh-agent", "dbus-launch", "runcon", "chpst", "aws-vault", "op", "doppler", "dotenv", "with-contenv", "s6-setuidgid", "tini", "dumb-init", "catatonit":
@@ -185,38 +185,38 @@ func (g *shellGuard) wrapper(c *shCall) (*shCall, bool) {
 		// record, aws-vault exec profile --, op run --); gdb --args is in
 		// the interpreter table, with gdb's own commands.
 		rest := args[1:]
-		if i := slices.IndexFunc(rest, func(a shArg) bool { return a.val == "--" || a.val == "--args" }); i >= 0 {
-			return next(rest[i+1:], c.env, false)
+		if i := slices.IndexFunc(rest, func(a Arg) bool { return a.Val == "--" || a.Val == "--args" }); i >= 0 {
+			return next(rest[i+1:], c.Env, false)
 		}
-		if c.base == "perf" && len(rest) > 0 && (rest[0].val == "record" || rest[0].val == "stat" || rest[0].val == "trace") {
+		if c.Base == "perf" && len(rest) > 0 && (rest[0].Val == "record" || rest[0].Val == "stat" || rest[0].Val == "trace") {
 			r, runs := skipWrapperOptions(rest[1:], wrapperSpec{shortArg: "eoFpctCGmr", longArg: []string{"--event", "--output", "--pid", "--tid", "--cpu"}})
 			if !runs {
 				return nil, true
 			}
-			return next(r, c.env, false)
+			return next(r, c.Env, false)
 		}
-		if c.base == "perf" || c.base == "op" || c.base == "aws-vault" || c.base == "doppler" {
+		if c.Base == "perf" || c.Base == "op" || c.Base == "aws-vault" || c.Base == "doppler" {
 			return nil, false
 		}
 		r, runs := skipWrapperOptions(rest, wrapperSpec{})
 		if !runs {
 			return nil, true
 		}
-		return next(r, c.env, false)
+		return next(r, c.Env, false)
 	case "uv", "poetry", "pipenv", "bundle", "mise", "asdf", "conda", "direnv", "rye", "pdm", "hatch", "pixi", "devbox":
 		// Project runners: uv run cmd, bundle exec cmd, direnv exec DIR cmd.
 		rest := args[1:]
-		for len(rest) > 0 && strings.HasPrefix(rest[0].val, "-") {
+		for len(rest) > 0 && strings.HasPrefix(rest[0].Val, "-") {
 			rest = rest[1:]
 		}
-		if len(rest) < 2 || !slices.Contains([]string{"run", "exec", "x"}, rest[0].val) {
+		if len(rest) < 2 || !slices.Contains([]string{"run", "exec", "x"}, rest[0].Val) {
 			return nil, false
 		}
 		rest = rest[1:]
-		if c.base == "direnv" && len(rest) > 1 {
+		if c.Base == "direnv" && len(rest) > 1 {
 			rest = rest[1:]
 		}
-		if i := slices.IndexFunc(rest, func(a shArg) bool { return a.val == "--" }); i >= 0 {
+		if i := slices.IndexFunc(rest, func(a Arg) bool { return a.Val == "--" }); i >= 0 {
 			rest = rest[i+1:]
 		} else {
 			r, runs := skipWrapperOptions(rest, wrapperSpec{shortArg: "nepw", longArg: []string{"--with", "--python", "--name", "--prefix", "--env", "--project", "--directory"}})
@@ -225,56 +225,56 @@ func (g *shellGuard) wrapper(c *shCall) (*shCall, bool) {
 			}
 			rest = r
 		}
-		return next(rest, c.env, false)
+		return next(rest, c.Env, false)
 	case "hyperfine", "nodemon", "watchexec", "entr", "nix-shell", "nix", "sem", "time-cmd", "retry", "ts-node":
 		return g.codeRunners(c)
 	case "bwrap":
 		rest := args[1:]
-		for len(rest) > 0 && strings.HasPrefix(rest[0].val, "--") {
-			v := rest[0].val
+		for len(rest) > 0 && strings.HasPrefix(rest[0].Val, "--") {
+			v := rest[0].Val
 			rest = rest[1:]
 			switch {
 			case v == "--":
-				return next(rest, c.env, false)
+				return next(rest, c.Env, false)
 			case slices.Contains(bwrapTwoValues, v):
 				rest = rest[min(2, len(rest)):]
 			case slices.Contains(wrappers["bwrap"].longArg, v):
 				rest = rest[min(1, len(rest)):]
 			}
 		}
-		return next(rest, c.env, false)
+		return next(rest, c.Env, false)
 	}
-	spec, ok := wrappers[c.base]
+	spec, ok := wrappers[c.Base]
 	if !ok {
 		return nil, false
 	}
-	if c.base == "exec" && len(args) == 1 {
+	if c.Base == "exec" && len(args) == 1 {
 		return nil, true
 	}
 	rest, runs := skipWrapperOptions(args[1:], spec)
 	if !runs {
 		return nil, true
 	}
-	if c.base == "timeout" || c.base == "nice" || c.base == "nohup" || c.base == "time" {
-		g.checkPaths(c.env, args[1:len(args)-len(rest)])
+	if c.Base == "timeout" || c.Base == "nice" || c.Base == "nohup" || c.Base == "time" {
+		g.CheckPaths(c.Env, args[1:len(args)-len(rest)])
 	}
-	return next(rest, c.env, spec.shell)
+	return next(rest, c.Env, spec.shell)
 }
 
 // skipWrapperOptions drops a wrapper's options, assignments and operands; it
 // reports false when an option means nothing is run.
-func skipWrapperOptions(args []shArg, spec wrapperSpec) ([]shArg, bool) {
+func skipWrapperOptions(args []Arg, spec wrapperSpec) ([]Arg, bool) {
 	i := 0
 	for i < len(args) {
-		v := args[i].val
-		if args[i].dynamic() {
+		v := args[i].Val
+		if args[i].Dynamic() {
 			break
 		}
 		if v == "--" {
 			i++
 			break
 		}
-		if spec.assigns && !strings.HasPrefix(v, "-") && isAssignment(v) {
+		if spec.assigns && !strings.HasPrefix(v, "-") && IsAssignment(v) {
 			i++
 			continue
 		}
@@ -310,16 +310,17 @@ func skipWrapperOptions(args []shArg, spec wrapperSpec) ([]shArg, bool) {
 
 var assignmentPattern = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*=`)
 
-func isAssignment(v string) bool { return assignmentPattern.MatchString(v) }
+// IsAssignment reports whether a word is a NAME=value assignment.
+func IsAssignment(v string) bool { return assignmentPattern.MatchString(v) }
 
 // envWrapper follows env: assignments, -i, -u, --chdir and -S.
-func (g *shellGuard) envWrapper(c *shCall) (*shCall, bool) {
-	env := c.env.clone()
-	args := c.args[1:]
+func (g *Walker) envWrapper(c *Call) (*Call, bool) {
+	env := c.Env.Clone()
+	args := c.Args[1:]
 	for len(args) > 0 {
 		a := args[0]
-		v := a.val
-		if a.dynamic() {
+		v := a.Val
+		if a.Dynamic() {
 			break
 		}
 		switch {
@@ -331,7 +332,7 @@ func (g *shellGuard) envWrapper(c *shCall) (*shCall, bool) {
 			env.inherit = false
 		case v == "-u" || v == "--unset":
 			if len(args) > 1 {
-				env.vars[args[1].val] = expand.Variable{}
+				env.vars[args[1].Val] = expand.Variable{}
 				args = args[1:]
 			}
 		case strings.HasPrefix(v, "--unset="):
@@ -340,13 +341,13 @@ func (g *shellGuard) envWrapper(c *shCall) (*shCall, bool) {
 			env.vars[v[2:]] = expand.Variable{}
 		case v == "-C" || v == "--chdir":
 			if len(args) > 1 {
-				env = g.inDir(env, args[1])
+				env = g.InDir(env, args[1])
 				args = args[1:]
 			}
 		case strings.HasPrefix(v, "--chdir="):
-			env = g.inDir(env, known(strings.TrimPrefix(v, "--chdir=")))
+			env = g.InDir(env, Known(strings.TrimPrefix(v, "--chdir=")))
 		case strings.HasPrefix(v, "-C") && len(v) > 2 && !strings.HasPrefix(v, "--"):
-			env = g.inDir(env, known(v[2:]))
+			env = g.InDir(env, Known(v[2:]))
 		case v == "-S" || v == "--split-string" || strings.HasPrefix(v, "--split-string=") || (strings.HasPrefix(v, "-S") && !strings.HasPrefix(v, "--")) || (strings.HasPrefix(v, "-") && !strings.HasPrefix(v, "--") && strings.Contains(v, "S")):
 			s := ""
 			switch {
@@ -354,9 +355,9 @@ func (g *shellGuard) envWrapper(c *shCall) (*shCall, bool) {
 				if len(args) < 2 {
 					return nil, true
 				}
-				s = args[1].val
-				if args[1].dynamic() {
-					g.hold("The command `env -S` runs comes from %s cannot be checked before it runs.", and(g.argSource(args[1]).text()))
+				s = args[1].Val
+				if args[1].Dynamic() {
+					g.Hold("The command `env -S` runs comes from %s cannot be checked before it runs.", And(g.ArgSource(args[1]).Text()))
 				}
 				args = args[1:]
 			case strings.HasPrefix(v, "--split-string="):
@@ -365,7 +366,7 @@ func (g *shellGuard) envWrapper(c *shCall) (*shCall, bool) {
 				s = v[strings.IndexByte(v, 'S')+1:]
 			}
 			// env -S splits its string much as the shell splits words.
-			g.code(env, s+" "+quoteArgs(args[1:]), "`env -S`")
+			g.Code(env, s+" "+QuoteArgs(args[1:]), "`env -S`")
 			return nil, true
 		case strings.HasPrefix(v, "-") && len(v) > 1:
 			if v == "-a" || v == "--argv0" || v == "-P" {
@@ -386,19 +387,19 @@ done:
 	if len(args) == 0 {
 		return nil, true
 	}
-	return &shCall{env: env, args: args, src: c.src}, true
+	return &Call{Env: env, Args: args, Src: c.Src}, true
 }
 
 // sudoWrapper follows sudo: its options, the user it runs as and -s/-i.
-func (g *shellGuard) sudoWrapper(c *shCall) (*shCall, bool) {
-	env := c.env.clone()
+func (g *Walker) sudoWrapper(c *Call) (*Call, bool) {
+	env := c.Env.Clone()
 	target := "root"
-	args := c.args[1:]
+	args := c.Args[1:]
 	shell := false
 	for len(args) > 0 {
 		a := args[0]
-		v := a.val
-		if a.dynamic() {
+		v := a.Val
+		if a.Dynamic() {
 			break
 		}
 		if v == "--" {
@@ -406,7 +407,7 @@ func (g *shellGuard) sudoWrapper(c *shCall) (*shCall, bool) {
 			break
 		}
 		if !strings.HasPrefix(v, "-") || len(v) < 2 {
-			if isAssignment(v) {
+			if IsAssignment(v) {
 				name, val, _ := strings.Cut(v, "=")
 				env.vars[name] = expand.Variable{Set: true, Exported: true, Kind: expand.String, Str: val}
 				g.envRisk(name, val)
@@ -418,7 +419,7 @@ func (g *shellGuard) sudoWrapper(c *shCall) (*shCall, bool) {
 		takes := func() string {
 			if len(args) > 1 {
 				args = args[1:]
-				return args[0].val
+				return args[0].Val
 			}
 			return ""
 		}
@@ -429,11 +430,11 @@ func (g *shellGuard) sudoWrapper(c *shCall) (*shCall, bool) {
 			target = strings.TrimPrefix(v, "--user=")
 		case v == "-D" || v == "--chdir":
 			if len(args) > 1 {
-				env = g.inDir(env, args[1])
+				env = g.InDir(env, args[1])
 				args = args[1:]
 			}
 		case strings.HasPrefix(v, "--chdir="):
-			env = g.inDir(env, known(strings.TrimPrefix(v, "--chdir=")))
+			env = g.InDir(env, Known(strings.TrimPrefix(v, "--chdir=")))
 		case slices.Contains([]string{"-g", "--group", "-p", "--prompt", "-C", "--close-from", "-h", "--host", "-r", "--role", "-t", "--type", "-T", "--command-timeout", "-U", "--other-user", "-R", "--chroot"}, v):
 			takes()
 		case strings.HasPrefix(v, "--"):
@@ -471,41 +472,41 @@ func (g *shellGuard) sudoWrapper(c *shCall) (*shCall, bool) {
 	env = withHome(env, homeOf(target))
 	if shell {
 		if len(args) > 0 {
-			g.code(env.child(), joinArgs(args), "`sudo -s`")
+			g.Code(env.Child(), JoinArgs(args), "`sudo -s`")
 		}
 		return nil, true
 	}
 	if len(args) == 0 {
 		return nil, true
 	}
-	return &shCall{env: env, args: args, src: c.src}, true
+	return &Call{Env: env, Args: args, Src: c.Src}, true
 }
 
 // suWrapper follows su, runuser and sg: -c code, or runuser -u user cmd.
-func (g *shellGuard) suWrapper(c *shCall) (*shCall, bool) {
-	args := c.args[1:]
+func (g *Walker) suWrapper(c *Call) (*Call, bool) {
+	args := c.Args[1:]
 	target := "root"
-	var ops []shArg
+	var ops []Arg
 	for i := 0; i < len(args); i++ {
-		v := args[i].val
+		v := args[i].Val
 		switch {
 		case (v == "-c" || v == "--command" || v == "--session-command") && i+1 < len(args):
-			g.code(withHome(c.env, homeOf(target)).child(), args[i+1].val, "`"+c.base+" -c`")
+			g.Code(withHome(c.Env, homeOf(target)).Child(), args[i+1].Val, "`"+c.Base+" -c`")
 			return nil, true
 		case strings.HasPrefix(v, "--command=") || strings.HasPrefix(v, "--session-command="):
 			_, code, _ := strings.Cut(v, "=")
-			g.code(withHome(c.env, homeOf(target)).child(), code, "`"+c.base+" -c`")
+			g.Code(withHome(c.Env, homeOf(target)).Child(), code, "`"+c.Base+" -c`")
 			return nil, true
-		case c.base == "runuser" && (v == "-u" || v == "--user") && i+1 < len(args):
-			target = args[i+1].val
+		case c.Base == "runuser" && (v == "-u" || v == "--user") && i+1 < len(args):
+			target = args[i+1].Val
 			rest := args[i+2:]
-			if len(rest) > 0 && rest[0].val == "--" {
+			if len(rest) > 0 && rest[0].Val == "--" {
 				rest = rest[1:]
 			}
 			if len(rest) == 0 {
 				return nil, true
 			}
-			return &shCall{env: withHome(c.env, homeOf(target)), args: rest, src: c.src}, true
+			return &Call{Env: withHome(c.Env, homeOf(target)), Args: rest, Src: c.Src}, true
 		case v == "-s" || v == "--shell" || v == "-g" || v == "--group" || v == "-G" || v == "--supp-group" || v == "-w" || v == "--whitelist-environment":
 			i++
 		case v == "--":
@@ -516,18 +517,18 @@ func (g *shellGuard) suWrapper(c *shCall) (*shCall, bool) {
 			ops = append(ops, args[i])
 		}
 	}
-	if c.base == "sg" && len(ops) > 1 {
+	if c.Base == "sg" && len(ops) > 1 {
 		// sg group command…: the command is run by /bin/sh -c.
-		g.code(c.env.child(), joinArgs(ops[1:]), "`sg`")
+		g.Code(c.Env.Child(), JoinArgs(ops[1:]), "`sg`")
 		return nil, true
 	}
-	if len(ops) > 0 && ops[0].val != "-" {
-		target = ops[0].val
+	if len(ops) > 0 && ops[0].Val != "-" {
+		target = ops[0].Val
 	}
-	if len(ops) > 1 && c.base != "sg" {
+	if len(ops) > 1 && c.Base != "sg" {
 		// Arguments after the user go to the user's shell (su user -c …
 		// was handled above; su user script.sh runs the script).
-		g.shell(&shCall{env: withHome(c.env, homeOf(target)), args: append([]shArg{known("sh")}, ops[1:]...), base: "sh", src: c.src})
+		g.shell(&Call{Env: withHome(c.Env, homeOf(target)), Args: append([]Arg{Known("sh")}, ops[1:]...), Base: "sh", Src: c.Src})
 	}
 	return nil, true
 }
