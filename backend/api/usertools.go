@@ -11,6 +11,7 @@ import (
 
 	"tinyelf/backend/engine"
 	"tinyelf/backend/tools"
+	"tinyelf/backend/tools/fs"
 	"tinyelf/backend/usertools"
 )
 
@@ -32,7 +33,7 @@ func (u userToolSource) Tools(ctx context.Context, info engine.SessionInfo) []to
 	return u.svc.Tools(ctx, info.Agent)
 }
 
-func (u userToolSource) Roots(info engine.SessionInfo) []tools.Root { return u.svc.Roots(info.Agent) }
+func (u userToolSource) Roots(info engine.SessionInfo) []fs.Root { return u.svc.Roots(info.Agent) }
 
 // ToolProblems lists the agent's user tools that the last discovery skipped
 // (a core tool's name) or could not load, for the session log.

@@ -8,6 +8,7 @@ import (
 	"tinyelf/backend/proc"
 	"tinyelf/backend/shell"
 	"tinyelf/backend/tools/agent"
+	"tinyelf/backend/tools/fs"
 	"tinyelf/backend/web"
 
 	"tinyelf/backend/tools"
@@ -44,12 +45,12 @@ type BuildOptions struct {
 	// read in this session, or that changed since (the engine passes the
 	// session's tracker). Nil checks nothing: a single `tinyelf tool` call
 	// is the user's own.
-	Reads *tools.ReadTracker
+	Reads *fs.ReadTracker
 	// CallTimeout bounds one tool call (tools.DefaultCallTimeout when 0).
 	CallTimeout time.Duration
 	// Roots are folders outside the workspace the FileSystem tools may
 	// reach too (see tools.Root).
-	Roots []tools.Root
+	Roots []fs.Root
 	// Skills adds the skills tools (steps 5, 6 and 9); nil leaves them out.
 	Skills *SkillTools
 	// Spawner backs spawn_agent, subagent_list and subagent_status (steps
@@ -67,7 +68,7 @@ type BuildOptions struct {
 // when the session ends.
 type Session struct {
 	Registry  *tools.Registry
-	Workspace *tools.Workspace
+	Workspace *fs.Workspace
 	// Hidden says, for each built-in tool the filters removed, why: a call
 	// to it gets that explanation instead of "unknown tool".
 	Hidden map[string]string
@@ -96,7 +97,7 @@ func (s *Session) Close() error { return s.Workspace.Close() }
 //
 // The permission mode and AllowedTools then filter the result.
 func BuildRegistry(opts BuildOptions) (*Session, error) {
-	ws, err := tools.OpenWorkspace(opts.Workspace, !opts.Unrestricted, opts.Roots...)
+	ws, err := fs.OpenWorkspace(opts.Workspace, !opts.Unrestricted, opts.Roots...)
 	if err != nil {
 		return nil, err
 	}
@@ -111,8 +112,8 @@ func BuildRegistry(opts BuildOptions) (*Session, error) {
 	}{
 		{"filesystem", func() []tools.Tool {
 			return []tools.Tool{
-				tools.NewRead(ws), tools.NewWrite(ws), tools.NewEdit(ws), tools.NewListDir(ws),
-				tools.NewGlob(ws), tools.NewGrep(ws, tools.GrepOptions{Children: opts.Children}),
+				fs.NewRead(ws), fs.NewWrite(ws), fs.NewEdit(ws), fs.NewListDir(ws),
+				fs.NewGlob(ws), fs.NewGrep(ws, fs.GrepOptions{Children: opts.Children}),
 			}
 		}},
 		{"shell", func() []tools.Tool {

@@ -21,6 +21,7 @@ import (
 	"tinyelf/backend/sessions"
 	"tinyelf/backend/tools"
 	"tinyelf/backend/tools/agent"
+	"tinyelf/backend/tools/fs"
 	"tinyelf/backend/web"
 )
 
@@ -156,7 +157,7 @@ type ToolProblemSource interface {
 // folder, a skill's folder). The roots are asked for when the session's
 // registry is built, which happens again when the agent changes.
 type RootSource interface {
-	Roots(info SessionInfo) []tools.Root
+	Roots(info SessionInfo) []fs.Root
 }
 
 // Options configures an Engine.
@@ -265,7 +266,7 @@ type sessionState struct {
 	// reads is what the agent has read in this session, so that Write and
 	// Edit refuse files it has not seen; it outlives registry rebuilds
 	// (not the session's release from memory: the agent then reads again).
-	reads  *tools.ReadTracker
+	reads  *fs.ReadTracker
 	reg    *Session
 	regKey string
 	// discovery is the session's capability-discovery state; disc is
@@ -417,7 +418,7 @@ func (e *Engine) NewSession(ctx context.Context, workspace string, mode Mode, ag
 			model = p.Model
 		}
 	}
-	if _, err := tools.OpenWorkspace(workspace, false); err != nil {
+	if _, err := fs.OpenWorkspace(workspace, false); err != nil {
 		return "", err
 	}
 	return e.opts.Log.CreateSession(ctx, sessions.SessionCreated{
@@ -497,7 +498,7 @@ func (e *Engine) begin(sessionID string) (*sessionState, *turnRun, context.Conte
 		e.mu.Lock()
 		s, ok := e.sessions[sessionID]
 		if !ok {
-			s = &sessionState{id: sessionID, pending: map[string]chan ApprovalAnswer{}, reads: tools.NewReadTracker()}
+			s = &sessionState{id: sessionID, pending: map[string]chan ApprovalAnswer{}, reads: fs.NewReadTracker()}
 			e.sessions[sessionID] = s
 		}
 		e.mu.Unlock()

@@ -11,6 +11,7 @@ import (
 	"tinyelf/backend/sessions"
 	"tinyelf/backend/shell"
 	"tinyelf/backend/tools"
+	"tinyelf/backend/tools/fs"
 )
 
 // guardDenied are commands the shell guard refuses; guardHeld commands it
@@ -44,7 +45,7 @@ var (
 func TestShellGuardMeetsEveryMode(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
-	ws, err := tools.OpenWorkspace(dir, true)
+	ws, err := fs.OpenWorkspace(dir, true)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -10,6 +10,7 @@ import (
 	"tinyelf/backend/config"
 	"tinyelf/backend/shell/guard"
 	"tinyelf/backend/tools"
+	"tinyelf/backend/tools/fs"
 	"tinyelf/backend/web"
 )
 
@@ -204,7 +205,7 @@ func bashWords(script, wsDir string) [][]string {
 	}
 	guardDir := ""
 	if wsDir != "" {
-		if ws, err := tools.OpenWorkspace(wsDir, false); err == nil {
+		if ws, err := fs.OpenWorkspace(wsDir, false); err == nil {
 			guardDir = ws.Dir()
 			ws.Close()
 		}

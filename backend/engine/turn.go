@@ -16,6 +16,7 @@ import (
 	"tinyelf/backend/sessions"
 	"tinyelf/backend/tools"
 	"tinyelf/backend/tools/agent"
+	"tinyelf/backend/tools/fs"
 )
 
 // DefaultMaxIterations bounds the model calls of one turn.
@@ -51,7 +52,7 @@ type turn struct {
 	provider llm.Provider
 	provCfg  config.Provider
 	reg      *tools.Registry
-	ws       *tools.Workspace
+	ws       *fs.Workspace
 	usage    llm.Usage
 	// depth is how deep the session nests below a top-level one (0: it is
 	// one; 1: a top-level session's subagent).
@@ -382,7 +383,7 @@ func (e *Engine) prepare(ctx context.Context, s *sessionState, created, noModel 
 func (t *turn) registry() (*Session, error) {
 	web := t.e.webTools(t.settings)
 	sk := t.sessionSkills()
-	var readable []tools.Root
+	var readable []fs.Root
 	if sk != nil {
 		readable = SkillRoots(sk.Library, t.info.Workspace)
 	}
@@ -400,7 +401,7 @@ func (t *turn) registry() (*Session, error) {
 	}
 	// Every tool is built: the discovery policy hides what the mode and
 	// the agent's profile do not allow, and says why.
-	var roots []tools.Root
+	var roots []fs.Root
 	for _, src := range t.e.opts.ToolSources {
 		if rs, ok := src.(RootSource); ok {
 			roots = append(roots, rs.Roots(t.info)...)

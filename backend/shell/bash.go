@@ -14,6 +14,7 @@ import (
 	"tinyelf/backend/proc"
 	"tinyelf/backend/shell/guard"
 	"tinyelf/backend/tools"
+	"tinyelf/backend/tools/fs"
 	"unicode/utf8"
 )
 
@@ -63,7 +64,7 @@ type BashOptions struct {
 
 // bashTool is the seed's ShellTool.
 type bashTool struct {
-	ws        *tools.Workspace
+	ws        *fs.Workspace
 	opts      BashOptions
 	killGrace time.Duration
 	pipeGrace time.Duration
@@ -76,7 +77,7 @@ type bashTool struct {
 // are kept), with the exit code. On timeout or cancellation the whole group is
 // killed and the output so far returned. The tool is safe for concurrent use
 // and implements Inspector.
-func NewBash(ws *tools.Workspace, opts BashOptions) tools.Tool {
+func NewBash(ws *fs.Workspace, opts BashOptions) tools.Tool {
 	if opts.Timeout <= 0 {
 		opts.Timeout = DefaultBashTimeout
 	}

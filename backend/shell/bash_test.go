@@ -16,20 +16,21 @@ import (
 	"testing"
 	"time"
 	"tinyelf/backend/tools"
+	"tinyelf/backend/tools/fs"
 	"tinyelf/internal/testutil"
 	"unicode/utf8"
 )
 
 // bashFixture is a workspace with a Bash tool in it.
 type bashFixture struct {
-	ws   *tools.Workspace
+	ws   *fs.Workspace
 	tool *bashTool
 }
 
 // bashWorkspace opens a fresh restricted workspace for Bash tests.
-func bashWorkspace(t *testing.T) *tools.Workspace {
+func bashWorkspace(t *testing.T) *fs.Workspace {
 	t.Helper()
-	ws, err := tools.OpenWorkspace(t.TempDir(), true)
+	ws, err := fs.OpenWorkspace(t.TempDir(), true)
 	if err != nil {
 		t.Fatal(err)
 	}

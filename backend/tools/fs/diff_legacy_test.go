@@ -1,4 +1,4 @@
-package tools
+package fs
 
 // The hand-written Myers diff that UnifiedDiff used before go-udiff, kept
 // only as the baseline of BenchmarkUnifiedDiff and of the tests that compare

@@ -1,4 +1,4 @@
-package tools
+package fs
 
 import (
 	"context"
@@ -9,6 +9,7 @@ import (
 	"io"
 	"io/fs"
 	"strings"
+	"tinyelf/backend/tools"
 )
 
 //go:embed edit.md
@@ -32,32 +33,32 @@ var editParams = json.RawMessage(`{
 type editTool struct{ ws *Workspace }
 
 // NewEdit returns the Edit tool: exact string replacement in a file.
-func NewEdit(ws *Workspace) Tool { return &editTool{ws: ws} }
+func NewEdit(ws *Workspace) tools.Tool { return &editTool{ws: ws} }
 
-func (t *editTool) Info() Info {
-	return Info{Name: "Edit", Description: editDescription, Parameters: editParams, Source: SourceLocal}
+func (t *editTool) Info() tools.Info {
+	return tools.Info{Name: "Edit", Description: editDescription, Parameters: editParams, Source: tools.SourceLocal}
 }
 
 // Warnings flags edits outside the workspace (possible only when the
 // workspace is not restricted).
 func (t *editTool) Warnings(params map[string]any) []string {
-	return outsideWarning(t.ws, String(params, "path", ""))
+	return outsideWarning(t.ws, tools.String(params, "path", ""))
 }
 
-func (t *editTool) Execute(ctx context.Context, params map[string]any) (Result, error) {
-	name, err := t.ws.Resolve(String(params, "path", ""))
+func (t *editTool) Execute(ctx context.Context, params map[string]any) (tools.Result, error) {
+	name, err := t.ws.Resolve(tools.String(params, "path", ""))
 	if err != nil {
-		return Errorf("%v", err), nil
+		return tools.Errorf("%v", err), nil
 	}
 	shown := t.ws.Display(name)
-	oldStr := String(params, "old_string", "")
-	newStr := String(params, "new_string", "")
-	replaceAll := Bool(params, "replace_all", false)
+	oldStr := tools.String(params, "old_string", "")
+	newStr := tools.String(params, "new_string", "")
+	replaceAll := tools.Bool(params, "replace_all", false)
 	if oldStr == "" {
-		return Errorf("old_string is empty. To create a file or replace all of it, use Write."), nil
+		return tools.Errorf("old_string is empty. To create a file or replace all of it, use Write."), nil
 	}
 	if oldStr == newStr {
-		return Errorf("old_string and new_string are identical; the edit would change nothing."), nil
+		return tools.Errorf("old_string and new_string are identical; the edit would change nothing."), nil
 	}
 
 	content, cur, errRes := t.load(name, shown)
@@ -77,10 +78,10 @@ func (t *editTool) Execute(ctx context.Context, params map[string]any) (Result, 
 	n := strings.Count(content, oldStr)
 	switch {
 	case n == 0:
-		return Errorf("old_string was not found in %s.%s It must match the file exactly, including whitespace and indentation; Read the file and copy the text without the line-number prefix.",
+		return tools.Errorf("old_string was not found in %s.%s It must match the file exactly, including whitespace and indentation; Read the file and copy the text without the line-number prefix.",
 			shown, nearMiss(content, oldStr)), nil
 	case n > 1 && !replaceAll:
-		return Errorf("old_string occurs %d times in %s (at lines %s). Include more surrounding lines to make it unique, or set replace_all to true to change every occurrence.",
+		return tools.Errorf("old_string occurs %d times in %s (at lines %s). Include more surrounding lines to make it unique, or set replace_all to true to change every occurrence.",
 			n, shown, occurrenceLines(content, oldStr, 10)), nil
 	}
 	firstLine := strings.Count(content[:strings.Index(content, oldStr)], "\n") + 1
@@ -91,7 +92,7 @@ func (t *editTool) Execute(ctx context.Context, params map[string]any) (Result, 
 		updated = strings.Replace(content, oldStr, newStr, 1)
 	}
 	if err := ctx.Err(); err != nil {
-		return Result{}, err
+		return tools.Result{}, err
 	}
 	if err := writeFileAtomic(t.ws, name, []byte(updated)); err != nil {
 		return writeError(shown, err), nil
@@ -105,7 +106,7 @@ func (t *editTool) Execute(ctx context.Context, params map[string]any) (Result, 
 	if n != 1 {
 		plural += "s"
 	}
-	return Result{
+	return tools.Result{
 		Content: fmt.Sprintf("Edited %s: replaced %d %s (first at line %d).\n%s", shown, n, plural, firstLine, editSnippet(updated, firstLine, countLines(newStr))),
 		Meta:    meta,
 	}, nil
@@ -113,12 +114,12 @@ func (t *editTool) Execute(ctx context.Context, params map[string]any) (Result, 
 
 // load reads the file to edit, with its FileInfo, or returns the error
 // result explaining why it cannot be edited.
-func (t *editTool) load(name, shown string) (string, fs.FileInfo, *Result) {
-	fail := func(r Result) (string, fs.FileInfo, *Result) { return "", nil, &r }
+func (t *editTool) load(name, shown string) (string, fs.FileInfo, *tools.Result) {
+	fail := func(r tools.Result) (string, fs.FileInfo, *tools.Result) { return "", nil, &r }
 	st, err := t.ws.Stat(name)
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
-			return fail(Errorf("File not found: %s. To create a new file, use Write.", shown))
+			return fail(tools.Errorf("File not found: %s. To create a new file, use Write.", shown))
 		}
 		return fail(statError(shown, err))
 	}
@@ -126,7 +127,7 @@ func (t *editTool) load(name, shown string) (string, fs.FileInfo, *Result) {
 		return fail(openError(shown, "edit", err))
 	}
 	if st.Size() > editMaxBytes {
-		return fail(Errorf("%s is %s, too large for Edit (limit %s). Use Bash with a stream editor instead.", shown, HumanBytes(st.Size()), HumanBytes(editMaxBytes)))
+		return fail(tools.Errorf("%s is %s, too large for Edit (limit %s). Use Bash with a stream editor instead.", shown, tools.HumanBytes(st.Size()), tools.HumanBytes(editMaxBytes)))
 	}
 	f, st, err := t.ws.OpenRegular(name)
 	if err != nil {
@@ -135,13 +136,13 @@ func (t *editTool) load(name, shown string) (string, fs.FileInfo, *Result) {
 	defer f.Close()
 	b, err := io.ReadAll(io.LimitReader(f, editMaxBytes+1))
 	if err != nil {
-		return fail(Errorf("Cannot read %s: %v", shown, err))
+		return fail(tools.Errorf("Cannot read %s: %v", shown, err))
 	}
 	if int64(len(b)) > editMaxBytes {
-		return fail(Errorf("%s is over %s, too large for Edit. Use Bash with a stream editor instead.", shown, HumanBytes(editMaxBytes)))
+		return fail(tools.Errorf("%s is over %s, too large for Edit. Use Bash with a stream editor instead.", shown, tools.HumanBytes(editMaxBytes)))
 	}
 	if isBinary(b[:min(len(b), binarySniffBytes)]) {
-		return fail(Errorf("%s is a binary file; Edit only changes text files.", shown))
+		return fail(tools.Errorf("%s is a binary file; Edit only changes text files.", shown))
 	}
 	return string(b), st, nil
 }
@@ -182,7 +183,7 @@ func editSnippet(content string, firstLine, nLines int) string {
 	to := min(len(lines), firstLine+min(max(nLines, 1), 20)-1+3)
 	var sb strings.Builder
 	for i := from; i <= to; i++ {
-		fmt.Fprintf(&sb, "%6d\t%s\n", i, CutUTF8(strings.TrimRight(lines[i-1], "\r"), readMaxLineBytes))
+		fmt.Fprintf(&sb, "%6d\t%s\n", i, tools.CutUTF8(strings.TrimRight(lines[i-1], "\r"), readMaxLineBytes))
 	}
 	return sb.String()
 }

@@ -1,4 +1,4 @@
-package tools
+package fs
 
 import (
 	"io/fs"
@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"sync"
 	"time"
+	"tinyelf/backend/tools"
 )
 
 // ReadTracker remembers, for one session, which files the agent has read and
@@ -106,16 +107,16 @@ func (w *Workspace) noteWritten(name string) {
 // checkFresh returns the error result for changing the existing file name
 // (shown as shown) when the agent has not read it, or it changed since;
 // nil when the change may go ahead.
-func (w *Workspace) checkFresh(name, shown string, cur fs.FileInfo) *Result {
+func (w *Workspace) checkFresh(name, shown string, cur fs.FileInfo) *tools.Result {
 	if w.reads == nil {
 		return nil
 	}
-	var r Result
+	var r tools.Result
 	switch w.reads.staleness(w.trackKey(name), cur) {
 	case readNever:
-		r = Errorf("%s already exists and you have not read it in this session. Read it first (a part is enough), so that you do not overwrite what you have not seen.", shown)
+		r = tools.Errorf("%s already exists and you have not read it in this session. Read it first (a part is enough), so that you do not overwrite what you have not seen.", shown)
 	case readStale:
-		r = Errorf("%s was modified since you last read it; read it again before changing it (the user or a command changed it on disk).", shown)
+		r = tools.Errorf("%s was modified since you last read it; read it again before changing it (the user or a command changed it on disk).", shown)
 	default:
 		return nil
 	}

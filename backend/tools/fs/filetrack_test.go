@@ -1,4 +1,4 @@
-package tools
+package fs
 
 import (
 	"os"
@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 	"time"
+	"tinyelf/backend/tools"
 )
 
 // TestReadBeforeWrite: with a tracker, Write over an existing file and Edit
@@ -70,7 +71,7 @@ func TestReadBeforeWrite(t *testing.T) {
 				t.Fatal(err)
 			}
 			ws.TrackReads(NewReadTracker())
-			byName := map[string]Tool{"Read": NewRead(ws), "Write": NewWrite(ws), "Edit": NewEdit(ws)}
+			byName := map[string]tools.Tool{"Read": NewRead(ws), "Write": NewWrite(ws), "Edit": NewEdit(ws)}
 			for i, st := range tc.steps {
 				if st.tool == "touch" {
 					p := filepath.Join(dir, st.args)

@@ -1,10 +1,11 @@
-package tools
+package fs
 
 import (
 	"encoding/json"
 	"os/exec"
 	"strings"
 	"testing"
+	"tinyelf/backend/tools"
 )
 
 func rgAvailable() bool {
@@ -39,12 +40,12 @@ func TestSearchPatternsStayInside(t *testing.T) {
 	t.Parallel()
 	f := newEscapeFixture(t)
 	calls := []struct {
-		tool Tool
+		tool tools.Tool
 		args map[string]any
 	}{}
 	for _, p := range []string{"../outside/*", "../**/secret.txt", "/etc/*", f.outside + "/*", "link-out/*", "**/secret.txt", "sub/uplink/**", "{../outside,.}/*"} {
 		calls = append(calls, struct {
-			tool Tool
+			tool tools.Tool
 			args map[string]any
 		}{NewGlob(f.ws), map[string]any{"pattern": p}})
 	}
@@ -54,7 +55,7 @@ func TestSearchPatternsStayInside(t *testing.T) {
 		}
 		for _, inc := range []string{"../outside/*", "*", "**/secret.txt", "/etc/passwd"} {
 			calls = append(calls, struct {
-				tool Tool
+				tool tools.Tool
 				args map[string]any
 			}{NewGrep(f.ws, engine), map[string]any{"pattern": "SECRET|root:", "include": inc}})
 		}

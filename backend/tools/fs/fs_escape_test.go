@@ -1,4 +1,4 @@
-package tools
+package fs
 
 import (
 	"crypto/sha256"
@@ -11,6 +11,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
+	"tinyelf/backend/tools"
 )
 
 // escapeFixture is a restricted workspace next to folders it must never
@@ -147,7 +148,7 @@ func sameSnapshot(a, b map[string]string) bool {
 
 // escapeCases builds, for one path, the call each FileSystem tool gets.
 type escapeCase struct {
-	tool Tool
+	tool tools.Tool
 	args func(p string) map[string]any
 }
 
@@ -268,7 +269,7 @@ func TestUnrestrictedWorkspaceReachesOutside(t *testing.T) {
 	if res.IsError || !strings.Contains(res.Content, "SECRET outside") {
 		t.Fatalf("restrictToWorkspace=false should allow outside reads: %s", res.Content)
 	}
-	w := NewWrite(ws).(Inspector)
+	w := NewWrite(ws).(tools.Inspector)
 	if warn := w.Warnings(map[string]any{"path": "../outside/x.txt"}); len(warn) != 1 || !strings.Contains(warn[0], "outside the workspace") {
 		t.Errorf("no outside warning: %v", warn)
 	}

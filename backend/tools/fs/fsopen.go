@@ -1,10 +1,11 @@
-package tools
+package fs
 
 import (
 	"errors"
 	"io"
 	"io/fs"
 	"os"
+	"tinyelf/backend/tools"
 )
 
 // ErrNotRegular matches (with errors.Is) the error for a path that is a
@@ -112,6 +113,6 @@ func readRegularIn(root *os.Root, name string, max int64) ([]byte, error) {
 
 // specialFileError is the error result for a path that is not a regular
 // file, for the tool doing what.
-func specialFileError(shown, doing string, err error) Result {
-	return Errorf("Cannot %s %s: %v. The FileSystem tools only work on regular files; a named pipe, socket or device could block forever.", doing, shown, err)
+func specialFileError(shown, doing string, err error) tools.Result {
+	return tools.Errorf("Cannot %s %s: %v. The FileSystem tools only work on regular files; a named pipe, socket or device could block forever.", doing, shown, err)
 }

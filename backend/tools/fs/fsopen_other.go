@@ -1,6 +1,6 @@
 //go:build !unix
 
-package tools
+package fs
 
 // openNonblock is not needed where opening a named pipe does not wait for
 // its other end.

@@ -1,6 +1,6 @@
 //go:build unix
 
-package tools
+package fs
 
 import (
 	"context"
@@ -11,6 +11,7 @@ import (
 	"syscall"
 	"testing"
 	"time"
+	"tinyelf/backend/tools"
 )
 
 // mkfifo makes a named pipe nobody writes to or reads from: opening it the
@@ -59,7 +60,7 @@ func TestFSToolsRefuseFIFOs(t *testing.T) {
 		grep := grepEngines(t, ws, GrepOptions{})
 		type fifoCase struct {
 			name    string
-			tool    Tool
+			tool    tools.Tool
 			args    string
 			wantErr string // "" for a success
 		}
@@ -81,7 +82,7 @@ func TestFSToolsRefuseFIFOs(t *testing.T) {
 		}
 		for _, tc := range cases {
 			t.Run(tc.name, func(t *testing.T) {
-				res := within(t, 5*time.Second, tc.name, func() CallResult { return execTool(t, tc.tool, tc.args) })
+				res := within(t, 5*time.Second, tc.name, func() tools.CallResult { return execTool(t, tc.tool, tc.args) })
 				if tc.wantErr == "" {
 					if res.IsError {
 						t.Fatalf("failed: %s", res.Content)
@@ -181,7 +182,7 @@ func TestReadNeverHangsWhileSwapped(t *testing.T) {
 	}()
 	read := NewRead(ws)
 	for range 300 {
-		within(t, 5*time.Second, "Read", func() CallResult { return execTool(t, read, `{"path":"f.txt"}`) })
+		within(t, 5*time.Second, "Read", func() tools.CallResult { return execTool(t, read, `{"path":"f.txt"}`) })
 	}
 	cancel()
 	<-swapped

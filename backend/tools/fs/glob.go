@@ -1,4 +1,4 @@
-package tools
+package fs
 
 import (
 	"context"
@@ -15,6 +15,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+	"tinyelf/backend/tools"
 
 	"github.com/bmatcuk/doublestar/v4"
 )
@@ -33,7 +34,7 @@ type globTool struct {
 }
 
 // NewGlob returns the Glob tool over ws. It is safe for concurrent use.
-func NewGlob(ws *Workspace) Tool {
+func NewGlob(ws *Workspace) tools.Tool {
 	return &globTool{ws: ws, max: DefaultGlobMaxResults}
 }
 
@@ -46,8 +47,8 @@ var globParams = json.RawMessage(`{
   "required": ["pattern"]
 }`)
 
-func (t *globTool) Info() Info {
-	return Info{Name: "Glob", Description: globDescription, Parameters: globParams, ReadOnly: true, Safe: true}
+func (t *globTool) Info() tools.Info {
+	return tools.Info{Name: "Glob", Description: globDescription, Parameters: globParams, ReadOnly: true, Safe: true}
 }
 
 type globHit struct {
@@ -55,32 +56,32 @@ type globHit struct {
 	mtime time.Time
 }
 
-func (t *globTool) Execute(ctx context.Context, params map[string]any) (Result, error) {
-	pattern := strings.TrimSpace(String(params, "pattern", ""))
-	dir := String(params, "path", "")
+func (t *globTool) Execute(ctx context.Context, params map[string]any) (tools.Result, error) {
+	pattern := strings.TrimSpace(tools.String(params, "pattern", ""))
+	dir := tools.String(params, "path", "")
 	if pattern == "" {
-		return Errorf("pattern is empty: give a glob such as \"**/*.go\"."), nil
+		return tools.Errorf("pattern is empty: give a glob such as \"**/*.go\"."), nil
 	}
 	if filepath.IsAbs(pattern) {
 		// An absolute pattern names its folder itself.
 		if strings.TrimSpace(dir) != "" {
-			return Errorf("pattern %q is absolute and path %q is set: give a pattern relative to path, or an absolute pattern without path.", pattern, dir), nil
+			return tools.Errorf("pattern %q is absolute and path %q is set: give a pattern relative to path, or an absolute pattern without path.", pattern, dir), nil
 		}
 		dir, pattern = doublestar.SplitPattern(filepath.ToSlash(pattern))
 	}
 	pattern = strings.TrimPrefix(pattern, "./")
 	if !doublestar.ValidatePattern(pattern) {
-		return Errorf("Invalid glob pattern %q: check that every [ and { is closed. Use * for any name, ** for any number of folders, {a,b} for alternatives, e.g. \"src/**/*.{ts,tsx}\".", pattern), nil
+		return tools.Errorf("Invalid glob pattern %q: check that every [ and { is closed. Use * for any name, ** for any number of folders, {a,b} for alternatives, e.g. \"src/**/*.{ts,tsx}\".", pattern), nil
 	}
 	if slices.Contains(strings.Split(pattern, "/"), "..") {
-		return Errorf("pattern %q goes up with \"..\": set path to the folder to search instead.", pattern), nil
+		return tools.Errorf("pattern %q goes up with \"..\": set path to the folder to search instead.", pattern), nil
 	}
 	root, err := resolveSearchRoot(t.ws, dir)
 	if err != nil {
-		return Errorf("%v", err), nil
+		return tools.Errorf("%v", err), nil
 	}
 	if !root.isDir {
-		return Errorf("path %q is a file, not a folder: Glob searches folders (use Read to read a file).", dir), nil
+		return tools.Errorf("path %q is a file, not a folder: Glob searches folders (use Read to read a file).", dir), nil
 	}
 
 	// Start at the pattern's literal folder prefix: named folders are entered
@@ -124,12 +125,12 @@ func (t *globTool) Execute(ctx context.Context, params map[string]any) (Result, 
 	}, func(string, error) {}) // unreadable entries are left out
 	if err != nil {
 		if ctx.Err() != nil {
-			return Result{}, err
+			return tools.Result{}, err
 		}
 		if errors.Is(err, fs.ErrPermission) {
-			return Errorf("Cannot list %s: %v", root.display(start.rel), err), nil
+			return tools.Errorf("Cannot list %s: %v", root.display(start.rel), err), nil
 		}
-		return Result{}, fmt.Errorf("glob %s: %w", pattern, err)
+		return tools.Result{}, fmt.Errorf("glob %s: %w", pattern, err)
 	}
 	if len(hits) == 0 {
 		return t.none(pattern, root), nil
@@ -153,11 +154,11 @@ func (t *globTool) Execute(ctx context.Context, params map[string]any) (Result, 
 	} else {
 		fmt.Fprintf(&b, "\n(%s, most recently modified first.)", plural(len(hits), "matching file"))
 	}
-	return Result{Content: b.String(), Meta: meta}, nil
+	return tools.Result{Content: b.String(), Meta: meta}, nil
 }
 
-func (t *globTool) none(pattern string, root searchRoot) Result {
-	return Result{
+func (t *globTool) none(pattern string, root searchRoot) tools.Result {
+	return tools.Result{
 		Content: fmt.Sprintf("No files match %q %s. Hidden files and folders, files ignored by .gitignore/.ignore/.rgignore and symbolic links are skipped unless the pattern names them (e.g. \".github/**/*.yml\").",
 			pattern, root.where()),
 		Meta: map[string]any{"count": 0, "shown": 0},

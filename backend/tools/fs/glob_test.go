@@ -1,4 +1,4 @@
-package tools
+package fs
 
 import (
 	"context"
@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 	"time"
+	"tinyelf/backend/tools"
 )
 
 // globFixture builds a tree whose files have distinct modification times:
@@ -148,7 +149,7 @@ func TestGlobCap(t *testing.T) {
 
 func TestGlobThroughRegistry(t *testing.T) {
 	dir, _ := globFixture(t)
-	reg := NewRegistry()
+	reg := tools.NewRegistry()
 	if err := reg.Register(NewGlob(openWS(t, dir, true))); err != nil {
 		t.Fatal(err)
 	}
@@ -162,7 +163,7 @@ func TestGlobThroughRegistry(t *testing.T) {
 		t.Errorf("got %+v\nwant %q", res, want)
 	}
 	res = reg.Execute(context.Background(), "c2", "Glob", json.RawMessage(`{"pattern":"a/{b"}`))
-	if !res.IsError || !strings.HasSuffix(res.Content, ErrorHint) {
+	if !res.IsError || !strings.HasSuffix(res.Content, tools.ErrorHint) {
 		t.Errorf("bad pattern: got %+v", res)
 	}
 }

@@ -1,4 +1,4 @@
-package tools
+package fs
 
 import (
 	"bufio"
@@ -13,6 +13,7 @@ import (
 	"strings"
 	"sync"
 	"tinyelf/backend/proc"
+	"tinyelf/backend/tools"
 	"unicode/utf8"
 )
 
@@ -54,7 +55,7 @@ type grepTool struct {
 }
 
 // NewGrep returns the Grep tool over ws. It is safe for concurrent use.
-func NewGrep(ws *Workspace, opts GrepOptions) Tool {
+func NewGrep(ws *Workspace, opts GrepOptions) tools.Tool {
 	t := &grepTool{ws: ws, maxHits: opts.MaxMatches, maxLine: opts.MaxLineLength, children: opts.Children}
 	if t.maxHits <= 0 {
 		t.maxHits = DefaultGrepMaxMatches
@@ -84,8 +85,8 @@ var grepParams = json.RawMessage(`{
   "required": ["pattern"]
 }`)
 
-func (t *grepTool) Info() Info {
-	return Info{Name: "Grep", Description: grepDescription, Parameters: grepParams, ReadOnly: true, Safe: true}
+func (t *grepTool) Info() tools.Info {
+	return tools.Info{Name: "Grep", Description: grepDescription, Parameters: grepParams, ReadOnly: true, Safe: true}
 }
 
 // grepRequest is one search, resolved and validated, as the engines take it.
@@ -97,17 +98,17 @@ type grepRequest struct {
 	out     *grepCollector
 }
 
-func (t *grepTool) Execute(ctx context.Context, params map[string]any) (Result, error) {
-	pattern := String(params, "pattern", "")
-	pathArg := String(params, "path", "")
-	include := strings.TrimSpace(String(params, "include", ""))
+func (t *grepTool) Execute(ctx context.Context, params map[string]any) (tools.Result, error) {
+	pattern := tools.String(params, "pattern", "")
+	pathArg := tools.String(params, "path", "")
+	include := strings.TrimSpace(tools.String(params, "include", ""))
 	pat, err := compileGrepPattern(pattern)
 	if err != nil {
-		return Errorf("%v", err), nil
+		return tools.Errorf("%v", err), nil
 	}
 	root, err := resolveSearchRoot(t.ws, pathArg)
 	if err != nil {
-		return Errorf("%v", err), nil
+		return tools.Errorf("%v", err), nil
 	}
 	req := &grepRequest{root: root, pattern: pat, include: include, out: newGrepCollector(t.maxHits, t.maxLine)}
 	if root.isDir {
@@ -116,7 +117,7 @@ func (t *grepTool) Execute(ctx context.Context, params map[string]any) (Result, 
 			inc := &ignoreList{}
 			inc.add(include)
 			if len(inc.rules) == 0 {
-				return Errorf("Invalid include glob %q: use a glob such as \"*.go\", \"*.{ts,tsx}\" or \"src/**/*.py\".", include), nil
+				return tools.Errorf("Invalid include glob %q: use a glob such as \"*.go\", \"*.{ts,tsx}\" or \"src/**/*.py\".", include), nil
 			}
 			req.ignores.include = inc
 		}
@@ -134,9 +135,9 @@ func (t *grepTool) Execute(ctx context.Context, params map[string]any) (Result, 
 	if err != nil {
 		var fe *grepFailure
 		if errors.As(err, &fe) {
-			return Result{Content: fe.msg, IsError: true, Meta: map[string]any{"engine": engine}}, nil
+			return tools.Result{Content: fe.msg, IsError: true, Meta: map[string]any{"engine": engine}}, nil
 		}
-		return Result{Meta: map[string]any{"engine": engine}}, err
+		return tools.Result{Meta: map[string]any{"engine": engine}}, err
 	}
 	res := req.out.result(pattern, root.where(), include)
 	res.Meta["engine"] = engine
@@ -189,7 +190,7 @@ func (c *grepCollector) cutLine(line []byte) string {
 		s = strings.ToValidUTF8(s, "\uFFFD")
 	}
 	if len(s) > c.maxLine {
-		kept := CutUTF8(s, c.maxLine)
+		kept := tools.CutUTF8(s, c.maxLine)
 		s = fmt.Sprintf("%s… [line cut, %d more bytes]", kept, len(s)-len(kept))
 	}
 	return s
@@ -287,7 +288,7 @@ func comparePaths(a, b string) int {
 
 // result renders what was collected; where says where it searched ("in
 // the workspace").
-func (c *grepCollector) result(pattern, where, include string) Result {
+func (c *grepCollector) result(pattern, where, include string) tools.Result {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	meta := map[string]any{"matches": c.total, "files": len(c.counts)}
@@ -326,7 +327,7 @@ func (c *grepCollector) result(pattern, where, include string) Result {
 		fmt.Fprintf(&b, "\n(Some paths could not be read and were skipped.)")
 		meta["unreadable"] = c.partial
 	}
-	return Result{Content: b.String(), Meta: meta}
+	return tools.Result{Content: b.String(), Meta: meta}
 }
 
 // verify re-reads the files of the lines that will be shown, with open, and

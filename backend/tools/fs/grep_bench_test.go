@@ -1,4 +1,4 @@
-package tools
+package fs
 
 import (
 	"context"
@@ -9,6 +9,7 @@ import (
 	"runtime"
 	"strings"
 	"testing"
+	"tinyelf/backend/tools"
 )
 
 // benchGrepQuery is the search every Grep benchmark runs over
@@ -40,8 +41,8 @@ func BenchmarkGrep(b *testing.B) {
 	ws := openWS(b, src, true)
 	rg, rgErr := exec.LookPath("rg")
 
-	bench := func(b *testing.B, tool Tool) {
-		var res Result
+	bench := func(b *testing.B, tool tools.Tool) {
+		var res tools.Result
 		for b.Loop() {
 			var err error
 			res, err = tool.Execute(context.Background(), benchGrepQuery)

@@ -1,4 +1,4 @@
-package tools
+package fs
 
 import (
 	"context"
@@ -11,6 +11,7 @@ import (
 	"strings"
 	"testing"
 	"time"
+	"tinyelf/backend/tools"
 )
 
 var updateGrepGolden = flag.Bool("update-grep", false, "rewrite testdata/grep/*.golden from the Go engine's output")
@@ -47,11 +48,11 @@ func openWS(t testing.TB, dir string, restrict bool) *Workspace {
 }
 
 // grepEngines returns the Go engine and, when rg is on PATH, the rg engine.
-func grepEngines(t *testing.T, ws *Workspace, opts GrepOptions) map[string]Tool {
+func grepEngines(t *testing.T, ws *Workspace, opts GrepOptions) map[string]tools.Tool {
 	t.Helper()
 	goOpts := opts
 	goOpts.PureGo = true
-	engines := map[string]Tool{"go": NewGrep(ws, goOpts)}
+	engines := map[string]tools.Tool{"go": NewGrep(ws, goOpts)}
 	if _, err := exec.LookPath("rg"); err != nil {
 		t.Log("rg is not on PATH: the ripgrep half of this test was skipped")
 	} else {
@@ -60,7 +61,7 @@ func grepEngines(t *testing.T, ws *Workspace, opts GrepOptions) map[string]Tool 
 	return engines
 }
 
-func run(t testing.TB, tool Tool, params map[string]any) Result {
+func run(t testing.TB, tool tools.Tool, params map[string]any) tools.Result {
 	t.Helper()
 	res, err := tool.Execute(context.Background(), params)
 	if err != nil {
@@ -470,7 +471,7 @@ func TestGrepThroughRegistry(t *testing.T) {
 	ws := openWS(t, dir, true)
 	for name, tool := range grepEngines(t, ws, GrepOptions{}) {
 		t.Run(name, func(t *testing.T) {
-			reg := NewRegistry()
+			reg := tools.NewRegistry()
 			if err := reg.Register(tool); err != nil {
 				t.Fatal(err)
 			}
@@ -484,7 +485,7 @@ func TestGrepThroughRegistry(t *testing.T) {
 				t.Errorf("got %+v\nwant %q", res, want)
 			}
 			res = reg.Execute(context.Background(), "c2", "Grep", json.RawMessage(`{"pattern":"[unclosed"}`))
-			if !res.IsError || !strings.HasSuffix(res.Content, ErrorHint) {
+			if !res.IsError || !strings.HasSuffix(res.Content, tools.ErrorHint) {
 				t.Errorf("invalid regex: got %+v", res)
 			}
 		})

@@ -1,4 +1,4 @@
-package tools
+package fs
 
 import (
 	"context"
@@ -8,6 +8,7 @@ import (
 	"io/fs"
 	"sort"
 	"strings"
+	"tinyelf/backend/tools"
 )
 
 //go:embed listdir.md
@@ -28,16 +29,16 @@ var listDirParams = json.RawMessage(`{
 type listDirTool struct{ ws *Workspace }
 
 // NewListDir returns the ListDir tool: the entries of one folder.
-func NewListDir(ws *Workspace) Tool { return &listDirTool{ws: ws} }
+func NewListDir(ws *Workspace) tools.Tool { return &listDirTool{ws: ws} }
 
-func (t *listDirTool) Info() Info {
-	return Info{Name: "ListDir", Description: listDirDescription, Parameters: listDirParams, ReadOnly: true, Safe: true, Source: SourceLocal}
+func (t *listDirTool) Info() tools.Info {
+	return tools.Info{Name: "ListDir", Description: listDirDescription, Parameters: listDirParams, ReadOnly: true, Safe: true, Source: tools.SourceLocal}
 }
 
-func (t *listDirTool) Execute(ctx context.Context, params map[string]any) (Result, error) {
-	name, err := t.ws.Resolve(String(params, "path", "."))
+func (t *listDirTool) Execute(ctx context.Context, params map[string]any) (tools.Result, error) {
+	name, err := t.ws.Resolve(tools.String(params, "path", "."))
 	if err != nil {
-		return Errorf("%v", err), nil
+		return tools.Errorf("%v", err), nil
 	}
 	shown := t.ws.Display(name)
 	st, err := t.ws.Stat(name)
@@ -45,7 +46,7 @@ func (t *listDirTool) Execute(ctx context.Context, params map[string]any) (Resul
 		return statError(shown, err), nil
 	}
 	if !st.IsDir() {
-		return Errorf("Not a directory: %s. Use Read to read a file.", shown), nil
+		return tools.Errorf("Not a directory: %s. Use Read to read a file.", shown), nil
 	}
 	entries, err := t.ws.ReadDir(name)
 	if err != nil {
@@ -75,7 +76,7 @@ func (t *listDirTool) Execute(ctx context.Context, params map[string]any) (Resul
 		}
 		sb.WriteString(describeEntry(t.ws, name, e))
 	}
-	return Result{Content: sb.String(), Meta: map[string]any{"path": shown, "entries": len(entries)}}, nil
+	return tools.Result{Content: sb.String(), Meta: map[string]any{"path": shown, "entries": len(entries)}}, nil
 }
 
 func describeEntry(ws *Workspace, dir string, e fs.DirEntry) string {
@@ -93,5 +94,5 @@ func describeEntry(ws *Workspace, dir string, e fs.DirEntry) string {
 	if err != nil {
 		return fmt.Sprintf("  %s\n", e.Name())
 	}
-	return fmt.Sprintf("  %s (%s)\n", e.Name(), HumanBytes(info.Size()))
+	return fmt.Sprintf("  %s (%s)\n", e.Name(), tools.HumanBytes(info.Size()))
 }

@@ -1,4 +1,4 @@
-package tools
+package fs
 
 import (
 	"bufio"
@@ -12,6 +12,7 @@ import (
 	"io/fs"
 	"net/http"
 	"strings"
+	"tinyelf/backend/tools"
 	"unicode/utf8"
 )
 
@@ -42,22 +43,22 @@ type readTool struct{ ws *Workspace }
 
 // NewRead returns the Read tool: line-numbered file contents, with partial
 // reads by offset and limit.
-func NewRead(ws *Workspace) Tool { return &readTool{ws: ws} }
+func NewRead(ws *Workspace) tools.Tool { return &readTool{ws: ws} }
 
-func (t *readTool) Info() Info {
-	return Info{
+func (t *readTool) Info() tools.Info {
+	return tools.Info{
 		Name: "Read", Description: readDescription, Parameters: readParams,
-		ReadOnly: true, Safe: true, Source: SourceLocal,
+		ReadOnly: true, Safe: true, Source: tools.SourceLocal,
 		// The tool bounds itself at 128 KB of file text plus line numbers.
 		MaxOutputBytes: readAutoTruncate + 64*1024,
 	}
 }
 
-func (t *readTool) Execute(ctx context.Context, params map[string]any) (Result, error) {
-	raw := String(params, "path", "")
+func (t *readTool) Execute(ctx context.Context, params map[string]any) (tools.Result, error) {
+	raw := tools.String(params, "path", "")
 	name, err := t.ws.Resolve(raw)
 	if err != nil {
-		return Errorf("%v", err), nil
+		return tools.Errorf("%v", err), nil
 	}
 	shown := t.ws.Display(name)
 	st, err := t.ws.Stat(name)
@@ -65,7 +66,7 @@ func (t *readTool) Execute(ctx context.Context, params map[string]any) (Result, 
 		return statError(shown, err), nil
 	}
 	if st.IsDir() {
-		return Errorf("Path is a directory, not a file: %s. Use ListDir to list it.", shown), nil
+		return tools.Errorf("Path is a directory, not a file: %s. Use ListDir to list it.", shown), nil
 	}
 	if err := checkRegular(st); err != nil {
 		return specialFileError(shown, "read", err), nil
@@ -73,8 +74,8 @@ func (t *readTool) Execute(ctx context.Context, params map[string]any) (Result, 
 	_, hasOffset := params["offset"]
 	_, hasLimit := params["limit"]
 	if st.Size() > readWholeLimit && !hasOffset && !hasLimit {
-		return Errorf("%s is %s, over the %s limit for reading a whole file. Read it in parts with offset and limit (for example offset=1, limit=2000).",
-			shown, HumanBytes(st.Size()), HumanBytes(readWholeLimit)), nil
+		return tools.Errorf("%s is %s, over the %s limit for reading a whole file. Read it in parts with offset and limit (for example offset=1, limit=2000).",
+			shown, tools.HumanBytes(st.Size()), tools.HumanBytes(readWholeLimit)), nil
 	}
 	// Stat above gives the friendly messages; the open checks again, since
 	// the file may have been swapped for a FIFO in between.
@@ -88,14 +89,14 @@ func (t *readTool) Execute(ctx context.Context, params map[string]any) (Result, 
 	head, _ := br.Peek(binarySniffBytes)
 	if isBinary(head) {
 		t.ws.noteSeen(name, st)
-		return Text(fmt.Sprintf("%s is a binary file (%s, %s); its contents are not shown.",
-			shown, http.DetectContentType(head), HumanBytes(st.Size()))), nil
+		return tools.Text(fmt.Sprintf("%s is a binary file (%s, %s); its contents are not shown.",
+			shown, http.DetectContentType(head), tools.HumanBytes(st.Size()))), nil
 	}
 	if st.Size() == 0 {
 		t.ws.noteSeen(name, st)
-		return Text(fmt.Sprintf("%s is empty (0 bytes).", shown)), nil
+		return tools.Text(fmt.Sprintf("%s is empty (0 bytes).", shown)), nil
 	}
-	res, err := readLines(ctx, br, shown, Int(params, "offset", 1), Int(params, "limit", 0), st.Size() <= readWholeLimit)
+	res, err := readLines(ctx, br, shown, tools.Int(params, "offset", 1), tools.Int(params, "limit", 0), st.Size() <= readWholeLimit)
 	if err == nil && !res.IsError {
 		t.ws.noteSeen(name, st)
 	}
@@ -105,14 +106,14 @@ func (t *readTool) Execute(ctx context.Context, params map[string]any) (Result, 
 // readLines writes cat -n style output from line offset, at most limit lines
 // (0: no limit) and at most readAutoTruncate bytes of output. When
 // countRest is set it keeps scanning to report the file's total line count.
-func readLines(ctx context.Context, br *bufio.Reader, shown string, offset, limit int, countRest bool) (Result, error) {
+func readLines(ctx context.Context, br *bufio.Reader, shown string, offset, limit int, countRest bool) (tools.Result, error) {
 	var out strings.Builder
 	lineNo, first, last := 0, 0, 0
 	stopped := false // stopped early because of the byte budget
 	eof := false
 	for {
 		if lineNo%4096 == 0 && ctx.Err() != nil {
-			return Result{}, ctx.Err()
+			return tools.Result{}, ctx.Err()
 		}
 		line, err := br.ReadSlice('\n')
 		if errors.Is(err, bufio.ErrBufferFull) {
@@ -129,7 +130,7 @@ func readLines(ctx context.Context, br *bufio.Reader, shown string, offset, limi
 		}
 		if len(line) == 0 && err != nil {
 			if err != io.EOF {
-				return Result{}, fmt.Errorf("read %s: %w", shown, err)
+				return tools.Result{}, fmt.Errorf("read %s: %w", shown, err)
 			}
 			eof = true
 			break
@@ -139,7 +140,7 @@ func readLines(ctx context.Context, br *bufio.Reader, shown string, offset, limi
 		if inRange && !stopped {
 			text := strings.TrimRight(string(line), "\r\n")
 			if len(text) > readMaxLineBytes {
-				text = CutUTF8(text, readMaxLineBytes) + fmt.Sprintf(" … [line cut at %d bytes]", readMaxLineBytes)
+				text = tools.CutUTF8(text, readMaxLineBytes) + fmt.Sprintf(" … [line cut at %d bytes]", readMaxLineBytes)
 			}
 			if !utf8.ValidString(text) {
 				text = strings.ToValidUTF8(text, "\uFFFD")
@@ -165,7 +166,7 @@ func readLines(ctx context.Context, br *bufio.Reader, shown string, offset, limi
 	}
 	total := lineNo
 	if first == 0 {
-		return Errorf("offset %d is past the end of %s, which has %d lines.", offset, shown, total), nil
+		return tools.Errorf("offset %d is past the end of %s, which has %d lines.", offset, shown, total), nil
 	}
 	switch {
 	case stopped:
@@ -174,7 +175,7 @@ func readLines(ctx context.Context, br *bufio.Reader, shown string, offset, limi
 	case last < total || !eof:
 		fmt.Fprintf(&out, "\n[Showed lines %d-%d%s. Continue with offset=%d to read further.]", first, last, ofTotal(total, countRest), last+1)
 	}
-	return Result{Content: out.String(), Meta: map[string]any{"path": shown, "firstLine": first, "lastLine": last}}, nil
+	return tools.Result{Content: out.String(), Meta: map[string]any{"path": shown, "firstLine": first, "lastLine": last}}, nil
 }
 
 func ofTotal(total int, known bool) string {
@@ -192,10 +193,10 @@ func isBinary(head []byte) bool {
 
 // openError is statError for an open that may also meet a directory or a
 // special file.
-func openError(shown, doing string, err error) Result {
+func openError(shown, doing string, err error) tools.Result {
 	switch {
 	case errors.Is(err, errIsDir):
-		return Errorf("Path is a directory, not a file: %s", shown)
+		return tools.Errorf("Path is a directory, not a file: %s", shown)
 	case errors.Is(err, ErrNotRegular):
 		return specialFileError(shown, doing, err)
 	}
@@ -203,14 +204,14 @@ func openError(shown, doing string, err error) Result {
 }
 
 // statError turns a file-system error into a result the model can act on.
-func statError(shown string, err error) Result {
+func statError(shown string, err error) tools.Result {
 	switch {
 	case errors.Is(err, ErrOutsideWorkspace), errors.Is(err, ErrWriteRefused):
-		return Errorf("%v", err)
+		return tools.Errorf("%v", err)
 	case errors.Is(err, fs.ErrNotExist):
-		return Errorf("File not found: %s", shown)
+		return tools.Errorf("File not found: %s", shown)
 	case errors.Is(err, fs.ErrPermission):
-		return Errorf("Permission denied: %s", shown)
+		return tools.Errorf("Permission denied: %s", shown)
 	}
-	return Errorf("Cannot access %s: %v", shown, err)
+	return tools.Errorf("Cannot access %s: %v", shown, err)
 }

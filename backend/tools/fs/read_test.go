@@ -1,4 +1,4 @@
-package tools
+package fs
 
 import (
 	"context"
@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"tinyelf/backend/tools"
 )
 
 // newTestWorkspace makes a restricted workspace in a temp folder, filled with
@@ -41,9 +42,9 @@ func writeFiles(t *testing.T, dir string, files map[string]string) {
 }
 
 // execTool runs one call through a registry holding tool, as the agent would.
-func execTool(t *testing.T, tool Tool, args string) CallResult {
+func execTool(t *testing.T, tool tools.Tool, args string) tools.CallResult {
 	t.Helper()
-	r := NewRegistry()
+	r := tools.NewRegistry()
 	if err := r.Register(tool); err != nil {
 		t.Fatal(err)
 	}

@@ -1,4 +1,4 @@
-package tools
+package fs
 
 import (
 	"encoding/json"
@@ -8,6 +8,7 @@ import (
 	"strings"
 	"sync/atomic"
 	"testing"
+	"tinyelf/backend/tools"
 )
 
 // rootsFixture is a workspace with three extra folders: a read-only skill
@@ -60,7 +61,7 @@ func newRootsFixture(t *testing.T, restrict bool) rootsFixture {
 
 type rootCase struct {
 	name      string
-	tool      Tool
+	tool      tools.Tool
 	args      string
 	gateOff   bool // the gate refuses
 	wantError string

@@ -1,4 +1,4 @@
-package tools
+package fs
 
 import (
 	"context"
@@ -13,6 +13,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"tinyelf/backend/tools"
 )
 
 //go:embed write.md
@@ -35,24 +36,24 @@ type writeTool struct{ ws *Workspace }
 
 // NewWrite returns the Write tool: create or overwrite a whole file,
 // atomically, keeping an existing file's mode.
-func NewWrite(ws *Workspace) Tool { return &writeTool{ws: ws} }
+func NewWrite(ws *Workspace) tools.Tool { return &writeTool{ws: ws} }
 
-func (t *writeTool) Info() Info {
-	return Info{Name: "Write", Description: writeDescription, Parameters: writeParams, Source: SourceLocal}
+func (t *writeTool) Info() tools.Info {
+	return tools.Info{Name: "Write", Description: writeDescription, Parameters: writeParams, Source: tools.SourceLocal}
 }
 
 // Warnings flags writes outside the workspace (possible only when the
 // workspace is not restricted).
 func (t *writeTool) Warnings(params map[string]any) []string {
-	return outsideWarning(t.ws, String(params, "path", ""))
+	return outsideWarning(t.ws, tools.String(params, "path", ""))
 }
 
-func (t *writeTool) Execute(ctx context.Context, params map[string]any) (Result, error) {
-	name, err := t.ws.Resolve(String(params, "path", ""))
+func (t *writeTool) Execute(ctx context.Context, params map[string]any) (tools.Result, error) {
+	name, err := t.ws.Resolve(tools.String(params, "path", ""))
 	if err != nil {
-		return Errorf("%v", err), nil
+		return tools.Errorf("%v", err), nil
 	}
-	content := String(params, "content", "")
+	content := tools.String(params, "content", "")
 	shown := t.ws.Display(name)
 	old, cur, err := readForDiff(t.ws, name)
 	if err != nil {
@@ -65,7 +66,7 @@ func (t *writeTool) Execute(ctx context.Context, params map[string]any) (Result,
 		}
 	}
 	if err := ctx.Err(); err != nil {
-		return Result{}, err
+		return tools.Result{}, err
 	}
 	if err := writeFileAtomic(t.ws, name, []byte(content)); err != nil {
 		return writeError(shown, err), nil
@@ -79,8 +80,8 @@ func (t *writeTool) Execute(ctx context.Context, params map[string]any) (Result,
 	if len(old) <= maxDiffBytes && len(content) <= maxDiffBytes {
 		meta["diff"] = UnifiedDiff(shown, old, content)
 	}
-	return Result{
-		Content: fmt.Sprintf("%s %s (%d lines, %s).", verb, shown, countLines(content), HumanBytes(int64(len(content)))),
+	return tools.Result{
+		Content: fmt.Sprintf("%s %s (%d lines, %s).", verb, shown, countLines(content), tools.HumanBytes(int64(len(content)))),
 		Meta:    meta,
 	}, nil
 }
@@ -120,7 +121,7 @@ func readForDiff(ws *Workspace, name string) (string, fs.FileInfo, error) {
 
 var errIsDir = errors.New("is a directory")
 
-func writeError(shown string, err error) Result { return openError(shown, "write", err) }
+func writeError(shown string, err error) tools.Result { return openError(shown, "write", err) }
 
 // writeFileAtomic replaces name with data so that a crash leaves either the
 // old or the new content: it writes a temporary file in the same folder,
