@@ -42,5 +42,5 @@ func openFolder(c *proc.Children, dir string) error {
 
 // StartSelf starts TinyElf again with args as a process of its own that
 // outlives this one and is not waited for (the runner of a submitted
-// task); see tools.StartSelf.
+// task); see proc.StartSelf.
 func StartSelf(args ...string) error { return proc.StartSelf(args...) }

@@ -49,7 +49,7 @@ type BuildOptions struct {
 	// CallTimeout bounds one tool call (tools.DefaultCallTimeout when 0).
 	CallTimeout time.Duration
 	// Roots are folders outside the workspace the FileSystem tools may
-	// reach too (see tools.Root).
+	// reach too (see fs.Root).
 	Roots []fs.Root
 	// Skills adds the skills tools (steps 5, 6 and 9); nil leaves them out.
 	Skills *SkillTools

@@ -216,7 +216,7 @@ func bashWords(script, wsDir string) [][]string {
 // matchAllow reports whether allow rules cover the call, and names the
 // rules used. A tool rule without a pattern covers every call. For Bash,
 // every simple command of the script must be covered by some rule, each
-// exactly as it says (see tools.BashRule.Covers): same words, no
+// exactly as it says (see guard.BashRule.Covers): same words, no
 // redirection to a file, no environment assignment, no blocked argument.
 func matchAllow(rules []config.Rule, tool string, params map[string]any, wsDir string) (string, bool) {
 	var bash []guard.BashRule
@@ -272,7 +272,7 @@ func describeRule(r config.Rule) string {
 }
 
 // suggestRules proposes the rules "allow always" would save: for Bash one
-// exact rule per simple command (see tools.SuggestBashRules), none when a
+// exact rule per simple command (see guard.SuggestBashRules), none when a
 // command could not be covered by any rule; for other tools the whole tool.
 func suggestRules(tool string, params map[string]any, wsDir string) []config.Rule {
 	if tool != "Bash" {

@@ -25,7 +25,7 @@ func (st sessionTools) caller(ctx context.Context, tool string) (*turn, error) {
 	return t, nil
 }
 
-// ListSessions implements tools.SessionStore.
+// ListSessions implements agent.SessionStore.
 func (st sessionTools) ListSessions(ctx context.Context, limit, offset int) ([]agenttools.SessionSummary, error) {
 	if _, err := st.caller(ctx, "SessionsList"); err != nil {
 		return nil, err
@@ -52,7 +52,7 @@ func (st sessionTools) lookup(ctx context.Context, id string) (SessionInfo, erro
 	return info, nil
 }
 
-// SessionHistory implements tools.SessionStore.
+// SessionHistory implements agent.SessionStore.
 func (st sessionTools) SessionHistory(ctx context.Context, id string, limit int) (agenttools.SessionSummary, []agenttools.HistoryMessage, int, error) {
 	if _, err := st.caller(ctx, "SessionsHistory"); err != nil {
 		return agenttools.SessionSummary{}, nil, 0, err
@@ -82,7 +82,7 @@ func (st sessionTools) SessionHistory(ctx context.Context, id string, limit int)
 	return sum, out, total, nil
 }
 
-// SendToSession implements tools.SessionStore.
+// SendToSession implements agent.SessionStore.
 func (st sessionTools) SendToSession(ctx context.Context, id, message string) error {
 	t, err := st.caller(ctx, "SessionsSend")
 	if err != nil {
@@ -106,7 +106,7 @@ func (st sessionTools) SendToSession(ctx context.Context, id, message string) er
 	return nil
 }
 
-// SpawnSession implements tools.SessionStore.
+// SpawnSession implements agent.SessionStore.
 func (st sessionTools) SpawnSession(ctx context.Context, prompt, agent, title string) (agenttools.SessionSummary, error) {
 	t, err := st.caller(ctx, "SessionsSpawn")
 	if err != nil {

@@ -84,7 +84,7 @@ func inheritable(name string) bool {
 const keptRuns = 256
 
 // SubagentManager starts subagents and follows them: the engine's
-// implementation of tools.Spawner. It is safe for concurrent use.
+// implementation of agent.Spawner. It is safe for concurrent use.
 type SubagentManager struct {
 	e      *Engine
 	limits SubagentLimits
@@ -186,7 +186,7 @@ type spawnPlan struct {
 	notes    []string
 }
 
-// Spawn implements tools.Spawner: it checks the request against the
+// Spawn implements agent.Spawner: it checks the request against the
 // calling session, creates the child session and runs its first turn on
 // the prompt, in the foreground (waiting; ctx ending stops the child) or
 // the background (returning at once).
@@ -538,7 +538,7 @@ func (m *SubagentManager) observe(sessionID string, evs []sessions.Event) {
 	}
 }
 
-// Runs implements tools.Spawner: the calling session's subagents, newest
+// Runs implements agent.Spawner: the calling session's subagents, newest
 // first.
 func (m *SubagentManager) Runs(ctx context.Context) ([]agent.SubagentRun, error) {
 	t := turnFrom(ctx)
@@ -568,7 +568,7 @@ func (m *SubagentManager) RunsOf(parent string) []agent.SubagentRun {
 	return out
 }
 
-// Run implements tools.Spawner: one of the calling session's subagents.
+// Run implements agent.Spawner: one of the calling session's subagents.
 // A run this process no longer remembers (it ended long ago, or before a
 // restart) is read back from its session's log.
 func (m *SubagentManager) Run(ctx context.Context, runID string) (agent.SubagentRun, error) {

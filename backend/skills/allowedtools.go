@@ -215,7 +215,7 @@ func (a AllowedTool) MatchesName(name string) bool {
 // already applies: AllowWholeTool to config.Rule{Tool} (for a concrete
 // name), AllowCommandPrefix to config.Rule{Tool: "Bash", Pattern:
 // "command:*"} and AllowCommandExact to config.Rule{Tool: "Bash", Pattern:
-// command}, the shell guard's rule notation (tools.BashRule). Wildcard
+// command}, the shell guard's rule notation (guard.BashRule). Wildcard
 // patterns and scoped entries have no such shape (a prefix rule would
 // allow more than the skill asked for), so ok is false; use Allows for
 // them.
@@ -286,9 +286,9 @@ func (ts AllowedTools) Names(available []string) []string {
 
 // Allows reports whether the entries pre-approve a call of tool with params
 // (validated arguments) in the workspace wsDir. A Bash script is allowed
-// only when every simple command in it (tools.SimpleCommands) is covered by
+// only when every simple command in it (guard.SimpleCommands) is covered by
 // some Bash entry, with the shell guard's rule matching
-// (tools.BashRule.Covers): the same literal words, no environment
+// (guard.BashRule.Covers): the same literal words, no environment
 // assignment, no redirection to a file, no argument on the command's
 // blocklist (git -c, find -exec, …). A script that does not parse is not
 // allowed. The caller applies deny rules, plan mode and the shell deny list
