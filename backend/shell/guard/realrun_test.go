@@ -2,6 +2,7 @@ package guard
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io/fs"
 	"os"
@@ -78,9 +79,13 @@ func TestShellGuardRealRun(t *testing.T) {
 	if err != nil {
 		t.Skip("no bash")
 	}
-	isolated := canIsolate()
+	isolateErr := canIsolate()
+	isolated := isolateErr == nil
 	if !isolated {
-		t.Log("no mount namespace available: running with a scratch HOME only")
+		if os.Getenv(noNamespaceEnv) == "" {
+			t.Fatalf("the real run needs private mount and network namespaces, so that a write outside the scratch folder fails and nothing reaches the network, but they cannot be made: %v. Run the tests as root with unshare (scripts/test.sh does), or set %s=1 to run the commands with a scratch HOME only", isolateErr, noNamespaceEnv)
+		}
+		t.Logf("%s is set and the namespaces cannot be made (%v): running with a scratch HOME only", noNamespaceEnv, isolateErr)
 	}
 	// A folder beside the scratch home stands for everything outside it.
 	beside := t.TempDir()
@@ -121,9 +126,10 @@ func TestShellGuardRealRun(t *testing.T) {
 			var c *exec.Cmd
 			if isolated {
 				// A private mount namespace where everything but the
-				// scratch folder is read-only: a write that escapes fails.
+				// scratch folder is read-only, so a write that escapes
+				// fails, and a network namespace with no way out.
 				script := `mount --bind "$SCRATCH" "$SCRATCH" && mount -o remount,bind,ro / && cd "$HOME/proj" && exec bash -c "$CMD"`
-				c = exec.CommandContext(ctx, "unshare", "-m", "--propagation", "private", bash, "-c", script)
+				c = exec.CommandContext(ctx, "unshare", "-m", "-n", "--propagation", "private", bash, "-c", script)
 			} else {
 				c = exec.CommandContext(ctx, bash, "-c", `cd "$HOME/proj" && exec bash -c "$CMD"`)
 			}
@@ -148,16 +154,24 @@ func TestShellGuardRealRun(t *testing.T) {
 	}
 }
 
-// canIsolate reports whether a private mount namespace can be made (root
-// with unshare).
-func canIsolate() bool {
+// noNamespaceEnv, set to anything, lets TestShellGuardRealRun run without
+// the namespaces (a scratch HOME only) where they cannot be made, as for a
+// developer who is not root; CI must not set it.
+const noNamespaceEnv = "TINYELF_REALRUN_NO_NAMESPACE"
+
+// canIsolate says why private mount and network namespaces cannot be made
+// (root with unshare), or nil when they can.
+func canIsolate() error {
 	if os.Geteuid() != 0 {
-		return false
+		return errors.New("not running as root")
 	}
 	if _, err := exec.LookPath("unshare"); err != nil {
-		return false
+		return err
 	}
-	return exec.Command("unshare", "-m", "--propagation", "private", "true").Run() == nil
+	if out, err := exec.Command("unshare", "-m", "-n", "--propagation", "private", "true").CombinedOutput(); err != nil {
+		return fmt.Errorf("unshare -m -n: %v: %s", err, strings.TrimSpace(string(out)))
+	}
+	return nil
 }
 
 func hasProgram(name string) bool {
