@@ -11,6 +11,7 @@ import (
 	_ "image/png"
 	"net/http"
 	"net/url"
+	"slices"
 	"strings"
 	"tinyelf/backend/tools"
 
@@ -34,11 +35,10 @@ type page struct {
 	// Kind says what the text is: "article" (readability's extract),
 	// "page" (the whole body of a page without an article), "json", "text",
 	// "pdf", or "description" for what has no text (images, binaries).
-	Kind     string
-	Text     string
-	Charset  string
-	Note     string // what the model should know about how Text was made
-	Markdown bool
+	Kind    string
+	Text    string
+	Charset string
+	Note    string // what the model should know about how Text was made
 	// Longer says the page has more text than was read (htmlTextCap).
 	Longer bool
 }
@@ -72,7 +72,7 @@ func convertBody(ctx context.Context, conv *converter.Converter, f *fetched) (pa
 		return imagePage(f, mt), nil
 	case isTextType(mt):
 		text, cs := toUTF8(f.body, f.contentType, false)
-		return page{Kind: "text", Text: text, Charset: cs, Markdown: mt == "text/markdown" || mt == "text/x-markdown"}, nil
+		return page{Kind: "text", Text: text, Charset: cs}, nil
 	}
 	return page{Kind: "description", Text: fmt.Sprintf("A binary file (%s, %s); its contents are not shown.", mt, bodySize(f))}, nil
 }
@@ -161,7 +161,7 @@ func htmlPage(ctx context.Context, conv *converter.Converter, f *fetched) (page,
 			if t := strings.TrimSpace(art.Title()); t != "" {
 				title = t
 			}
-			p := page{Kind: "article", Title: title, Text: string(md), Charset: cs, Markdown: true, Longer: longer}
+			p := page{Kind: "article", Title: title, Text: string(md), Charset: cs, Longer: longer}
 			if by := strings.TrimSpace(art.Byline()); by != "" {
 				p.Note = "By " + by + "."
 			}
@@ -184,7 +184,7 @@ func htmlPage(ctx context.Context, conv *converter.Converter, f *fetched) (page,
 	if err != nil {
 		return page{}, fmt.Errorf("convert %s to Markdown: %w", f.url.Redacted(), err)
 	}
-	return page{Kind: "page", Title: title, Text: string(md), Charset: cs, Markdown: true, Longer: longer,
+	return page{Kind: "page", Title: title, Text: string(md), Charset: cs, Longer: longer,
 		Note: "No article was found on this page; the whole page is shown."}, nil
 }
 
@@ -236,7 +236,7 @@ func isHiddenTag(name []byte) bool {
 
 func documentTitle(doc *html.Node) string {
 	if t := findElement(doc, atom.Title); t != nil {
-		return strings.Join(strings.Fields(innerText(t)), " ")
+		return flatText(t)
 	}
 	return ""
 }
@@ -256,7 +256,7 @@ func findElement(n *html.Node, a atom.Atom) *html.Node {
 func removeElements(n *html.Node, atoms ...atom.Atom) {
 	for c := n.FirstChild; c != nil; {
 		next := c.NextSibling
-		if c.Type == html.ElementNode && containsAtom(atoms, c.DataAtom) {
+		if c.Type == html.ElementNode && slices.Contains(atoms, c.DataAtom) {
 			n.RemoveChild(c)
 		} else {
 			removeElements(c, atoms...)
@@ -265,14 +265,8 @@ func removeElements(n *html.Node, atoms ...atom.Atom) {
 	}
 }
 
-func containsAtom(list []atom.Atom, a atom.Atom) bool {
-	for _, x := range list {
-		if x == a {
-			return true
-		}
-	}
-	return false
-}
+// flatText is a node's text on one line, runs of spaces made one.
+func flatText(n *html.Node) string { return strings.Join(strings.Fields(innerText(n)), " ") }
 
 func innerText(n *html.Node) string {
 	var b strings.Builder

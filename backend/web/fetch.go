@@ -253,6 +253,11 @@ func (t *webFetchTool) compose(ctx context.Context, f *fetched, p page, prompt s
 
 	text := strings.TrimSpace(p.Text)
 	meta["textBytes"] = len(text)
+	// show is the result: the header as it stands, then content marked
+	// as untrusted.
+	show := func(content string) tools.Result {
+		return tools.Result{Content: head.String() + "\n" + untrusted(meta, f.url.String(), content), Meta: meta}
+	}
 	if p.Kind == "description" {
 		return tools.Result{Content: head.String() + "\n" + text, Meta: meta}
 	}
@@ -261,11 +266,11 @@ func (t *webFetchTool) compose(ctx context.Context, f *fetched, p page, prompt s
 	}
 	switch {
 	case len(text) <= summarizeOver:
-		return tools.Result{Content: head.String() + "\n" + untrusted(meta, f.url.String(), text), Meta: meta}
+		return show(text)
 	case raw:
 		cut, truncated := tools.Truncate(text, rawMax)
 		meta["truncated"] = truncated
-		return tools.Result{Content: head.String() + "\n" + untrusted(meta, f.url.String(), cut), Meta: meta}
+		return show(cut)
 	}
 
 	why := "no summarizer is set up"
@@ -280,7 +285,7 @@ func (t *webFetchTool) compose(ctx context.Context, f *fetched, p page, prompt s
 				fmt.Fprintf(&head, " (the model read its first %s)", tools.HumanBytes(int64(len(input))))
 			}
 			head.WriteString("; call WebFetch again with raw: true for the full text.\n")
-			return tools.Result{Content: head.String() + "\n" + untrusted(meta, f.url.String(), strings.TrimSpace(s.Text)), Meta: meta}
+			return show(strings.TrimSpace(s.Text))
 		}
 		switch {
 		case ctx.Err() != nil:
@@ -294,13 +299,13 @@ func (t *webFetchTool) compose(ctx context.Context, f *fetched, p page, prompt s
 	meta["summaryError"] = why
 	if len(text) <= unsummarizedMax {
 		fmt.Fprintf(&head, "The page's text could not be summarized (%s); it is shown whole.\n", why)
-		return tools.Result{Content: head.String() + "\n" + untrusted(meta, f.url.String(), text), Meta: meta}
+		return show(text)
 	}
 	cut := tools.CutUTF8(text, unsummarizedMax)
 	meta["truncated"] = true
 	fmt.Fprintf(&head, "The page's text is %s and could not be summarized (%s), so only its first %s are shown (%s); call WebFetch again with raw: true for up to %s.\n",
 		tools.HumanBytes(int64(len(text))), why, tools.HumanBytes(int64(len(cut))), tools.TruncatedMark, tools.HumanBytes(rawMax))
-	return tools.Result{Content: head.String() + "\n" + untrusted(meta, f.url.String(), cut), Meta: meta}
+	return show(cut)
 }
 
 func orUnknown(s string) string {

@@ -26,11 +26,6 @@ const (
 	SearchDuckDuckGo = "duckduckgo"
 )
 
-// SearchProviders lists the service's providers in their default order.
-func SearchProviders() []string {
-	return []string{SearchTavily, SearchBrave, SearchJina, SearchSearXNG, SearchDuckDuckGo}
-}
-
 // SearchKeyEnv is the environment variable each keyed provider reads its
 // key from when the Settings have none (SearXNG reads its URL).
 var SearchKeyEnv = map[string]string{
@@ -51,7 +46,7 @@ var searchEndpoints = map[string]string{
 // SearchProviderConfig is one provider of the WebSearchService as the
 // engine resolved it from the Settings and the environment.
 type SearchProviderConfig struct {
-	// Name is one of SearchProviders().
+	// Name is one of the Search* provider names.
 	Name string
 	// Key is the API key (Tavily, Jina, Brave). It is sent only to the
 	// provider and never appears in results, errors or logs.
@@ -390,9 +385,9 @@ func ddgResult(n *html.Node, base *url.URL) (SearchResult, bool) {
 			switch {
 			case n.DataAtom == atom.A && hasClass(n, "result__a") && r.URL == "":
 				r.URL = absoluteURL(base, attr(n, "href"))
-				r.Title = strings.Join(strings.Fields(innerText(n)), " ")
+				r.Title = flatText(n)
 			case hasClass(n, "result__snippet") && r.Snippet == "":
-				r.Snippet = strings.Join(strings.Fields(innerText(n)), " ")
+				r.Snippet = flatText(n)
 			case hasClass(n, "result__extras__url"):
 				// The date DuckDuckGo shows after the URL, when it has one.
 				for c := n.FirstChild; c != nil; c = c.NextSibling {
