@@ -76,7 +76,12 @@ func (w *Workspace) OpenRegular(name string) (*os.File, fs.FileInfo, error) {
 // openRegularIn is OpenRegular for a file relative to an os.Root (the
 // search walkers' folders).
 func openRegularIn(root *os.Root, name string) (*os.File, error) {
-	f, err := root.OpenFile(name, os.O_RDONLY|openNonblock, 0)
+	return regularOnly(root.OpenFile(name, os.O_RDONLY|openNonblock, 0))
+}
+
+// regularOnly passes on the result of a non-blocking open when it opened a
+// regular file, and closes anything else.
+func regularOnly(f *os.File, err error) (*os.File, error) {
 	if err != nil {
 		return nil, err
 	}
@@ -100,15 +105,17 @@ func regularOpened(f *os.File) (fs.FileInfo, error) {
 	return fi, nil
 }
 
-// readRegularIn reads a small file relative to an os.Root (an ignore file)
-// with OpenRegular's care, at most max bytes.
-func readRegularIn(root *os.Root, name string, max int64) ([]byte, error) {
-	f, err := openRegularIn(root, name)
+// ignoreFileMax bounds how much of one ignore file is read.
+const ignoreFileMax = 4 << 20
+
+// readSmall reads, at most ignoreFileMax bytes, the file an open gave (an
+// ignore file opened with OpenRegular's care), and closes it.
+func readSmall(f *os.File, err error) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
-	return io.ReadAll(io.LimitReader(f, max))
+	return io.ReadAll(io.LimitReader(f, ignoreFileMax))
 }
 
 // specialFileError is the error result for a path that is not a regular

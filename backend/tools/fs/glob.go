@@ -277,7 +277,7 @@ func (w *walker) expand(n *walkNode, parent *ignoreLevel) error {
 			if e.Name() != name {
 				continue
 			}
-			if data, err := readRegularIn(n.root, name, ignoreFileMax); err == nil {
+			if data, err := readSmall(openRegularIn(n.root, name)); err == nil {
 				base := n.rel
 				if base == "." {
 					base = ""

@@ -35,9 +35,6 @@ type searchRoot struct {
 	root *os.Root
 }
 
-// ignoreFileMax bounds how much of one ignore file is read.
-const ignoreFileMax = 4 << 20
-
 // openFile opens a file below ref (rel is slash-separated) for reading with
 // OpenRegular's care: never blocking on a FIFO, refusing special files even
 // when one was swapped in after the walk saw a regular file.
@@ -45,25 +42,7 @@ func (r searchRoot) openFile(rel string) (*os.File, error) {
 	if r.root != nil {
 		return openRegularIn(r.root, filepath.FromSlash(rel))
 	}
-	f, err := os.OpenFile(filepath.Join(r.ref, filepath.FromSlash(rel)), os.O_RDONLY|openNonblock, 0)
-	if err != nil {
-		return nil, err
-	}
-	if _, err := regularOpened(f); err != nil {
-		return nil, err
-	}
-	return f, nil
-}
-
-// readSmall reads a small file below ref (an ignore file) as openFile opens
-// it, at most ignoreFileMax bytes.
-func (r searchRoot) readSmall(rel string) ([]byte, error) {
-	f, err := r.openFile(rel)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	return io.ReadAll(io.LimitReader(f, ignoreFileMax))
+	return regularOnly(os.OpenFile(filepath.Join(r.ref, filepath.FromSlash(rel)), os.O_RDONLY|openNonblock, 0))
 }
 
 // resolveSearchRoot resolves a path argument (empty for the workspace) to a
@@ -181,7 +160,7 @@ func (r searchRoot) ancestorIgnores() *ignoreList {
 	// deep: with "last match wins" this reproduces ripgrep's precedence.
 	for _, name := range ignoreFileNames {
 		for i := len(dirs) - 1; i >= 0; i-- {
-			data, err := r.readSmall(joinRel(dirs[i], name))
+			data, err := readSmall(r.openFile(joinRel(dirs[i], name)))
 			if err != nil {
 				continue
 			}
