@@ -73,11 +73,11 @@ func newChecker(wsDir string, opts walk.Options) *checker {
 }
 
 // Program implements walk.Commands: an interpreter's code, else the verb.
-func (g *checker) Program(c *walk.Call) {
-	if g.interpreter(c) {
+func (g *checker) Program(c walk.Call) {
+	if g.interpreter(&c) {
 		return
 	}
-	g.verb(c)
+	g.verb(&c)
 }
 
 // Scan implements walk.Commands: a script in lang, judged as a script.

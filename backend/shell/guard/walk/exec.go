@@ -189,7 +189,7 @@ func (g *Walker) dispatch(c *Call) (*Call, bool) {
 		}
 		return next, true
 	}
-	g.cmds.Program(c)
+	g.cmds.Program(*c)
 	return nil, false
 }
 

@@ -88,8 +88,10 @@ type Options struct {
 type Commands interface {
 	// Program checks c as what its program does: the code an interpreter
 	// is handed (python -c, awk '…', sqlite3 DB SQL), and what rm, dd,
-	// kill, git, make and the rest would destroy.
-	Program(c *Call)
+	// kill, git, make and the rest would destroy. c is passed by value
+	// (the walker is done with it), so that a call through the interface
+	// does not move every Call to the heap.
+	Program(c Call)
 	// Scan checks text, a program in lang (a language of the interpreter
 	// table other than "sh"), that runs in st; origin names it in
 	// messages. Scripts are judged, not held, for what they compute.
