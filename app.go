@@ -10,6 +10,7 @@ import (
 	wailsruntime "github.com/wailsapp/wails/v2/pkg/runtime"
 
 	"tinyelf/backend/api"
+	"tinyelf/backend/version"
 )
 
 // EventName is the Wails event that carries engine events to the window.
@@ -31,6 +32,9 @@ type App struct {
 	guard closeGuard
 	// timer reports the time to an interactive page (TINYELF_TIMING).
 	timer *startupTimer
+	// quitWindow closes the window without asking (a signal, "Stop and
+	// close"); nil means wailsruntime.Quit.
+	quitWindow func(context.Context)
 }
 
 // NewApp returns an App over svc that is not yet attached to a window; svc
@@ -77,7 +81,7 @@ func (a *App) runtimeContext() context.Context {
 
 // Version returns the TinyElf version string shown in the window's header.
 func (a *App) Version() string {
-	return version
+	return version.Version()
 }
 
 // Call runs a service method with JSON arguments and returns its JSON
@@ -114,8 +118,18 @@ func (a *App) GuardClose() {
 func (a *App) ConfirmClose() {
 	a.guard.force()
 	if ctx := a.runtimeContext(); ctx != nil {
-		wailsruntime.Quit(ctx)
+		a.quit(ctx)
 	}
+}
+
+// quit closes the window without asking: through quitWindow when the
+// desktop set one, else through Wails.
+func (a *App) quit(ctx context.Context) {
+	if a.quitWindow != nil {
+		a.quitWindow(ctx)
+		return
+	}
+	wailsruntime.Quit(ctx)
 }
 
 // Ready is called by the page once it shows the app (or the first-run

@@ -17,7 +17,7 @@ import (
 	wailsruntime "github.com/wailsapp/wails/v2/pkg/runtime"
 
 	"tinyelf/backend/api"
-	"tinyelf/backend/config"
+	"tinyelf/backend/version"
 )
 
 //go:embed build/appicon.png
@@ -37,7 +37,7 @@ func runDesktop(ctx context.Context, stderr io.Writer) int {
 		fmt.Fprint(stderr, noDisplayMessage)
 		return exitError
 	}
-	dataDir, err := config.DataDir()
+	dataDir, err := api.DataDir()
 	if err != nil {
 		fmt.Fprintf(stderr, "tinyelf: %v\n", err)
 		return exitError
@@ -51,7 +51,7 @@ func runDesktop(ctx context.Context, stderr io.Writer) int {
 	}
 	assets := uiAssets
 
-	svc, err := api.New(ctx, api.Options{Version: version, DataDir: dataDir, Surface: api.SurfaceDesktop, Titles: true})
+	svc, err := api.New(ctx, api.Options{Version: version.Version(), DataDir: dataDir, Surface: api.SurfaceDesktop, Titles: true})
 	if err != nil {
 		fmt.Fprintf(stderr, "tinyelf: %v\n", err)
 		return exitError
@@ -66,6 +66,24 @@ func runDesktop(ctx context.Context, stderr io.Writer) int {
 	}
 	saved := svc.WindowState()
 	width, height := windowSize(saved)
+	// beforeClose is the window's OnBeforeClose: it remembers the window and,
+	// while tasks run, has the page ask first (true keeps the window open).
+	beforeClose := func(wctx context.Context) bool {
+		rememberWindow(wctx, svc, stderr)
+		running, _ := svc.RunningTasks(context.Background(), struct{}{})
+		asking := app.guard.ask(running)
+		if note := closeNote(len(running), asking); note != "" {
+			fmt.Fprintln(stderr, note)
+		}
+		if asking {
+			wailsruntime.EventsEmit(wctx, CloseRequestedEvent, running)
+			return true // the page asks; ConfirmClose closes
+		}
+		return false
+	}
+	// A close that is not asked about (a signal, "Stop and close") goes
+	// through beforeClose too, then quits on GTK's thread.
+	app.quitWindow = func(wctx context.Context) { quitWindow(wctx, beforeClose) }
 	// Closing the window ends runDesktop; so does ctx ending (Ctrl+C, SIGTERM),
 	// which quits the window from a watcher that stops when the window closes first.
 	windowDone := make(chan struct{})
@@ -75,7 +93,7 @@ func runDesktop(ctx context.Context, stderr io.Writer) int {
 			select {
 			case <-ctx.Done():
 				app.guard.force() // a signal is not asked about
-				wailsruntime.Quit(wctx)
+				app.quit(wctx)
 			case <-windowDone:
 			}
 		}()
@@ -91,19 +109,7 @@ func runDesktop(ctx context.Context, stderr io.Writer) int {
 		AssetServer:      &assetserver.Options{Assets: assets},
 		OnStartup:        onStartup,
 		OnDomReady:       func(wctx context.Context) { restoreWindow(wctx, saved) },
-		OnBeforeClose: func(wctx context.Context) bool {
-			rememberWindow(wctx, svc, stderr)
-			running, _ := svc.RunningTasks(context.Background(), struct{}{})
-			asking := app.guard.ask(running)
-			if note := closeNote(len(running), asking); note != "" {
-				fmt.Fprintln(stderr, note)
-			}
-			if asking {
-				wailsruntime.EventsEmit(wctx, CloseRequestedEvent, running)
-				return true // the page asks; ConfirmClose closes
-			}
-			return false
-		},
+		OnBeforeClose:    beforeClose,
 		OnShutdown: func(c context.Context) {
 			app.shutdown(c)
 			close(windowDone)
@@ -141,7 +147,7 @@ func runDesktop(ctx context.Context, stderr io.Writer) int {
 
 // restoreWindow puts the window where it was when it last closed, when
 // that place is still on a screen.
-func restoreWindow(wctx context.Context, saved *config.WindowState) {
+func restoreWindow(wctx context.Context, saved *api.WindowState) {
 	if saved == nil {
 		return
 	}
@@ -163,7 +169,7 @@ func restoreWindow(wctx context.Context, saved *config.WindowState) {
 // rememberWindow saves the window's size and place; a maximised window
 // keeps the size it had before.
 func rememberWindow(wctx context.Context, svc windowSaver, stderr io.Writer) {
-	st := config.WindowState{}
+	st := api.WindowState{}
 	if prev := svc.WindowState(); prev != nil {
 		st = *prev
 	}

@@ -7,11 +7,8 @@ import (
 	"os"
 
 	"tinyelf/backend/cli"
+	"tinyelf/backend/version"
 )
-
-// version is the TinyElf release this binary reports; release builds set it
-// with -ldflags "-X main.version=...".
-var version = "0.1.0-dev"
 
 // uiAssets is the built frontend; the desktop build embeds it (ui_embed.go)
 // and other builds serve a page saying it is missing.
@@ -24,5 +21,5 @@ const (
 )
 
 func main() {
-	os.Exit(cli.Main(os.Args[1:], cli.Options{Version: version, Assets: uiAssets, Desktop: runDesktop}))
+	os.Exit(cli.Main(os.Args[1:], cli.Options{Version: version.Version(), Assets: uiAssets, Desktop: runDesktop}))
 }

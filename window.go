@@ -9,7 +9,7 @@ import (
 	"sync"
 	"time"
 
-	"tinyelf/backend/config"
+	"tinyelf/backend/api"
 )
 
 // CloseRequestedEvent is the Wails event that asks the window's page to
@@ -85,7 +85,7 @@ type screen struct{ width, height int }
 // placeable reports whether a remembered window would show on one of the
 // screens: at least 100 pixels of it on screen, its title bar reachable.
 // A window saved on a monitor that is gone opens centred instead.
-func placeable(w config.WindowState, screens []screen) bool {
+func placeable(w api.WindowState, screens []screen) bool {
 	if len(screens) == 0 {
 		return true // nothing known: trust the saved place
 	}
@@ -99,7 +99,7 @@ func placeable(w config.WindowState, screens []screen) bool {
 
 // windowSize is the size to open at: the remembered one, else the default,
 // never below the minimum.
-func windowSize(w *config.WindowState) (int, int) {
+func windowSize(w *api.WindowState) (int, int) {
 	if w == nil {
 		return defaultWidth, defaultHeight
 	}
@@ -127,7 +127,7 @@ func (s *startupTimer) ready() {
 
 // windowSaver remembers the window's place in the settings.
 type windowSaver interface {
-	SaveWindowState(config.WindowState) error
-	WindowState() *config.WindowState
+	SaveWindowState(api.WindowState) error
+	WindowState() *api.WindowState
 	RunningTasks(context.Context, struct{}) ([]string, error)
 }

@@ -4,7 +4,7 @@ import (
 	"strings"
 	"testing"
 
-	"tinyelf/backend/config"
+	"tinyelf/backend/api"
 )
 
 func TestCloseGuard(t *testing.T) {
@@ -59,19 +59,19 @@ func TestPlaceable(t *testing.T) {
 	t.Parallel()
 	screens := []screen{{1920, 1080}}
 	for _, c := range []struct {
-		w    config.WindowState
+		w    api.WindowState
 		want bool
 	}{
-		{config.WindowState{X: 100, Y: 80, Width: 1200, Height: 800}, true},
-		{config.WindowState{X: 2500, Y: 80, Width: 1200, Height: 800}, false}, // a monitor that is gone
-		{config.WindowState{X: -1150, Y: 80, Width: 1200, Height: 800}, false},
-		{config.WindowState{X: 10, Y: -40, Width: 1200, Height: 800}, false}, // title bar off screen
+		{api.WindowState{X: 100, Y: 80, Width: 1200, Height: 800}, true},
+		{api.WindowState{X: 2500, Y: 80, Width: 1200, Height: 800}, false}, // a monitor that is gone
+		{api.WindowState{X: -1150, Y: 80, Width: 1200, Height: 800}, false},
+		{api.WindowState{X: 10, Y: -40, Width: 1200, Height: 800}, false}, // title bar off screen
 	} {
 		if got := placeable(c.w, screens); got != c.want {
 			t.Errorf("placeable(%+v) = %v, want %v", c.w, got, c.want)
 		}
 	}
-	if w, h := windowSize(&config.WindowState{Width: 300, Height: 200}); w != minWidth || h != minHeight {
+	if w, h := windowSize(&api.WindowState{Width: 300, Height: 200}); w != minWidth || h != minHeight {
 		t.Errorf("windowSize of a tiny window = %dx%d", w, h)
 	}
 	if w, h := windowSize(nil); w != defaultWidth || h != defaultHeight {

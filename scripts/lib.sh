@@ -23,6 +23,82 @@ TINYELF_DESKTOP_TAGS=desktop,production,webkit2_41
 # TINYELF_ROOT is the repository root, whatever the caller's working directory.
 TINYELF_ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 
+# TINYELF_BASE_VERSION is the release the first tag (v0.1.0) will name. It is
+# used only while the history has no release tag: the builds before it are
+# 0.1.0~dev.N.gHASH, which sort below 0.1.0 and in commit order.
+TINYELF_BASE_VERSION=0.1.0
+
+# TINYELF_APP_ID is the AppStream component ID (reverse DNS) of the Linux
+# package's metainfo. Software centres follow an app by it: choose it once.
+TINYELF_APP_ID=io.github.tinyelf.TinyElf
+
+# TINYELF_MAINTAINER is the Maintainer of the Debian package (and the
+# changelog's signer).
+TINYELF_MAINTAINER='TinyElf maintainers <maintainers@users.noreply.a-seed-2cbb4c7b.example>'
+
+# tinyelf_version [REV] prints the version of a build of REV (default HEAD),
+# from `git describe` against the release tags (vX.Y.Z):
+#   on the tag v0.2.0               0.2.0
+#   5 commits after it              0.2.0+5.g1a2b3c4
+#   no tag in the history yet       0.1.0~dev.303.g7ff6024 (303 commits; TINYELF_BASE_VERSION)
+#   a pre-release tag v0.2.0-rc1    0.2.0~rc1
+# Every form is a Debian version that sorts as the releases do (~ sorts
+# before everything, + after), so a newer build always upgrades an older one.
+# With --worktree, uncommitted changes to tracked files add ".dirty". Outside
+# a git checkout it prints $TINYELF_VERSION, or nothing (a development build).
+tinyelf_version() {
+	local rev=HEAD worktree=""
+	while [ $# -gt 0 ]; do
+		case "$1" in
+		--worktree) worktree=1 ;;
+		*) rev="$1" ;;
+		esac
+		shift
+	done
+	if [ -n "${TINYELF_VERSION:-}" ]; then
+		tinyelf_check_version "$TINYELF_VERSION" || return 1
+		printf '%s\n' "$TINYELF_VERSION"
+		return 0
+	fi
+	local git=(git -C "$TINYELF_ROOT")
+	if ! "${git[@]}" rev-parse --verify -q "$rev^{commit}" >/dev/null 2>&1; then
+		return 0
+	fi
+	local desc v
+	desc="$("${git[@]}" describe --tags --long --abbrev=7 --match 'v[0-9]*' "$rev" 2>/dev/null || true)"
+	if [[ "$desc" =~ ^v(.+)-([0-9]+)-g([0-9a-f]+)$ ]]; then
+		v="${BASH_REMATCH[1]//-/\~}" # a pre-release (v1.0.0-rc1) sorts before its release
+		if [ "${BASH_REMATCH[2]}" != 0 ]; then
+			v="$v+${BASH_REMATCH[2]}.g${BASH_REMATCH[3]}"
+		fi
+	else
+		v="$TINYELF_BASE_VERSION~dev.$("${git[@]}" rev-list --count "$rev").g$("${git[@]}" rev-parse --short=7 "$rev")"
+	fi
+	if [ -n "$worktree" ] && [ -n "$("${git[@]}" status --porcelain --untracked-files=no 2>/dev/null)" ]; then
+		v="$v.dirty"
+	fi
+	tinyelf_check_version "$v" || return 1
+	printf '%s\n' "$v"
+}
+
+# tinyelf_check_version fails with a message unless $1 can be both TinyElf's
+# version and a Debian package version: it starts with a digit and holds
+# only letters, digits and . + ~.
+tinyelf_check_version() {
+	if ! [[ "$1" =~ ^[0-9][A-Za-z0-9.+~]*$ ]]; then
+		printf 'error: %q is not a usable version (want a digit first, then letters, digits, . + ~)\n' "$1" >&2
+		return 1
+	fi
+}
+
+# tinyelf_ldflags VERSION prints the -ldflags value that sets the version
+# (backend/version); an empty VERSION gives a development build.
+tinyelf_ldflags() {
+	if [ -n "$1" ]; then
+		printf -- '-X tinyelf/backend/version.version=%s\n' "$1"
+	fi
+}
+
 # step prints a heading for one step with the seconds since the script
 # started, so a long log is easy to scan and slow steps stand out.
 step() {
@@ -114,11 +190,14 @@ frontend_test() {
 	(cd "$TINYELF_ROOT/frontend" && npm run check)
 }
 
-# desktop_build builds the desktop binary into build/bin/tinyelf.
+# desktop_build builds the desktop binary into build/bin/tinyelf, its
+# version from tinyelf_version --worktree.
 desktop_build() {
 	require_tool go "install Go 1.26 or later"
-	step "go build -tags $TINYELF_DESKTOP_TAGS (desktop binary)"
-	(cd "$TINYELF_ROOT" && go build -tags "$TINYELF_DESKTOP_TAGS" -o build/bin/tinyelf .)
+	local v
+	v="$(tinyelf_version --worktree)" || die "cannot tell the version of this checkout"
+	step "go build -tags $TINYELF_DESKTOP_TAGS (desktop binary, version ${v:-dev})"
+	(cd "$TINYELF_ROOT" && go build -tags "$TINYELF_DESKTOP_TAGS" -ldflags "$(tinyelf_ldflags "$v")" -o build/bin/tinyelf .)
 }
 
 # frontend_e2e runs the browser end-to-end tests (frontend/e2e/run.mjs): it

@@ -2,9 +2,11 @@
 # Run every TinyElf check: Go vet and tests (with the race detector, and the
 # official MCP conformance suite against TinyElf's MCP client and bridge), the
 # frontend's tests, type check and build, the browser end-to-end tests against
-# `tinyelf serve` (screenshots in artifacts/e2e/), the desktop build, and a
-# smoke run of the desktop window under Xvfb. Installs what it needs first. CI
-# runs exactly this (.ci/run).
+# `tinyelf serve` (screenshots in artifacts/e2e/), the desktop build, a
+# smoke run of the desktop window under Xvfb, and the release's package
+# checks (scripts/package-test.sh; it installs the .deb system-wide and
+# purges it again, so it needs root or sudo). Installs what it needs first.
+# CI runs exactly this (.ci/run).
 #
 # Usage: bash scripts/test.sh
 set -euo pipefail
@@ -29,5 +31,8 @@ desktop_build
 
 step "smoke run of build/bin/tinyelf (private D-Bus bus + Xvfb)"
 go run ./scripts/smoke -bin build/bin/tinyelf -out artifacts/smoke
+
+step "release and package checks (scripts/package-test.sh: build dist/, install the .deb, upgrade, Windows installer)"
+bash scripts/package-test.sh
 
 step "all checks passed in ${SECONDS}s"

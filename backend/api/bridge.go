@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 
 	"tinyelf/backend/config"
+	"tinyelf/backend/engine"
 	"tinyelf/backend/mcp"
 	"tinyelf/backend/notify"
 	"tinyelf/backend/proc"
@@ -27,6 +28,9 @@ type BridgeOptions struct {
 	// Notifier shows the notify tool's notifications (default: the
 	// platform's).
 	Notifier notify.Notifier
+	// Version is what the bridge tells clients in serverInfo (default:
+	// this build's version).
+	Version string
 }
 
 // Bridge serves TinyElf's builtin MCP providers (the session history,
@@ -59,16 +63,16 @@ func StartBridge(ctx context.Context, o BridgeOptions) (*Bridge, error) {
 	}
 	// No records: the bridge is a process of its own, and its ripgrep
 	// children die with it.
-	br := &Bridge{children: newChildren("", settings, os.Getenv)}
+	br := &Bridge{children: engine.NewChildren("", settings, os.Getenv)}
 	reg := mcp.NewProviderRegistry(mcp.NewWorkspaceProvider(o.Workspace, br.children))
 	if store, err := sessions.Open(ctx, filepath.Join(o.DataDir, SessionsFile)); err == nil {
 		br.store = store
-		_ = reg.Register(mcp.NewSessionsProvider(storeReader{store}))
+		_ = reg.Register(mcp.NewSessionsProvider(engine.SessionReader(store)))
 	} else {
 		br.warnings = append(br.warnings, fmt.Sprintf("the session history is not available to bridge clients: %v", err))
 	}
 	_ = reg.Register(mcp.NewNotifyProvider(bridgeNotifier{o.Notifier}))
-	b, err := mcp.StartBridge(ctx, reg, mcp.BridgeOptions{Addr: o.Addr, Token: o.Token, Caller: mcp.Caller{Workspace: o.Workspace}})
+	b, err := mcp.StartBridge(ctx, reg, mcp.BridgeOptions{Addr: o.Addr, Token: o.Token, Caller: mcp.Caller{Workspace: o.Workspace}, Version: o.Version})
 	if err != nil {
 		if br.store != nil {
 			br.store.Close()

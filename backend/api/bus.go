@@ -4,8 +4,6 @@ import (
 	"encoding/json"
 	"sync"
 	"time"
-
-	"tinyelf/backend/engine"
 )
 
 // busBuffer is how many events a subscriber may fall behind before it
@@ -26,7 +24,7 @@ type Bus struct {
 }
 
 type subscriber struct {
-	ch     chan engine.Event
+	ch     chan Event
 	lagged bool
 }
 
@@ -34,12 +32,12 @@ type subscriber struct {
 func NewBus() *Bus { return &Bus{subs: map[int]*subscriber{}} }
 
 // Publish delivers ev to every subscriber without blocking.
-func (b *Bus) Publish(ev engine.Event) {
+func (b *Bus) Publish(ev Event) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	for _, s := range b.subs {
 		if s.lagged {
-			lag := engine.Event{Type: LaggedEvent, Time: time.Now(), Data: json.RawMessage(`{}`)}
+			lag := Event{Type: LaggedEvent, Time: time.Now(), Data: json.RawMessage(`{}`)}
 			select {
 			case s.ch <- lag:
 				s.lagged = false
@@ -57,12 +55,12 @@ func (b *Bus) Publish(ev engine.Event) {
 
 // Subscribe returns a channel of events and a function that ends the
 // subscription (and closes the channel).
-func (b *Bus) Subscribe() (<-chan engine.Event, func()) {
+func (b *Bus) Subscribe() (<-chan Event, func()) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	id := b.nextID
 	b.nextID++
-	s := &subscriber{ch: make(chan engine.Event, busBuffer)}
+	s := &subscriber{ch: make(chan Event, busBuffer)}
 	b.subs[id] = s
 	var once sync.Once
 	return s.ch, func() {

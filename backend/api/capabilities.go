@@ -2,115 +2,9 @@ package api
 
 import (
 	"context"
-	"fmt"
-	"strings"
 
 	"tinyelf/backend/capabilities"
-	"tinyelf/backend/mcp"
-	"tinyelf/backend/sessions"
 )
-
-// The user's MCP servers live in the catalog as one partition each, kept
-// current from the MCP service's changes (connect, disconnect, failure,
-// list_changed), so a turn never waits for them and a diff can say why a
-// tool came or went.
-
-func mcpPartition(server string) string { return "mcp:" + server }
-
-// syncMCP brings the catalog's partition of one server up to date.
-func (s *Service) syncMCP(c mcp.Change) {
-	if s.catalog == nil {
-		return
-	}
-	if c.Server == "" {
-		// The server list changed: every server is brought up to date, and
-		// the partitions of removed ones dropped.
-		known := map[string]bool{}
-		for _, st := range s.userMCP.States() {
-			known[mcpPartition(st.Name)] = true
-			s.syncMCP(mcp.Change{Server: st.Name, State: st, Reason: c.Reason})
-		}
-		for _, k := range s.catalog.Snapshot().Partitions() {
-			if strings.HasPrefix(k, "mcp:") && !known[k] {
-				s.catalog.Remove(k, fmt.Sprintf("MCP server %s was removed from the settings", strings.TrimPrefix(k, "mcp:")))
-			}
-		}
-		return
-	}
-	reason := fmt.Sprintf("MCP server %s: %s", c.Server, c.Reason)
-	if c.Reason == "" {
-		reason = fmt.Sprintf("MCP server %s is %s", c.Server, c.State.Status)
-	}
-	var entries []capabilities.Entry
-	for _, t := range s.userMCP.Tools() {
-		if capabilities.ServerOf(t.Info()) == c.Server {
-			entries = append(entries, capabilities.ToolEntry(t))
-		}
-	}
-	for _, p := range s.userMCP.Prompts() {
-		if p.Server == c.Server {
-			entries = append(entries, promptEntry(p))
-		}
-	}
-	for _, r := range s.userMCP.Resources() {
-		if r.Server == c.Server {
-			entries = append(entries, resourceDescriptor(r))
-		}
-	}
-	if len(entries) == 0 {
-		s.catalog.Remove(mcpPartition(c.Server), reason)
-	} else {
-		s.catalog.Replace(mcpPartition(c.Server), entries, capabilities.PartitionOptions{Priority: capabilities.PriorityMCP, Reason: reason})
-	}
-}
-
-// promptEntry describes an MCP prompt, which the user (the / menu) or the
-// model (slash_command) runs as a workflow template.
-func promptEntry(p mcp.PromptCommand) capabilities.Entry {
-	var params []string
-	var text strings.Builder
-	for _, a := range p.Arguments {
-		params = append(params, a.Name)
-		text.WriteString(a.Description + " ")
-	}
-	title := p.Title
-	if title == "" {
-		title = p.Prompt
-	}
-	summary := capabilities.Summarize(p.Description)
-	d := capabilities.Descriptor{
-		ID: "prompt__" + p.Server + "__" + p.Prompt, Kind: capabilities.KindPrompt, Name: "/" + p.Name, Title: title,
-		Summary: summary, Description: p.Description, Source: "mcp:" + p.Server, Server: p.Server,
-		Risk: capabilities.RiskLow, ReadOnly: true, Params: params, ParamText: text.String(),
-		IndexTokens: capabilities.EstimateTokens(p.Name + " — " + summary),
-		FullTokens:  capabilities.EstimateTokens(p.Description) + 20,
-	}
-	return capabilities.Entry{Descriptor: d}
-}
-
-// resourceDescriptor describes an MCP resource: external context the model
-// reads with read_mcp_resource once ToolSearch has found it.
-func resourceDescriptor(r mcp.ResourceInfo) capabilities.Entry {
-	title := r.Title
-	if title == "" {
-		title = r.Name
-	}
-	desc := r.Description
-	if desc == "" {
-		desc = title
-	}
-	summary := capabilities.Summarize(desc)
-	if r.Template {
-		summary = "template: " + summary
-	}
-	d := capabilities.Descriptor{
-		ID: "resource__" + r.Server + "__" + r.URI, Kind: capabilities.KindResource, Name: r.URI, Title: title,
-		Summary: summary, Description: desc, Source: "mcp:" + r.Server, Server: r.Server,
-		Risk: capabilities.RiskLow, ReadOnly: true, Keywords: []string{r.Name, r.MIMEType},
-		IndexTokens: capabilities.EstimateTokens(r.URI + " — " + summary),
-	}
-	return capabilities.Entry{Descriptor: d}
-}
 
 // channelEntries are the abilities of the surface the service runs in.
 func channelEntries(o Options) []capabilities.Entry {
@@ -215,16 +109,16 @@ type SearchCapabilitiesArgs struct {
 
 // SearchCapabilities runs the same search ToolSearch runs for the model,
 // with the same filters (mode, profile, rules), without loading anything.
-func (s *Service) SearchCapabilities(ctx context.Context, a SearchCapabilitiesArgs) (capabilities.SearchResult, error) {
+func (s *Service) SearchCapabilities(ctx context.Context, a SearchCapabilitiesArgs) (CapabilitySearchResult, error) {
 	kind, err := capabilities.ParseKind(a.Kind)
 	if err != nil {
-		return capabilities.SearchResult{}, invalidf("%v", err)
+		return CapabilitySearchResult{}, invalidf("%v", err)
 	}
 	res, err := s.engine.SearchPreview(ctx, a.SessionID, a.Mode, capabilities.SearchRequest{Query: a.Query, Kind: kind, Limit: a.Limit, Regex: a.Regex})
 	if err != nil {
-		return res, invalidf("%v", err)
+		return searchResultOf(res), invalidf("%v", err)
 	}
-	return res, nil
+	return searchResultOf(res), nil
 }
 
 // ReplayCapabilitiesArgs names a session.
@@ -234,7 +128,7 @@ type ReplayCapabilitiesArgs struct {
 
 // ReplayCapabilities rebuilds each model call's visible set of a session
 // from its log and checks it against what was sent.
-func (s *Service) ReplayCapabilities(ctx context.Context, a ReplayCapabilitiesArgs) (*sessions.CapabilityReplay, error) {
+func (s *Service) ReplayCapabilities(ctx context.Context, a ReplayCapabilitiesArgs) (*CapabilityReplay, error) {
 	rep, err := s.store.ReplayCapabilities(ctx, a.SessionID)
-	return rep, mapErr(err)
+	return replayOf(rep), mapErr(err)
 }

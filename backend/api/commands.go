@@ -2,16 +2,12 @@ package api
 
 import (
 	"context"
-	"errors"
-	"strings"
 
-	"tinyelf/backend/engine"
 	"tinyelf/backend/skills"
 )
 
-// Slash commands: user-invocable skills, Markdown command files and MCP
-// prompts, as the composer's "/" menu lists them and as a typed
-// "/name args" runs them.
+// Slash commands as the composer's "/" menu lists them; a typed one runs
+// in the engine (SendMessage, engine.SendTyped).
 
 // CommandInfo is one slash command of the composer's "/" menu.
 type CommandInfo struct {
@@ -52,17 +48,12 @@ func (s *Service) ListCommands(ctx context.Context, a CommandsArgs) (CommandList
 	if err != nil {
 		return CommandList{}, err
 	}
-	lib := s.skills.fresh(ws)
-	cmds, invalid := lib.Commands(mcpPrompts{s.userMCP})
-	servers := map[string]string{}
-	for _, p := range s.userMCP.Prompts() {
-		servers[p.Name] = p.Server
-	}
+	cmds, invalid := s.engine.SlashCommands(ws)
 	out := CommandList{Commands: make([]CommandInfo, 0, len(cmds))}
 	for _, c := range cmds {
 		out.Commands = append(out.Commands, CommandInfo{Name: c.Name, Description: c.Description, ArgumentHint: c.ArgumentHint,
 			Kind: string(c.Kind), Source: string(c.Source), Arguments: c.Arguments, AllowedTools: c.AllowedTools.String(),
-			Server: servers[c.Name]})
+			Server: c.Server})
 	}
 	for _, inv := range invalid {
 		out.Invalid = append(out.Invalid, SkillInfo{Entry: skills.Entry{Name: inv.Name, Source: inv.Source,
@@ -81,44 +72,4 @@ func (s *Service) commandWorkspace(ctx context.Context, sessionID, dir string) (
 		return "", mapErr(err)
 	}
 	return sess.Workspace, nil
-}
-
-// expandCommand turns a typed "/name args" into the message the turn
-// starts with and what the command asks of the turn (its allowed-tools,
-// the skill it loads). Text that is not a known command is sent as typed:
-// "/usr/bin/env is missing" is a message, not a command.
-func (s *Service) expandCommand(ctx context.Context, sessionID, text string) (string, engine.TurnOptions, error) {
-	line := strings.TrimSpace(text)
-	if !strings.HasPrefix(line, "/") {
-		return text, engine.TurnOptions{}, nil
-	}
-	if strings.HasPrefix(line, "/mcp__") {
-		out, err := s.expandSlash(ctx, text)
-		return out, engine.TurnOptions{}, err
-	}
-	name, args, _ := strings.Cut(line[1:], " ")
-	if name == "" || strings.ContainsAny(name, "/\\") {
-		return text, engine.TurnOptions{}, nil
-	}
-	ws, err := s.commandWorkspace(ctx, sessionID, "")
-	if err != nil {
-		return "", engine.TurnOptions{}, err
-	}
-	lib := s.skills.fresh(ws)
-	r, err := lib.RunCommand(ctx, skills.CommandCall{Name: name, Args: strings.TrimSpace(args), SessionID: sessionID, ByUser: true}, mcpPrompts{s.userMCP})
-	switch {
-	case errors.Is(err, skills.ErrUnknownCommand):
-		return text, engine.TurnOptions{}, nil
-	case err != nil:
-		return "", engine.TurnOptions{}, invalidf("%v", err)
-	}
-	opts := engine.TurnOptions{AllowedTools: r.AllowedTools, Command: "/" + r.Command.Name, Skill: r.Skill,
-		FilterTools: r.Command.Kind == skills.CommandMarkdown && len(r.AllowedTools) > 0}
-	// The message keeps what was typed on its first line, so the history
-	// shows which command ran; the rendered command follows.
-	msg := line + "\n\n<command name=\"/" + r.Command.Name + "\" source=\"" + string(r.Command.Source) + "\">\n" + r.Text + "\n</command>"
-	if len(r.AllowedTools) > 0 {
-		msg += "\nThe command's allowed-tools apply for the rest of this turn: " + r.AllowedTools.String()
-	}
-	return msg, opts, nil
 }

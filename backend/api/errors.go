@@ -1,11 +1,15 @@
-// Package api is the transport-neutral service the UI calls (sessions,
-// messages, approvals, settings) and the event bus that carries the engine's
-// events to it. app.go binds it into the desktop window; HTTPServer serves it
-// to a browser for `tinyelf serve`; backend/cli calls its Go methods, and
-// the smaller entry points beside it (Toolbox, MCPConfig, History, Bridge)
-// for the commands that need less than the whole service. No surface
-// reaches past it into the engine, the store or the MCP service: the types
-// they need are re-exported here (types.go). It knows nothing of Wails.
+// Package api is the door to TinyElf: the transport-neutral service the UI
+// calls (sessions, messages, approvals, settings) and the event bus that
+// carries the engine's events to it. app.go binds it into the desktop
+// window; HTTPServer serves it to a browser for `tinyelf serve`;
+// backend/cli calls its Go methods, and the smaller entry points beside it
+// (Toolbox, MCPConfig, History, Bridge) for the commands that need less
+// than the whole service. It translates those calls into calls of the
+// engine, the store and the MCP service and their answers back; what
+// happens to a message or a tool call (slash commands, tool sources, the
+// permission gate) is the engine's. No surface reaches past it: the shapes
+// a Go caller names are the service's own (types.go). It knows nothing of
+// Wails.
 package api
 
 import (

@@ -42,7 +42,7 @@ type HistoryListArgs struct {
 }
 
 // List returns sessions, most recently updated first.
-func (h *History) List(ctx context.Context, a HistoryListArgs) ([]Session, error) {
+func (h *History) List(ctx context.Context, a HistoryListArgs) ([]sessions.Session, error) {
 	o := sessions.ListOptions{Limit: a.Limit}
 	if a.Trash {
 		o.Deleted = sessions.OnlyDeleted
@@ -61,18 +61,18 @@ func (h *History) ExportJSON(ctx context.Context, id string, w io.Writer) error 
 }
 
 // Import reads a JSON export back as a new session.
-func (h *History) Import(ctx context.Context, r io.Reader) (Session, error) {
+func (h *History) Import(ctx context.Context, r io.Reader) (sessions.Session, error) {
 	return h.store.Import(ctx, r)
 }
 
 // Search finds messages across sessions; snippets mark matches with
 // <mark>…</mark> and are HTML-escaped.
-func (h *History) Search(ctx context.Context, query string, limit int) ([]SearchHit, error) {
+func (h *History) Search(ctx context.Context, query string, limit int) ([]sessions.SearchHit, error) {
 	return h.store.Search(ctx, query, sessions.SearchOptions{Limit: limit})
 }
 
 // Replay rebuilds a session's state from its log, up to uptoSeq (0: all).
-func (h *History) Replay(ctx context.Context, id string, uptoSeq int64) (*ReplayState, error) {
+func (h *History) Replay(ctx context.Context, id string, uptoSeq int64) (*sessions.ReplayState, error) {
 	return h.store.Replay(ctx, id, uptoSeq)
 }
 
@@ -81,7 +81,7 @@ func (h *History) Replay(ctx context.Context, id string, uptoSeq int64) (*Replay
 // same name does).
 func (h *History) ReplayCapabilities(ctx context.Context, id string) (*CapabilityReplay, error) {
 	rep, err := h.store.ReplayCapabilities(ctx, id)
-	return rep, mapErr(err)
+	return replayOf(rep), mapErr(err)
 }
 
 // Close closes the database.

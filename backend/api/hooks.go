@@ -63,7 +63,7 @@ func OpenHooks(o HooksOptions) (*Hooks, error) {
 	if err != nil {
 		return nil, err
 	}
-	children := newChildren(o.DataDir, settings, o.Getenv)
+	children := engine.NewChildren(o.DataDir, settings, o.Getenv)
 	return &Hooks{settings: settings, trust: trust, children: children, runner: &hooks.Runner{Children: children,
 		Environ: func() []string { return engine.ChildEnviron(settings.Get().WithEnvironment(o.Getenv)) }}}, nil
 }

@@ -15,8 +15,6 @@ import (
 	"testing"
 	"testing/fstest"
 	"time"
-
-	"tinyelf/backend/engine"
 )
 
 func TestListenRefusesRemoteAddresses(t *testing.T) {
@@ -281,7 +279,7 @@ func TestLongCallsAndStreamsOutliveTheTimeouts(t *testing.T) {
 		}
 		_ = line
 	}
-	s.Bus.Publish(engine.Event{SessionID: "late", Type: "user.message", Data: json.RawMessage(`{}`)})
+	s.Bus.Publish(Event{SessionID: "late", Type: "user.message", Data: json.RawMessage(`{}`)})
 	for {
 		line, err := r.ReadString('\n')
 		if err != nil {

@@ -12,8 +12,6 @@ import (
 	"testing"
 	"testing/fstest"
 	"time"
-
-	"tinyelf/backend/engine"
 )
 
 // startHTTP serves s on a loopback port for the test.
@@ -164,7 +162,7 @@ func TestServerSentEvents(t *testing.T) {
 	for s.Bus.Subscribers() == 0 && time.Now().Before(deadline) {
 		time.Sleep(5 * time.Millisecond)
 	}
-	s.Bus.Publish(engine.Event{SessionID: "s1", Seq: 7, Type: "user.message", Data: json.RawMessage(`{"text":"héllo"}`)})
+	s.Bus.Publish(Event{SessionID: "s1", Seq: 7, Type: "user.message", Data: json.RawMessage(`{"text":"héllo"}`)})
 	r := bufio.NewReader(resp.Body)
 	for {
 		line, err := r.ReadString('\n')
@@ -172,7 +170,7 @@ func TestServerSentEvents(t *testing.T) {
 			t.Fatal(err)
 		}
 		if strings.HasPrefix(line, "data: ") {
-			var ev engine.Event
+			var ev Event
 			if err := json.Unmarshal([]byte(strings.TrimPrefix(line, "data: ")), &ev); err != nil {
 				t.Fatal(err)
 			}
@@ -193,7 +191,7 @@ func TestBusNeverBlocks(t *testing.T) {
 	done := make(chan struct{})
 	go func() {
 		for i := 0; i < busBuffer*2; i++ {
-			b.Publish(engine.Event{Type: "x"})
+			b.Publish(Event{Type: "x"})
 		}
 		close(done)
 	}()
@@ -210,7 +208,7 @@ func TestBusNeverBlocks(t *testing.T) {
 	for range busBuffer {
 		<-slow
 	}
-	b.Publish(engine.Event{Type: "after"})
+	b.Publish(Event{Type: "after"})
 	if ev := <-slow; ev.Type != LaggedEvent {
 		t.Errorf("got %q, want %q", ev.Type, LaggedEvent)
 	}

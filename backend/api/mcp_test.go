@@ -183,19 +183,14 @@ func TestDirectMCPServersFollowTheSession(t *testing.T) {
 	if b, _ := json.Marshal(last.Body["tools"]); strings.Contains(string(b), "mcp__mine__") {
 		t.Error("a direct server leaked into another agent's session")
 	}
-	// Deleting the session stops its server.
-	h.svc.direct.mu.Lock()
-	n := len(h.svc.direct.svcs)
-	h.svc.direct.mu.Unlock()
-	if n != 1 {
-		t.Fatalf("%d direct services running, want 1", n)
+	// Deleting the session stops its server: the one child process this
+	// service runs (the engine's test checks the sources' own records).
+	if n := h.svc.children.Live(); n != 1 {
+		t.Fatalf("%d child processes running, want the direct server alone", n)
 	}
 	h.svc.DeleteSession(ctx, IDArgs{ID: calc.ID})
-	h.svc.direct.mu.Lock()
-	n = len(h.svc.direct.svcs)
-	h.svc.direct.mu.Unlock()
-	if n != 0 {
-		t.Errorf("%d direct services still running after the session was deleted", n)
+	if n := h.svc.children.Live(); n != 0 {
+		t.Errorf("%d child processes still running after the session was deleted", n)
 	}
 }
 
@@ -251,15 +246,15 @@ func TestIdleSessionsReleaseTheirServers(t *testing.T) {
 		t.Fatal(err)
 	}
 	sess, _ := h.svc.CreateSession(ctx, CreateSessionArgs{Workspace: h.workspace, Mode: "auto", Agent: "calc"})
-	held := func() (direct, builtin bool) {
-		return h.svc.direct.service(sess.ID) != nil, h.svc.builtin.set(sess.ID) != nil
-	}
+	// The direct server is this service's only child process; the
+	// builtin connections are in-process (the engine's test checks both
+	// sources' own records).
 	h.svc.SendMessage(ctx, SendArgs{SessionID: sess.ID, Text: "one"})
 	h.waitFor(sess.ID, string(sessions.EventTurnEnd))
 	deadline := time.Now().Add(15 * time.Second)
-	for d, b := held(); d || b; d, b = held() {
+	for h.svc.children.Live() != 0 {
 		if time.Now().After(deadline) {
-			t.Fatalf("after the idle timeout the session still holds direct servers %v, builtin connections %v", d, b)
+			t.Fatalf("after the idle timeout the session's direct server still runs (%d child processes)", h.svc.children.Live())
 		}
 		time.Sleep(10 * time.Millisecond)
 	}

@@ -52,20 +52,39 @@ func (c *MCPConfig) Warnings() []string {
 }
 
 // Servers returns the configured servers, in order.
-func (c *MCPConfig) Servers() []MCPServer { return c.settings.Get().MCPServers }
+func (c *MCPConfig) Servers() []MCPServer {
+	stored := c.settings.Get().MCPServers
+	if stored == nil {
+		return nil
+	}
+	out := make([]MCPServer, len(stored))
+	for i, s := range stored {
+		out[i] = mcpServerOf(s)
+	}
+	return out
+}
 
 // Server returns the named server's configuration.
 func (c *MCPConfig) Server(name string) (MCPServer, bool) {
-	servers := c.Servers()
-	i := slices.IndexFunc(servers, func(s MCPServer) bool { return s.Name == name })
-	if i < 0 {
+	s, ok := c.server(name)
+	if !ok {
 		return MCPServer{}, false
+	}
+	return mcpServerOf(s), true
+}
+
+// server returns the named server's stored configuration.
+func (c *MCPConfig) server(name string) (config.MCPServer, bool) {
+	servers := c.settings.Get().MCPServers
+	i := slices.IndexFunc(servers, func(s config.MCPServer) bool { return s.Name == name })
+	if i < 0 {
+		return config.MCPServer{}, false
 	}
 	return servers[i], true
 }
 
 // Add validates a server and appends it; a name already in use is an error.
-func (c *MCPConfig) Add(s MCPServer) error { return mcp.AddServer(c.settings, s) }
+func (c *MCPConfig) Add(s MCPServer) error { return mcp.AddServer(c.settings, s.config()) }
 
 // Remove deletes the named server and its sign-in.
 func (c *MCPConfig) Remove(name string) error {
@@ -77,7 +96,7 @@ func (c *MCPConfig) Remove(name string) error {
 
 // ImportFile adds the servers of a claude_desktop_config.json or .mcp.json
 // file and reports what was imported and what was skipped and why.
-func (c *MCPConfig) ImportFile(path string) (MCPImportReport, error) {
+func (c *MCPConfig) ImportFile(path string) (mcp.ImportReport, error) {
 	return mcp.ImportFile(c.settings, path, os.LookupEnv)
 }
 
@@ -86,20 +105,20 @@ func (c *MCPConfig) ImportFile(path string) (MCPImportReport, error) {
 // until ctx ends), stops them all and returns their states in
 // configuration order.
 func (c *MCPConfig) Check(ctx context.Context) []MCPServerState {
-	svc := mcp.NewService(c.Servers(), mcp.Options{ClientVersion: c.version, TokenStores: c.tokens})
+	svc := mcp.NewService(c.settings.Get().MCPServers, mcp.Options{ClientVersion: c.version, TokenStores: c.tokens})
 	svc.Start(ctx)
 	defer svc.Close()
 	_ = svc.WaitReady(ctx)
-	return svc.States()
+	return mcpStatesOf(svc.States())
 }
 
 // Test starts the named server alone (even when disabled), lists what it
 // offers and stops it. The error says why it did not connect; the report is
 // filled either way.
-func (c *MCPConfig) Test(ctx context.Context, name string) (MCPTestReport, error) {
-	s, ok := c.Server(name)
+func (c *MCPConfig) Test(ctx context.Context, name string) (mcp.TestReport, error) {
+	s, ok := c.server(name)
 	if !ok {
-		return MCPTestReport{}, fmt.Errorf("no MCP server named %q (see 'tinyelf mcp list')", name)
+		return mcp.TestReport{}, fmt.Errorf("no MCP server named %q (see 'tinyelf mcp list')", name)
 	}
 	return mcp.TestServer(ctx, s, mcp.Options{ClientVersion: c.version, TokenStores: c.tokens})
 }
@@ -108,7 +127,7 @@ func (c *MCPConfig) Test(ctx context.Context, name string) (MCPTestReport, error
 // to open in a browser, and Login returns once the browser came back to
 // TinyElf (or ctx ends), with the server's sign-in as its card shows it.
 func (c *MCPConfig) Login(ctx context.Context, name string, show func(authURL string)) (*mcp.AuthState, error) {
-	s, ok := c.Server(name)
+	s, ok := c.server(name)
 	if !ok {
 		return nil, fmt.Errorf("no MCP server named %q (see 'tinyelf mcp list')", name)
 	}
@@ -124,7 +143,7 @@ func (c *MCPConfig) Login(ctx context.Context, name string, show func(authURL st
 
 // Logout forgets the named server's sign-in.
 func (c *MCPConfig) Logout(name string) error {
-	if _, ok := c.Server(name); !ok {
+	if _, ok := c.server(name); !ok {
 		return fmt.Errorf("no MCP server named %q (see 'tinyelf mcp list')", name)
 	}
 	return mcp.ForgetSignIn(c.tokens, name)

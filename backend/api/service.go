@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"sync/atomic"
 	"time"
+	"tinyelf/backend/proc"
 
 	"tinyelf/backend/capabilities"
 	"tinyelf/backend/config"
@@ -15,7 +16,6 @@ import (
 	"tinyelf/backend/hooks"
 	"tinyelf/backend/mcp"
 	"tinyelf/backend/notify"
-	"tinyelf/backend/proc"
 	"tinyelf/backend/secretstore"
 	"tinyelf/backend/sessions"
 	"tinyelf/backend/skills"
@@ -40,7 +40,7 @@ type Options struct {
 	Notifier notify.Notifier
 	// Approver answers approvals; nil means the interactive one (the UI
 	// answers through Approve).
-	Approver engine.Approver
+	Approver Approver
 	// Background marks every turn as background work (tinyelf run).
 	Background bool
 	// Getenv reads provider settings from the environment; nil: os.Getenv.
@@ -116,9 +116,6 @@ type Service struct {
 	tokens  mcp.TokenStores
 	signIns *signIns
 
-	builtin   *builtinSource
-	direct    *directSource
-	resources *resourceSource
 	// children are the Bash commands and MCP servers this process started;
 	// they are killed on Close, and recorded for the start-up cleanup.
 	children  *proc.Children
@@ -128,7 +125,7 @@ type Service struct {
 	catalog *capabilities.Catalog
 	// skills are the user's, the builtin and the workspaces' skills;
 	// skillsAPI offers them to the UI.
-	skills    *skillService
+	skills    *engine.SkillService
 	skillsAPI *Skills
 	// hooksAPI offers the user's hooks to Settings → Hooks.
 	hooksAPI *Hooks
@@ -170,30 +167,25 @@ func New(ctx context.Context, opts Options) (*Service, error) {
 	// What a TinyElf that crashed or was killed left running dies first.
 	childRoot := filepath.Join(opts.DataDir, proc.ChildrenFolder)
 	_, _ = proc.ReapOrphans(childRoot) // a failed cleanup must not keep TinyElf from starting
-	s := &Service{opts: opts, settings: settings, store: store, bus: NewBus(), children: newChildren(opts.DataDir, settings, opts.Getenv), catalog: capabilities.NewCatalog()}
+	s := &Service{opts: opts, settings: settings, store: store, bus: NewBus(), children: engine.NewChildren(opts.DataDir, settings, opts.Getenv), catalog: capabilities.NewCatalog()}
 	s.catalog.Replace("surface", channelEntries(opts), capabilities.PartitionOptions{Priority: capabilities.PriorityOther, Reason: "the surface's abilities"})
 	s.policy = notify.NewPolicy(opts.Notifier, settings.Get().NotificationsOn())
 	s.policy.SetRules(notifyRules(settings.Get()))
 	s.tokens = mcp.SecretTokens(secretstore.Open(opts.DataDir, secretstore.Options{NoKeyring: opts.NoKeyring || os.Getenv(EnvNoKeyring) == "1"}))
 	s.signIns = newSignIns()
+	// The user's servers start once the engine can take their changes:
+	// each one reaches the catalog first, then the UI.
 	s.userMCP = mcp.NewService(settings.Get().MCPServers, mcp.Options{
-		OnChange:      func(c mcp.Change) { s.syncMCP(c); s.publishMCP("", c); s.notifyMCPFailure(c) },
+		OnChange:      func(c mcp.Change) { s.engine.MCPChanged(c); s.publishMCP("", c); s.notifyMCPFailure(c) },
 		LookupEnv:     s.lookupEnv,
 		ClientVersion: opts.Version,
 		Environ:       s.childEnviron,
 		Children:      s.children,
 		TokenStores:   s.tokens,
 	})
-	s.userMCP.Start(context.WithoutCancel(ctx)) // returns at once; servers come up in the background
-	s.builtin = &builtinSource{reg: mcp.NewProviderRegistry(
-		mcp.NewSessionsProvider(storeReader{store}),
-		mcp.NewNotifyProvider(s.policy),
-	), sets: map[string]*mcp.BuiltinSet{}}
-	s.direct = &directSource{settings: settings, onChange: s.publishMCP, svcs: map[string]*directRun{}, environ: s.childEnviron, children: s.children}
-	s.resources = &resourceSource{user: s.userMCP, builtin: s.builtin, direct: s.direct, sets: map[string]resourceEntry{}}
 	s.userTools, err = usertools.New(usertools.Options{
 		DataDir:          opts.DataDir,
-		CoreNames:        coreToolNames(),
+		CoreNames:        engine.CoreToolNames(),
 		Credentials:      func() map[string]config.Credential { return s.settings.Get().Credentials },
 		AgentCredentials: func(agent string) map[string]config.Credential { return s.settings.Get().AgentCredentials(agent) },
 		Getenv:           opts.Getenv,
@@ -211,18 +203,21 @@ func New(ctx context.Context, opts Options) (*Service, error) {
 		return nil, err
 	}
 	s.userTools.Load(ctx) // the start-up scan of seed 002
-	s.skills = newSkillService(skillServiceOptions{
-		dataDir: opts.DataDir, home: userHome(opts), builtin: builtinSkillTrees(opts.SkillTrees),
-		trustProject: opts.TrustProjectSkills, noPrompt: opts.NoSkillTrustPrompt,
-		indexes: func() []string { return s.settings.Get().Skills.Indexes() },
-		environ: s.childEnviron, children: s.children,
-	}, s.catalog, s.publishSkills)
+	s.skills = engine.NewSkillService(engine.SkillServiceOptions{
+		DataDir: opts.DataDir, Home: engine.UserHome(opts.Home), Builtin: engine.BuiltinSkillTrees(opts.SkillTrees),
+		TrustProject: opts.TrustProjectSkills, NoPrompt: opts.NoSkillTrustPrompt,
+		Indexes:  func() []string { return s.settings.Get().Skills.Indexes() },
+		Environ:  s.childEnviron,
+		Children: s.children,
+		Catalog:  s.catalog,
+		OnChange: s.publishSkills,
+	})
 	s.skillsAPI = &Skills{settings: settings, svc: s.skills, children: s.children, sessionWorkspace: func(ctx context.Context, id string) (string, error) {
 		return s.commandWorkspace(ctx, id, "")
 	}}
 	hookTrust, err := hooks.OpenTrustStore(filepath.Join(opts.DataDir, hooks.TrustFile))
 	if err != nil {
-		s.skills.close()
+		s.skills.Close()
 		_ = s.userTools.Close()
 		_ = s.userMCP.Close()
 		store.Close()
@@ -230,25 +225,36 @@ func New(ctx context.Context, opts Options) (*Service, error) {
 	}
 	s.hooksAPI = &Hooks{settings: settings, trust: hookTrust, runner: &hooks.Runner{Children: s.children, Environ: s.childEnviron},
 		sessionWorkspace: func(ctx context.Context, id string) (string, error) { return s.commandWorkspace(ctx, id, "") }}
+	var approver engine.Approver
+	if opts.Approver != nil {
+		approver = engineApprover{opts.Approver}
+	}
 	s.engine = engine.New(engine.Options{
 		Settings:    settings,
 		Log:         engine.StoreLog{Store: store},
 		Providers:   opts.Providers,
 		Notifier:    s.policy,
 		Notices:     s.policy,
-		Sink:        s.bus.Publish,
-		Approver:    opts.Approver,
+		Sink:        func(ev engine.Event) { s.bus.Publish(eventOf(ev)) },
+		Approver:    approver,
 		Background:  opts.Background,
 		Getenv:      opts.Getenv,
 		IdleTimeout: opts.IdleTimeout,
-		// Step 10 of the registry builder: the three MCP loading paths, and
-		// the user tools of seed 002 (per agent). The user's servers are in
-		// the catalog (syncMCP); the builtin and direct ones belong to
-		// single sessions; the resource tools are one pair over all three.
-		ToolSources: []engine.ToolSource{s.builtin, s.direct, userToolSource{s.userTools}, s.resources},
+		// Step 10 of the registry builder: the three MCP loading paths
+		// (the user's servers, the builtin providers, the agents' direct
+		// servers) and the user tools of seed 002.
+		MCP: &engine.MCPOptions{
+			User: s.userMCP,
+			Providers: mcp.NewProviderRegistry(
+				mcp.NewSessionsProvider(engine.SessionReader(store)),
+				mcp.NewNotifyProvider(s.policy),
+			),
+			OnDirectChange: s.publishMCP,
+		},
+		UserTools: s.userTools,
 		// Steps 5, 6 and 9: the skills tools; the project skills of each
 		// session's workspace are its own catalog partition.
-		Skills:            s.skills.engineSkills(mcpPrompts{s.userMCP}),
+		Skills:            s.skills.EngineSkills(),
 		CapabilitySources: []engine.CapabilitySource{s.skills},
 		Catalog:           s.catalog,
 		Children:          s.children,
@@ -256,7 +262,8 @@ func New(ctx context.Context, opts Options) (*Service, error) {
 		Hooks: &engine.HookOptions{Trust: hookTrust, TrustProject: opts.TrustProjectHooks, NoTrustPrompt: opts.NoHookTrustPrompt,
 			TranscriptDir: filepath.Join(opts.DataDir, TranscriptsFolder)},
 	})
-	s.skills.start()
+	s.userMCP.Start(context.WithoutCancel(ctx)) // returns at once; servers come up in the background
+	s.skills.Start()
 	return s, nil
 }
 
@@ -277,6 +284,10 @@ func mapErr(err error) error {
 	case errors.Is(err, engine.ErrBusy):
 		return &Error{Code: CodeBusy, Message: err.Error()}
 	case errors.Is(err, sessions.ErrInvalidEvent), errors.Is(err, engine.ErrUnknownAgent):
+		return &Error{Code: CodeInvalid, Message: err.Error()}
+	}
+	var ce *engine.CommandError
+	if errors.As(err, &ce) {
 		return &Error{Code: CodeInvalid, Message: err.Error()}
 	}
 	var e *Error

@@ -24,7 +24,7 @@ type svcHarness struct {
 	srv       *llmtest.Server
 	notes     *notify.Fake
 	workspace string
-	events    <-chan engine.Event
+	events    <-chan Event
 }
 
 func newSvc(t *testing.T, turns ...llmtest.Turn) *svcHarness {
@@ -80,10 +80,10 @@ func (h *svcHarness) addProvider() {
 // turn.end it goes on until the session is idle again (the live turn.state
 // that follows the logged end), as the UI does, so the next SendMessage
 // never meets a turn still winding up.
-func (h *svcHarness) waitFor(sessionID, typ string) engine.Event {
+func (h *svcHarness) waitFor(sessionID, typ string) Event {
 	h.t.Helper()
 	timeout := time.After(15 * time.Second)
-	var ended *engine.Event
+	var ended *Event
 	for {
 		select {
 		case ev := <-h.events:

@@ -288,14 +288,7 @@ func (s *Service) SendMessage(ctx context.Context, a SendArgs) (struct{}, error)
 	if sess.Workspace != "" {
 		s.userMCP.SetRoots([]string{sess.Workspace})
 	}
-	text := a.Text
-	var opts engine.TurnOptions
-	if strings.TrimSpace(text) != "" {
-		if text, opts, err = s.expandCommand(ctx, a.SessionID, a.Text); err != nil {
-			return struct{}{}, err
-		}
-	}
-	return struct{}{}, mapErr(s.engine.SendInput(a.SessionID, engine.Input{Text: text, Attachments: a.Attachments, Options: opts}))
+	return struct{}{}, mapErr(s.engine.SendTyped(ctx, a.SessionID, engine.Input{Text: a.Text, Attachments: a.Attachments}))
 }
 
 // ExpandArgs is a message that may be a slash command.
@@ -316,8 +309,8 @@ func (s *Service) ExpandCommand(ctx context.Context, a ExpandArgs) (Expanded, er
 	if strings.TrimSpace(a.Text) == "" {
 		return Expanded{}, invalidf("the message is empty")
 	}
-	text, err := s.expandSlash(ctx, a.Text)
-	return Expanded{Text: text}, err
+	text, err := s.engine.ExpandPrompt(ctx, a.Text)
+	return Expanded{Text: text}, mapErr(err)
 }
 
 // SessionArgs names a session by its sessionId.
@@ -405,9 +398,7 @@ func (s *Service) DeleteSession(ctx context.Context, a IDArgs) (struct{}, error)
 		if s.engine.Running(m.ID) {
 			s.engine.Cancel(m.ID)
 		}
-		s.direct.close(m.ID)
-		s.builtin.close(m.ID)
-		s.resources.Release(m.ID)
+		s.engine.ReleaseSources(m.ID)
 		if err := s.store.Delete(ctx, m.ID); err != nil {
 			return struct{}{}, mapErr(err)
 		}

@@ -8,7 +8,6 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"tinyelf/backend/capabilities"
 	"tinyelf/backend/config"
 	"tinyelf/backend/engine"
 	"tinyelf/backend/proc"
@@ -22,7 +21,7 @@ import (
 // without starting an engine or MCP servers. It is safe for concurrent use.
 type Skills struct {
 	settings *config.Store
-	svc      *skillService
+	svc      *engine.SkillService
 	// sessionWorkspace finds a session's workspace (nil: no sessions here).
 	sessionWorkspace func(ctx context.Context, id string) (string, error)
 	owned            bool // the skills service is ours to close
@@ -60,13 +59,13 @@ func OpenSkills(o SkillsOptions) (*Skills, error) {
 	if err != nil {
 		return nil, err
 	}
-	children := newChildren(o.DataDir, settings, o.Getenv)
-	svc := newSkillService(skillServiceOptions{
-		dataDir: o.DataDir, home: userHome(Options{Home: o.Home}), builtin: builtinSkillTrees(o.SkillTrees),
-		indexes:  func() []string { return settings.Get().Skills.Indexes() },
-		environ:  func() []string { return engine.ChildEnviron(settings.Get().WithEnvironment(o.Getenv)) },
-		children: children,
-	}, capabilities.NewCatalog(), func(string) {})
+	children := engine.NewChildren(o.DataDir, settings, o.Getenv)
+	svc := engine.NewSkillService(engine.SkillServiceOptions{
+		DataDir: o.DataDir, Home: engine.UserHome(o.Home), Builtin: engine.BuiltinSkillTrees(o.SkillTrees),
+		Indexes:  func() []string { return settings.Get().Skills.Indexes() },
+		Environ:  func() []string { return engine.ChildEnviron(settings.Get().WithEnvironment(o.Getenv)) },
+		Children: children,
+	})
 	return &Skills{settings: settings, svc: svc, owned: true, children: children}, nil
 }
 
@@ -77,8 +76,8 @@ func (k *Skills) Warnings() []string {
 	if w := k.settings.Warning(); w != "" {
 		out = append(out, w)
 	}
-	if k.svc.warning != "" {
-		out = append(out, k.svc.warning)
+	if w := k.svc.Warning(); w != "" {
+		out = append(out, w)
 	}
 	return out
 }
@@ -86,7 +85,7 @@ func (k *Skills) Warnings() []string {
 // Close releases what OpenSkills opened.
 func (k *Skills) Close() error {
 	if k.owned {
-		k.svc.close()
+		k.svc.Close()
 		k.children.KillAll()
 	}
 	return nil
@@ -134,9 +133,9 @@ func (k *Skills) ListSkills(ctx context.Context, a SkillsArgs) (SkillList, error
 	if err != nil {
 		return SkillList{}, err
 	}
-	lib := k.svc.fresh(ws)
+	lib := k.svc.Fresh(ws)
 	out := SkillList{Workspace: ws, Skills: []SkillInfo{}, Roots: lib.Snapshot().Roots, UserDir: lib.Options().UserSkillsDir(),
-		HubIndexes: k.hubIndexes(), DefaultHubIndexes: config.DefaultHubIndexes(), Warning: k.svc.warning}
+		HubIndexes: k.hubIndexes(), DefaultHubIndexes: config.DefaultHubIndexes(), Warning: k.svc.Warning()}
 	for _, e := range lib.List() {
 		out.Skills = append(out.Skills, k.skillInfo(e))
 	}
@@ -145,7 +144,7 @@ func (k *Skills) ListSkills(ctx context.Context, a SkillsArgs) (SkillList, error
 
 func (k *Skills) skillInfo(e skills.Entry) SkillInfo {
 	info := SkillInfo{Entry: e}
-	if e.Source == skills.SourceUser && e.Dir != "" && filepath.Dir(e.Dir) == filepath.Clean(k.svc.hub.Dir()) {
+	if e.Source == skills.SourceUser && e.Dir != "" && filepath.Dir(e.Dir) == filepath.Clean(k.svc.Hub().Dir()) {
 		if rec, ok := skills.Record(e.Dir); ok {
 			info.Installed = &rec
 		}
@@ -207,7 +206,7 @@ func (k *Skills) GetSkill(ctx context.Context, a SkillArgs) (SkillDetail, error)
 	if err != nil {
 		return SkillDetail{}, err
 	}
-	lib := k.svc.fresh(ws)
+	lib := k.svc.Fresh(ws)
 	e, sk, err := findSkill(lib, a.Name, a.Location)
 	if err != nil {
 		return SkillDetail{}, err
@@ -305,11 +304,11 @@ func (k *Skills) SetSkillTrust(ctx context.Context, a SkillTrustArgs) (SkillList
 	if ws == "" {
 		return SkillList{}, invalidf("trust is per workspace: name the workspace the project skill %q is in", a.Name)
 	}
-	lib := k.svc.fresh(ws)
+	lib := k.svc.Fresh(ws)
 	if err := lib.SetTrust(a.Name, state); err != nil {
 		return SkillList{}, invalidf("%v", err)
 	}
-	k.svc.publish(fmt.Sprintf("skill %s is %s in %s", a.Name, state, ws))
+	k.svc.Changed(fmt.Sprintf("skill %s is %s in %s", a.Name, state, ws))
 	return k.ListSkills(ctx, SkillsArgs{Workspace: ws})
 }
 
@@ -331,7 +330,7 @@ type HubSearchResult struct {
 // against the query. With no index configured it fails with CodeInvalid
 // and says where to add one.
 func (k *Skills) SearchSkillHub(ctx context.Context, a HubSearchArgs) (HubSearchResult, error) {
-	res, err := k.svc.hub.Search(ctx, a.Query, a.Limit)
+	res, err := k.svc.Hub().Search(ctx, a.Query, a.Limit)
 	if err != nil {
 		return HubSearchResult{}, invalidf("%v", err)
 	}
@@ -339,7 +338,7 @@ func (k *Skills) SearchSkillHub(ctx context.Context, a HubSearchArgs) (HubSearch
 		res.Entries = []skills.HubEntry{}
 	}
 	out := HubSearchResult{SearchResult: res, Installed: map[string]string{}}
-	for _, e := range k.svc.shared.List() {
+	for _, e := range k.svc.Shared().List() {
 		if e.Source == skills.SourceUser && e.Dir != "" {
 			if rec, ok := skills.Record(e.Dir); ok {
 				out.Installed[e.Name] = rec.ID
@@ -360,11 +359,11 @@ func (k *Skills) InstallSkill(ctx context.Context, a HubInstallArgs) (skills.Ins
 	if strings.TrimSpace(a.ID) == "" {
 		return skills.Installed{}, invalidf("which SkillHub skill? (an id from the search is needed)")
 	}
-	inst, err := k.svc.hub.Install(ctx, strings.TrimSpace(a.ID))
+	inst, err := k.svc.Hub().Install(ctx, strings.TrimSpace(a.ID))
 	if err != nil {
 		return skills.Installed{}, invalidf("%v", err)
 	}
-	k.svc.refresh(fmt.Sprintf("skill %s was installed from SkillHub", inst.Name))
+	k.svc.Refresh(fmt.Sprintf("skill %s was installed from SkillHub", inst.Name))
 	return inst, nil
 }
 
@@ -376,10 +375,10 @@ type RemoveSkillArgs struct {
 // RemoveSkill removes a skill SkillHub installed; a skill the user made by
 // hand is never removed (its folder is theirs).
 func (k *Skills) RemoveSkill(_ context.Context, a RemoveSkillArgs) (struct{}, error) {
-	if err := k.svc.hub.Remove(strings.TrimSpace(a.Name)); err != nil {
+	if err := k.svc.Hub().Remove(strings.TrimSpace(a.Name)); err != nil {
 		return struct{}{}, invalidf("%v", err)
 	}
-	k.svc.refresh(fmt.Sprintf("skill %s was removed", a.Name))
+	k.svc.Refresh(fmt.Sprintf("skill %s was removed", a.Name))
 	return struct{}{}, nil
 }
 
@@ -472,7 +471,7 @@ func (k *Skills) OpenSkillFolder(ctx context.Context, a SkillArgs) (struct{}, er
 	if err != nil {
 		return struct{}{}, err
 	}
-	e, _, err := findSkill(k.svc.fresh(ws), a.Name, a.Location)
+	e, _, err := findSkill(k.svc.Fresh(ws), a.Name, a.Location)
 	if err != nil {
 		return struct{}{}, err
 	}

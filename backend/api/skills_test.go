@@ -17,6 +17,7 @@ import (
 
 	"tinyelf/backend/capabilities"
 	"tinyelf/backend/config"
+	"tinyelf/backend/engine"
 	"tinyelf/backend/llm/llmtest"
 	"tinyelf/backend/sessions"
 )
@@ -234,11 +235,11 @@ func TestSkillsFolderWatch(t *testing.T) {
 	const want = "skill sql-tuning was added to ~/.agents/skills"
 	deadline := time.Now().Add(15 * time.Second)
 	for {
-		if why, _ := h.svc.catalog.Snapshot().PartitionReason(userSkillsPartition); why == want {
+		if why, _ := h.svc.catalog.Snapshot().PartitionReason(engine.UserSkillsPartition); why == want {
 			break
 		}
 		if time.Now().After(deadline) {
-			why, _ := h.svc.catalog.Snapshot().PartitionReason(userSkillsPartition)
+			why, _ := h.svc.catalog.Snapshot().PartitionReason(engine.UserSkillsPartition)
 			t.Fatalf("the watcher did not report the new skill (reason %q)", why)
 		}
 		time.Sleep(20 * time.Millisecond)

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"tinyelf/backend/engine"
+	"tinyelf/backend/sessions"
 )
 
 // The methods in this file are for the service's Go callers (the CLI, the
@@ -28,7 +29,7 @@ func (s *Service) Warnings() []string {
 	if w := s.settings.Warning(); w != "" {
 		out = append(out, w)
 	}
-	if w := s.skills.warning; w != "" {
+	if w := s.skills.Warning(); w != "" {
 		out = append(out, w)
 	}
 	return out
@@ -69,13 +70,13 @@ func (s *Service) StartSession(ctx context.Context, a StartSessionArgs) (string,
 	if err != nil {
 		return "", invalidf("workspace %q: %v", a.Workspace, err)
 	}
-	id, err := s.engine.NewSession(ctx, ws, a.Mode, a.Agent, "", "")
+	id, err := s.engine.NewSession(ctx, ws, engine.Mode(a.Mode), a.Agent, "", "")
 	return id, mapErr(err)
 }
 
 // Session returns a session's list entry; its error has CodeNotFound when
 // there is no such session.
-func (s *Service) Session(ctx context.Context, id string) (Session, error) {
+func (s *Service) Session(ctx context.Context, id string) (sessions.Session, error) {
 	sess, err := s.store.Get(ctx, id)
 	return sess, mapErr(err)
 }
@@ -84,18 +85,9 @@ func (s *Service) Session(ctx context.Context, id string) (Session, error) {
 // runs, as in SendMessage) and waits for it to end. When ctx ends the turn is cancelled; RunTurn then returns as soon
 // as the engine has wound the turn down (a cancelled TurnResult).
 func (s *Service) RunTurn(ctx context.Context, sessionID, text string) (TurnResult, error) {
-	msg, opts, err := s.expandCommand(ctx, sessionID, text)
-	if err != nil {
-		return TurnResult{}, err
-	}
-	res, err := s.engine.RunWith(ctx, sessionID, msg, opts)
-	return res, mapErr(err)
+	res, err := s.engine.RunTyped(ctx, sessionID, text)
+	return turnResultOf(res), mapErr(err)
 }
-
-// IsSessionTool reports whether a tool is one only a session has
-// (spawn_agent, subagent_*, Sessions*, Notify): `tinyelf tool` runs it with
-// RunToolCall, in a session of its own.
-func IsSessionTool(name string) bool { return engine.IsSessionTool(name) }
 
 // RunToolCall runs one tool call the person at the terminal makes in a
 // session, as a turn of its own without a model call (engine.RunToolCall):
@@ -105,7 +97,7 @@ func IsSessionTool(name string) bool { return engine.IsSessionTool(name) }
 // result; the error is for a session that cannot run a turn.
 func (s *Service) RunToolCall(ctx context.Context, sessionID, text, name string, args json.RawMessage) (ToolCallResult, error) {
 	res, err := s.engine.RunToolCall(ctx, sessionID, text, name, args)
-	return res, mapErr(err)
+	return toolCallResultOf(res), mapErr(err)
 }
 
 // WaitIdle waits until no session of this service runs a turn (those a
@@ -119,7 +111,7 @@ func (s *Service) WaitIdle(ctx context.Context) error { return s.engine.WaitIdle
 // servers' tools from the start.
 func (s *Service) WaitMCPServers(ctx context.Context) []MCPServerState {
 	_ = s.userMCP.WaitReady(ctx)
-	return s.userMCP.States()
+	return mcpStatesOf(s.userMCP.States())
 }
 
 // Close stops running turns (waiting up to five seconds for them to wind
@@ -136,9 +128,7 @@ func (s *Service) Close() error {
 // writes fail), so a process that must exit promptly can.
 func (s *Service) Shutdown(ctx context.Context) error {
 	s.engine.Shutdown(ctx)
-	s.skills.close()
-	s.direct.close("")
-	s.builtin.close("")
+	s.skills.Close()
 	_ = s.userTools.Close()
 	s.signIns.close()
 	_ = s.userMCP.Close()

@@ -3,24 +3,18 @@ package api
 import (
 	"context"
 	"encoding/json"
-	"fmt"
-	"os"
-	"path/filepath"
+	"io"
 
 	"tinyelf/backend/capabilities"
-	"tinyelf/backend/config"
 	"tinyelf/backend/engine"
-	"tinyelf/backend/mcp"
 	"tinyelf/backend/notify"
-	"tinyelf/backend/proc"
 	"tinyelf/backend/skills"
-	"tinyelf/backend/tools"
 	"tinyelf/backend/usertools"
 )
 
 // ToolboxOptions configures a Toolbox; empty fields take the defaults.
 type ToolboxOptions struct {
-	// DataDir holds the settings (default: DataDir()).
+	// DataDir holds the settings (default: the data folder).
 	DataDir string
 	// Workspace is the folder the tools work in (default: the current one).
 	Workspace string
@@ -56,7 +50,7 @@ type ToolInfo struct {
 	Description string          `json:"description"`
 	Safe        bool            `json:"safe"`
 	ReadOnly    bool            `json:"readOnly"`
-	Source      ToolSource      `json:"source"`
+	Source      string          `json:"source"`
 	Parameters  json.RawMessage `json:"parameters"`
 	// Server names the MCP server an MCP tool comes from.
 	Server string `json:"server,omitempty"`
@@ -66,306 +60,180 @@ type ToolInfo struct {
 	Kind   string `json:"kind,omitempty"`
 	Folder string `json:"folder,omitempty"`
 	// Session marks a tool only a session has (spawn_agent, Sessions*,
-	// Notify): `tinyelf tool NAME` runs it in a session of its own.
+	// Notify): `tinyelf tool NAME` runs it in a session of its own
+	// (Service.RunToolCall).
 	Session bool `json:"session,omitempty"`
 }
 
-// Toolbox runs the single tool calls a person asks for directly (tinyelf
-// tool) through the tool pipeline the agent uses: lookup, coercion,
-// validation, the deny rules, the shell guard, truncation. It offers a
-// session's built-in tools and, once LoadMCP has run, the tools of the
-// user's MCP servers. Asking for a call is the approval of that one call,
-// so nothing asks; deny rules still refuse. A Toolbox is safe for
-// concurrent use once LoadMCP has returned; Close it to stop the MCP
-// servers and release the workspace.
-type Toolbox struct {
-	opts     ToolboxOptions
-	settings *config.Store
-	sess     *engine.Session
-
-	userMCP *mcp.Service
-	// directMCP runs the agent's direct MCP servers (nil without them).
-	directMCP *mcp.Service
-	servers   map[string]string // MCP tool name → its server
-	// agent is the profile the tools are offered for; agentWarning says
-	// when the one asked for does not exist.
-	agent        config.Agent
-	agentWarning string
-	hidden       map[string]string // tool name → why this mode leaves it out
-	// children are the Bash commands and MCP servers the toolbox started;
-	// Close kills what is left of them.
-	children *proc.Children
-
-	// The user tools, once LoadUserTools has run.
-	userTools  *usertools.Service
-	userAgent  string
-	userReport usertools.Report
-	userInfo   map[string]userToolInfo
+// UserToolReport is what a discovery of user tools found: the tools it
+// skipped and those that failed to load, one problem each.
+type UserToolReport struct {
+	Agent   string            `json:"agent"`
+	Skipped []UserToolProblem `json:"skipped,omitempty"`
+	Errors  []UserToolProblem `json:"errors,omitempty"`
 }
+
+// UserToolProblem is one user tool a discovery skipped or could not load.
+type UserToolProblem struct {
+	Tool    string `json:"tool"`
+	Origin  string `json:"origin"`
+	Path    string `json:"path"`
+	Message string `json:"message"`
+}
+
+func userToolReportOf(r usertools.Report) UserToolReport {
+	conv := func(ps []usertools.Problem) []UserToolProblem {
+		var out []UserToolProblem
+		for _, p := range ps {
+			out = append(out, UserToolProblem{Tool: p.Tool, Origin: string(p.Origin), Path: p.Path, Message: p.Message})
+		}
+		return out
+	}
+	return UserToolReport{Agent: r.Agent, Skipped: conv(r.Skipped), Errors: conv(r.Errors)}
+}
+
+// ErrNoUserToolCLI is returned by RunUserToolCLI for a tool without a
+// command-line entry (cli_main, or "cli" in its manifest).
+var ErrNoUserToolCLI = usertools.ErrNoCLI
+
+// ProfileReason is why a tool the agent's allowedTools leave out is not
+// offered (Toolbox.Hidden).
+const ProfileReason = engine.ProfileReason
+
+// ToolSearchName is the name of the tool that searches capabilities; a
+// direct call of it searches every tool the toolbox offers.
+const ToolSearchName = capabilities.ToolSearchName
+
+// Toolbox runs the single tool calls a person asks for directly (tinyelf
+// tool) through the engine's tool pipeline, the one the agent's calls go
+// through (engine.Toolbox): validation, visibility, the permission gate
+// (asking for a call is the approval of that one call; deny rules and the
+// shell guard still refuse), the user's hooks, truncation. It offers a
+// session's built-in tools and, once LoadMCP and LoadUserTools have run,
+// the MCP servers' and the agent's user tools. It is safe for concurrent
+// use once LoadMCP has returned; Close it to stop the MCP servers and
+// release the workspace.
+type Toolbox struct{ box *engine.Toolbox }
 
 // OpenToolbox reads the settings and builds the built-in tools for the
 // workspace. It fails when the workspace cannot be opened.
 func OpenToolbox(ctx context.Context, o ToolboxOptions) (*Toolbox, error) {
-	if o.DataDir == "" {
-		dir, err := config.DataDir()
-		if err != nil {
-			return nil, err
-		}
-		o.DataDir = dir
-	}
-	if o.Workspace == "" {
-		o.Workspace = "."
-	}
-	if o.Mode == "" {
-		o.Mode = ModeDefault
-	}
-	if o.Getenv == nil {
-		o.Getenv = os.Getenv
-	}
-	settings, err := config.OpenStore(filepath.Join(o.DataDir, config.SettingsFile))
-	if err != nil {
-		return nil, err
-	}
-	t := &Toolbox{opts: o, settings: settings, servers: map[string]string{}, userInfo: map[string]userToolInfo{},
-		children: newChildren(o.DataDir, settings, o.Getenv)}
-	agent, ok := settings.Get().Agent(o.Agent)
-	if !ok {
-		agent, _ = settings.Get().Agent(config.DefaultAgent)
-		t.agentWarning = fmt.Sprintf("there is no agent profile %q (Settings → Agents); its tools are offered as the default agent's", o.Agent)
-	}
-	t.agent = agent
-	// The skills tools, as a session has them; nobody is asked about a
-	// project skill here (a direct call is not a conversation), so an
-	// untrusted one says how to trust it.
-	ws, err := filepath.Abs(o.Workspace)
-	if err != nil {
-		return nil, err
-	}
-	trust, _ := skills.OpenTrustStore(filepath.Join(o.DataDir, skills.TrustFile))
-	skOpts := skills.Options{DataDir: o.DataDir, Home: userHome(Options{Home: o.Home}), Workspace: ws, Builtin: builtinSkillTrees(o.SkillTrees)}
-	lib := skills.NewLibrary(skOpts, trust)
-	hub := skills.NewHub(skOpts.UserSkillsDir(), func() []string { return settings.Get().Skills.Indexes() }, skills.WithEnviron(t.childEnviron), skills.WithChildren(t.children))
-	sess, err := engine.BuildRegistry(engine.BuildOptions{
-		Workspace: o.Workspace, Mode: o.Mode, Unrestricted: o.Unrestricted,
-		ExecTimeout: settings.Get().ExecTimeout(),
-		Web:         engine.NewWebTools(settings.Get(), o.Getenv, nil, nil, nil),
-		Middleware:  []tools.Middleware{engine.DirectGate(settings)},
-		Environ:     t.childEnviron,
-		Children:    t.children,
-		Skills:      &engine.SkillTools{Library: lib, Hub: hub, SessionID: "cli"},
-		Roots:       engine.SkillRoots(lib, ws),
+	box, err := engine.OpenToolbox(ctx, engine.ToolboxOptions{
+		DataDir: o.DataDir, Workspace: o.Workspace, Mode: engine.Mode(o.Mode), Unrestricted: o.Unrestricted,
+		Agent: o.Agent, Getenv: o.Getenv, Version: o.Version, Notifier: o.Notifier, Home: o.Home, SkillTrees: o.SkillTrees,
 	})
 	if err != nil {
 		return nil, err
 	}
-	t.sess, t.hidden = sess, sess.Hidden
-	// The agent's allowedTools, by the rule its sessions apply (names,
-	// trailing-* prefixes, mcp__server for a whole server).
-	t.sess.Registry = t.sess.Registry.FilteredFunc(func(info tools.Info) bool { return t.admit(info) })
-	return t, nil
-}
-
-// ProfileReason is why a tool the agent's allowedTools leave out is not
-// offered (Toolbox.Hidden).
-const ProfileReason = "its profile does not allow it (allowedTools)"
-
-// admit reports whether the agent's profile allows a tool, recording why
-// not.
-func (t *Toolbox) admit(info tools.Info) bool {
-	if t.allowed(info) {
-		return true
-	}
-	t.hidden[info.Name] = ProfileReason
-	return false
-}
-
-// allowed reports whether the agent's profile allows a tool.
-func (t *Toolbox) allowed(info tools.Info) bool {
-	e := capabilities.Entry{Descriptor: capabilities.Descriptor{ID: capabilities.ToolID(info), Name: info.Name, Server: capabilities.ServerOf(info)}}
-	return capabilities.AllowedBy(t.agent.AllowedTools, e)
+	return &Toolbox{box}, nil
 }
 
 // Agent names the agent profile the tools are offered for.
-func (t *Toolbox) Agent() string { return t.agent.Name }
-
-// childEnviron is the environment Bash commands and MCP servers start
-// from: the user's, without TinyElf's secrets (as the service's is).
-func (t *Toolbox) childEnviron() []string {
-	return engine.ChildEnviron(t.settings.Get().WithEnvironment(t.opts.Getenv))
-}
+func (t *Toolbox) Agent() string { return t.box.Agent() }
 
 // Warnings returns the problems met while reading the settings (a corrupt
 // file set aside, naming the copy), one sentence each.
-func (t *Toolbox) Warnings() []string {
-	var out []string
-	if w := t.settings.Warning(); w != "" {
-		out = append(out, w)
-	}
-	if t.agentWarning != "" {
-		out = append(out, t.agentWarning)
-	}
-	return out
-}
+func (t *Toolbox) Warnings() []string { return t.box.Warnings() }
 
 // LoadMCP starts the user's MCP servers and the agent's direct ones,
 // waits until each has connected, failed or is disabled (each bounded by
 // its own start timeout, or until ctx ends), and adds the connected
-// servers' tools, as the agent's sessions get them: in plan mode only
-// read-only ones, only those the agent's allowedTools admit, a built-in
-// tool wins a name clash and a user server's tool one of a direct server.
-// It returns every configured server's state (the user's, then the
-// agent's); calling it again does nothing and returns the states anew.
+// servers' tools as the agent's sessions get them. It returns every
+// configured server's state (the user's, then the agent's); calling it
+// again does nothing and returns the states anew.
 func (t *Toolbox) LoadMCP(ctx context.Context) []MCPServerState {
-	if t.userMCP != nil {
-		return t.mcpStates()
-	}
-	newService := func(servers []config.MCPServer) *mcp.Service {
-		return mcp.NewService(servers, mcp.Options{
-			LookupEnv:     func(k string) (string, bool) { v := t.opts.Getenv(k); return v, v != "" },
-			ClientVersion: t.opts.Version,
-			Environ:       t.childEnviron,
-			Children:      t.children,
-		})
-	}
-	servers := t.settings.Get().MCPServers
-	t.userMCP = newService(servers)
-	direct := t.agent.DirectMCPServers
-	if len(direct) > 0 {
-		t.directMCP = newService(direct)
-	}
-	if len(servers) == 0 && len(direct) == 0 {
-		return nil
-	}
-	// The servers live until Close, not until ctx ends: ctx bounds the wait.
-	sets := []*mcp.Service{t.userMCP}
-	if t.directMCP != nil {
-		sets = append(sets, t.directMCP)
-	}
-	for _, svc := range sets {
-		svc.Start(context.WithoutCancel(ctx))
-	}
-	for _, svc := range sets {
-		_ = svc.WaitReady(ctx)
-	}
-	states := t.mcpStates()
-	for _, st := range states {
-		for _, n := range st.Tools {
-			if _, taken := t.servers[n]; !taken {
-				t.servers[n] = st.Name
-			}
-		}
-	}
-	reg := t.sess.Registry
-	// The servers' tools, then the one resource pair over all of them.
-	var all []tools.Tool
-	var groups []mcp.ResourceGroup
-	for _, svc := range sets {
-		all = append(all, svc.Tools()...)
-		groups = append(groups, svc)
-	}
-	for _, tool := range append(all, mcp.ResourceTools(groups...)...) {
-		info := tool.Info()
-		if reg.Has(info.Name) {
-			continue // built-in tools win a name clash, as in the agent's sessions
-		}
-		if t.opts.Mode == ModePlan && !info.ReadOnly {
-			t.hidden[info.Name] = "plan mode allows only read-only tools"
-			continue
-		}
-		if !t.admit(info) {
-			continue
-		}
-		_ = reg.Register(tool) // a tool with a bad schema is left out, as in the agent's sessions
-	}
-	return states
+	return mcpStatesOf(t.box.LoadMCP(ctx))
 }
 
-// mcpStates returns the user's servers' states, then the agent's direct
-// ones'.
-func (t *Toolbox) mcpStates() []MCPServerState {
-	states := t.userMCP.States()
-	if t.directMCP != nil {
-		states = append(states, t.directMCP.States()...)
-	}
-	return states
+// LoadUserTools discovers an agent's user tools and adds them as the
+// agent's sessions get them, and returns what the discovery found;
+// calling it again returns the first report.
+func (t *Toolbox) LoadUserTools(ctx context.Context, agent string) UserToolReport {
+	return userToolReportOf(t.box.LoadUserTools(ctx, agent))
 }
 
-// Tools describes every tool on offer, in the registry's order.
+// Tools describes every tool on offer, in the registry's order, then the
+// tools only a session has.
 func (t *Toolbox) Tools() []ToolInfo {
-	infos := t.sess.Registry.Infos()
+	infos := t.box.Tools()
 	out := make([]ToolInfo, len(infos))
 	for i, in := range infos {
-		src := in.Source
-		if src == "" {
-			src = tools.SourceLocal
-		}
-		out[i] = ToolInfo{Name: in.Name, Description: in.Description, Safe: in.Safe, ReadOnly: in.ReadOnly,
-			Source: src, Parameters: in.Parameters, Server: t.servers[in.Name]}
-		if u, ok := t.userInfo[in.Name]; ok {
-			out[i].Origin, out[i].Kind, out[i].Folder = in.Origin, u.kind, u.folder
-		}
-	}
-	// The tools only a session has, as the agent's sessions get them.
-	for _, tool := range engine.SessionTools() {
-		in := tool.Info()
-		if t.sess.Registry.Has(in.Name) || t.opts.Mode == ModePlan && !in.ReadOnly || !t.allowed(in) {
-			continue
-		}
-		out = append(out, ToolInfo{Name: in.Name, Description: in.Description, Safe: in.Safe, ReadOnly: in.ReadOnly,
-			Source: tools.SourceLocal, Parameters: in.Parameters, Session: true})
+		out[i] = ToolInfo{Name: in.Name, Description: in.Description, Safe: in.Safe, ReadOnly: in.ReadOnly, Source: string(in.Source),
+			Parameters: in.Parameters, Server: in.Server, Origin: in.Origin, Kind: in.Kind, Folder: in.Folder, Session: in.Session}
 	}
 	return out
 }
 
 // Names lists the tools on offer.
-func (t *Toolbox) Names() []string { return t.sess.Registry.Names() }
+func (t *Toolbox) Names() []string { return t.box.Names() }
 
 // Has reports whether a tool is on offer.
-func (t *Toolbox) Has(name string) bool { return t.sess.Registry.Has(name) }
+func (t *Toolbox) Has(name string) bool { return t.box.Has(name) }
 
-// Hidden says why a tool exists but is not on offer in this mode.
-func (t *Toolbox) Hidden(name string) (string, bool) {
-	why, ok := t.hidden[name]
-	return why, ok
-}
+// Hidden says why a tool exists but is not on offer in this mode or to
+// this agent.
+func (t *Toolbox) Hidden(name string) (string, bool) { return t.box.Hidden(name) }
 
 // Inspect returns what the user should know before a call runs (the shell
 // guard's warnings); arguments that do not parse give none.
 func (t *Toolbox) Inspect(name string, args json.RawMessage) []string {
-	tool, ok := t.sess.Registry.Get(name)
-	if !ok {
-		return nil
-	}
-	insp, ok := tool.(tools.Inspector)
-	if !ok {
-		return nil
-	}
-	var params map[string]any
-	if json.Unmarshal(args, &params) != nil {
-		return nil
-	}
-	return insp.Warnings(params)
+	return t.box.Inspect(name, args)
 }
 
 // Run runs one call through the pipeline and returns its whole result; a
 // refused or failed call is an error result, never a Go error.
 func (t *Toolbox) Run(ctx context.Context, name string, args json.RawMessage) ToolCallResult {
-	ctx = capabilities.WithSearcher(ctx, toolboxSearcher{t})
-	return t.sess.Registry.Execute(ctx, "cli", name, args)
+	return toolCallResultOf(t.box.Run(ctx, name, args))
 }
+
+// UserTools describes the loaded agent's user tools with their folders
+// (LoadUserTools first).
+func (t *Toolbox) UserTools(ctx context.Context) usertools.Listing { return t.box.UserTools(ctx) }
+
+// HasUserTool reports whether a user tool of that name (the file name,
+// not a schema name) is loaded.
+func (t *Toolbox) HasUserTool(ctx context.Context, name string) bool {
+	return t.box.HasUserTool(ctx, name)
+}
+
+// RunUserToolCLI runs a user tool's command-line entry with argv and the
+// given streams (the seed's animaworks-tool) and returns its exit status;
+// a tool without one is ErrNoUserToolCLI.
+func (t *Toolbox) RunUserToolCLI(ctx context.Context, tool string, argv []string, stdin io.Reader, stdout, stderr io.Writer) (int, error) {
+	return t.box.RunUserToolCLI(ctx, tool, argv, stdin, stdout, stderr)
+}
+
+// RunUserToolAction runs one action of a user tool through the pipeline,
+// as use_tool: asking for it is the approval, a gated action still needs
+// its permission.
+func (t *Toolbox) RunUserToolAction(ctx context.Context, tool, action string, args map[string]any) ToolCallResult {
+	return toolCallResultOf(t.box.RunUserToolAction(ctx, tool, action, args))
+}
+
+// SubmitUserTool queues a background task of a background-eligible action
+// for RunUserToolTask to run in another process. Refusals (unknown tool,
+// not background-eligible, gated and not allowed, bad arguments) are
+// errors to show the user.
+func (t *Toolbox) SubmitUserTool(ctx context.Context, tool, action string, args map[string]any) (usertools.Task, error) {
+	return t.box.SubmitUserTool(ctx, tool, action, args)
+}
+
+// RunUserToolTask runs a queued task until it ends (or ctx does), with a
+// desktop notification at the end (when the settings allow them), and
+// returns its final record. It needs no LoadUserTools.
+func (t *Toolbox) RunUserToolTask(ctx context.Context, id string) (usertools.Task, error) {
+	return t.box.RunUserToolTask(ctx, id)
+}
+
+// UserToolTasks returns the background tasks of the loaded agent (all:
+// every agent's), newest first.
+func (t *Toolbox) UserToolTasks(all bool) []usertools.Task { return t.box.UserToolTasks(all) }
 
 // Close stops the MCP servers, kills what a call left running and
 // releases the workspace.
-func (t *Toolbox) Close() error {
-	if t.userMCP != nil {
-		_ = t.userMCP.Close()
-	}
-	if t.directMCP != nil {
-		_ = t.directMCP.Close()
-	}
-	if t.userTools != nil {
-		_ = t.userTools.Close()
-	}
-	t.children.KillAll()
-	return t.sess.Close()
-}
+func (t *Toolbox) Close() error { return t.box.Close() }
+
+// IsSessionTool reports whether a tool is one only a session has
+// (spawn_agent, subagent_*, Sessions*, Notify): `tinyelf tool` runs it with
+// Service.RunToolCall, in a session of its own.
+func IsSessionTool(name string) bool { return engine.IsSessionTool(name) }

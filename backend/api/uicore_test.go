@@ -337,10 +337,10 @@ func TestWindowStateAndRunningTasks(t *testing.T) {
 	if w := h.svc.WindowState(); w != nil {
 		t.Errorf("a new data folder remembers a window: %+v", w)
 	}
-	if err := h.svc.SaveWindowState(config.WindowState{X: 10, Y: 20, Width: 900, Height: 700}); err != nil {
+	if err := h.svc.SaveWindowState(WindowState{X: 10, Y: 20, Width: 900, Height: 700}); err != nil {
 		t.Fatal(err)
 	}
-	if w := h.svc.WindowState(); w == nil || *w != (config.WindowState{X: 10, Y: 20, Width: 900, Height: 700}) {
+	if w := h.svc.WindowState(); w == nil || *w != (WindowState{X: 10, Y: 20, Width: 900, Height: 700}) {
 		t.Errorf("WindowState = %+v", w)
 	}
 	sess, _ := h.svc.CreateSession(ctx, CreateSessionArgs{Workspace: h.workspace})

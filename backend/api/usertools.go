@@ -9,9 +9,6 @@ import (
 	"strings"
 	"time"
 
-	"tinyelf/backend/engine"
-	"tinyelf/backend/tools"
-	"tinyelf/backend/tools/fs"
 	"tinyelf/backend/usertools"
 )
 
@@ -25,41 +22,9 @@ const (
 	LiveToolTask = "usertools.task"
 )
 
-// userToolSource offers each agent's user tools to its sessions, and the
-// tool folders to their FileSystem tools.
-type userToolSource struct{ svc *usertools.Service }
-
-func (u userToolSource) Tools(ctx context.Context, info engine.SessionInfo) []tools.Tool {
-	return u.svc.Tools(ctx, info.Agent)
-}
-
-func (u userToolSource) Roots(info engine.SessionInfo) []fs.Root { return u.svc.Roots(info.Agent) }
-
-// ToolProblems lists the agent's user tools that the last discovery skipped
-// (a core tool's name) or could not load, for the session log.
-func (u userToolSource) ToolProblems(ctx context.Context, info engine.SessionInfo) []string {
-	return u.svc.Report(ctx, info.Agent).Problems()
-}
-
-// coreToolNames lists the built-in tools a session gets, which user tools
-// may not be named after.
-func coreToolNames() []string {
-	// Every optional step on, so every core name is in the list.
-	sess, err := engine.BuildRegistry(engine.BuildOptions{Workspace: os.TempDir(), Unrestricted: true, Notifier: noNotifier{}, Web: &engine.WebTools{}})
-	if err != nil {
-		return nil
-	}
-	defer sess.Close()
-	return sess.Registry.Names()
-}
-
-type noNotifier struct{}
-
-func (noNotifier) Notify(context.Context, string, string) error { return nil }
-
 func (s *Service) publishUserTools(typ string, v any) {
 	b, _ := json.Marshal(v)
-	s.bus.Publish(engine.Event{Type: typ, Time: time.Now(), Data: b})
+	s.bus.Publish(Event{Type: typ, Time: time.Now(), Data: b})
 }
 
 // UserToolsArgs names the agent whose user tools to show ("" is default).
@@ -158,8 +123,8 @@ type RunUserToolArgs struct {
 // RunUserTool runs an action for the user (`tinyelf tool NAME ACTION`,
 // `tinyelf tool submit`): the same validation, gate and truncation as the
 // agent's calls; calling it is the approval.
-func (s *Service) RunUserTool(ctx context.Context, a RunUserToolArgs) (tools.CallResult, error) {
-	return s.userTools.Call(ctx, a.Agent, a.Tool, a.Action, a.Args, a.Submit), nil
+func (s *Service) RunUserTool(ctx context.Context, a RunUserToolArgs) (ToolCallResult, error) {
+	return toolCallResultOf(s.userTools.Call(ctx, a.Agent, a.Tool, a.Action, a.Args, a.Submit)), nil
 }
 
 // RunUserToolCLI runs a user tool's cli_main (or its manifest's cli

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"tinyelf/backend/engine"
 	"tinyelf/backend/llm/llmtest"
 	"tinyelf/backend/sessions"
 	"tinyelf/backend/usertools"
@@ -131,7 +132,7 @@ func TestUserToolsThroughTheService(t *testing.T) {
 }
 
 func TestCoreToolNames(t *testing.T) {
-	names := strings.Join(coreToolNames(), " ")
+	names := strings.Join(engine.CoreToolNames(), " ")
 	for _, n := range []string{"Read", "Write", "Bash", "Notify", "SessionsYield", "WebFetch", "WebSearch"} {
 		if !strings.Contains(" "+names+" ", " "+n+" ") {
 			t.Errorf("core names %q lack %s", names, n)

@@ -7,21 +7,32 @@ import (
 	"tinyelf/backend/sessions"
 )
 
+// WindowState is the desktop window's size and place, as the settings
+// remember it.
+type WindowState struct {
+	X         int  `json:"x"`
+	Y         int  `json:"y"`
+	Width     int  `json:"width"`
+	Height    int  `json:"height"`
+	Maximised bool `json:"maximised,omitempty"`
+}
+
 // WindowState returns where the desktop window was when it last closed,
 // or nil when it never did (it then opens at its default size, centred).
 // The desktop shell calls it; it is not a UI method.
-func (s *Service) WindowState() *config.WindowState {
+func (s *Service) WindowState() *WindowState {
 	w := s.settings.Get().Window
 	if w == nil || w.Width < 200 || w.Height < 150 {
 		return nil // a remembered size no one can use is forgotten
 	}
-	c := *w
+	c := WindowState(*w)
 	return &c
 }
 
 // SaveWindowState remembers the desktop window's size and place.
-func (s *Service) SaveWindowState(w config.WindowState) error {
-	return s.settings.Update(func(st *config.Settings) error { st.Window = &w; return nil })
+func (s *Service) SaveWindowState(w WindowState) error {
+	c := config.WindowState(w)
+	return s.settings.Update(func(st *config.Settings) error { st.Window = &c; return nil })
 }
 
 // RunningTasks returns the titles of the sessions whose agent is working

@@ -9,6 +9,8 @@ import (
 	"io"
 	"io/fs"
 	"os"
+
+	"tinyelf/backend/version"
 )
 
 // Exit codes shared by every subcommand.
@@ -39,6 +41,7 @@ Usage:
   tinyelf hooks list|test EVENT|trust
                                   your hooks (Claude Code's format): list them, run one event's, trust a project's
   tinyelf sessions list|show|export|import|search|replay
+  tinyelf version, --version      print the version of this build
   tinyelf help                    show this help
 
 Each command has its own help: tinyelf COMMAND --help.
@@ -49,7 +52,8 @@ Environment:
 
 // Options are what the binary gives the command line beyond its arguments.
 type Options struct {
-	// Version is the release the binary reports.
+	// Version is the release the binary reports (version.Version() in the
+	// real binary); empty or version.Development is a development build.
 	Version string
 	// Assets is the built frontend that serve offers; nil serves a page
 	// saying it is missing.
@@ -87,6 +91,12 @@ func Run(ctx context.Context, args []string, stdout, stderr io.Writer, o Options
 	switch args[0] {
 	case "help", "-h", "--help":
 		fmt.Fprint(stdout, usageText)
+		return exitOK
+	case "version", "--version", "-V":
+		if len(args) > 1 {
+			return usageError(stderr, "", fmt.Sprintf("%s takes no arguments", args[0]))
+		}
+		fmt.Fprintln(stdout, version.LineOf(o.Version))
 		return exitOK
 	case "desktop":
 		return desktop(ctx, stderr, o)

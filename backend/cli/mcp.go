@@ -75,7 +75,7 @@ func runMCP(ctx context.Context, args []string, stdout, stderr io.Writer, o Opti
 	}
 	cmd, rest := args[0], args[1:]
 	if cmd == "bridge" {
-		return mcpBridge(ctx, rest, o.Stdin, stdout, stderr)
+		return mcpBridge(ctx, rest, o, stdout, stderr)
 	}
 	switch cmd {
 	case "list", "ls", "add", "remove", "rm", "import", "test", "login", "logout":
@@ -367,7 +367,8 @@ func mcpLogin(ctx context.Context, cfg *api.MCPConfig, args []string, stdout, st
 	return exitOK
 }
 
-func mcpBridge(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+func mcpBridge(ctx context.Context, args []string, o Options, stdout, stderr io.Writer) int {
+	stdin := o.Stdin
 	fs := mcpNewFlags("bridge")
 	addr := fs.String("addr", "127.0.0.1:0", "")
 	workspace := fs.String("workspace", ".", "")
@@ -397,7 +398,7 @@ func mcpBridge(ctx context.Context, args []string, stdin io.Reader, stdout, stde
 	if err != nil {
 		return usageError(stderr, "mcp", err.Error())
 	}
-	b, err := api.StartBridge(ctx, api.BridgeOptions{Addr: *addr, Workspace: ws, Token: *token})
+	b, err := api.StartBridge(ctx, api.BridgeOptions{Addr: *addr, Workspace: ws, Token: *token, Version: o.Version})
 	if err != nil {
 		return fail(stderr, "mcp", err)
 	}

@@ -282,7 +282,9 @@ func elicitationAnswer(yes bool, req api.ApprovalRequest, stderr io.Writer) api.
 	return api.ApprovalAnswer{Decision: api.AllowOnce, Content: map[string]any{}}
 }
 
-// runPrinter renders the service's events for the terminal.
+// runPrinter renders the service's events for the terminal. It reads the
+// events' JSON payloads as the browser does, taking only the fields it
+// prints.
 type runPrinter struct {
 	w, errw io.Writer
 	format  string
@@ -304,19 +306,28 @@ func (p *runPrinter) event(ev api.Event) {
 		fmt.Fprint(p.w, text(d.Text))
 		p.midLine = !strings.HasSuffix(d.Text, "\n")
 	case api.EventToolIntent:
-		var ti api.ToolIntent
+		var ti struct {
+			Name      string `json:"name"`
+			Arguments string `json:"arguments"`
+		}
 		_ = json.Unmarshal(ev.Data, &ti)
 		p.newline()
 		fmt.Fprintf(p.errw, "→ %s %s\n", oneLine(ti.Name), oneLine(cutArgs(ti.Arguments)))
 	case api.EventToolResult:
-		var tr api.ToolResultEvent
+		var tr struct {
+			Name    string `json:"name"`
+			Content string `json:"content"`
+			IsError bool   `json:"isError"`
+		}
 		_ = json.Unmarshal(ev.Data, &tr)
 		if tr.IsError {
 			first, _, _ := strings.Cut(tr.Content, "\n")
 			fmt.Fprintf(p.errw, "  ✗ %s: %s\n", oneLine(tr.Name), oneLine(first))
 		}
 	case api.EventError:
-		var e api.ErrorEvent
+		var e struct {
+			Message string `json:"message"`
+		}
 		_ = json.Unmarshal(ev.Data, &e)
 		p.newline()
 		fmt.Fprintf(p.errw, "error: %s\n", text(e.Message))

@@ -18,7 +18,8 @@ const toolUsage = `Usage:
   tinyelf tool [--agent A] NAME [--args JSON] [--agent A] [--workspace DIR] [--mode MODE] [--output text|json]
 
 Runs one tool through the same pipeline the agent uses (coercion, validation,
-the shell deny list, truncation) and prints its result. The tools are the
+the permission gate, the shell deny list, your hooks, truncation) and prints
+its result. The tools are the
 ones the agent's sessions have: the built-in ones, those of the MCP servers
 in the settings (mcp__SERVER__TOOL) and the agent's direct MCP servers, and
 the agent's user tools ({tool}_{action}, use_tool), limited by the agent's
@@ -43,8 +44,9 @@ they start to end.
   --output FORMAT   text (the result) or json (the whole call result)
 
 Running a tool here is your explicit approval of that one call, so the tool
-runs without asking; deny rules and the shell deny list still refuse, and
-warnings are printed to stderr. Exit status: 0 success, 1 the tool returned an
+runs without asking; deny rules, the shell deny list and a PreToolUse hook
+still refuse, and warnings are printed to stderr. The settings' hooks run,
+and the workspace's project hooks once trusted (tinyelf hooks trust). Exit status: 0 success, 1 the tool returned an
 error result, 2 usage error.
 
 ` + userToolUsage

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"sync"
 	"testing"
@@ -218,6 +219,37 @@ func TestDataDir(t *testing.T) {
 	}
 	if fi, err := os.Stat(dir); err != nil || fi.Mode().Perm() != 0o700 {
 		t.Errorf("data folder not created 0700: %v", err)
+	}
+}
+
+// TestDataDirDefault: with no TINYELF_HOME (a launch from the desktop's
+// menu), the data folder is the user config folder's tinyelf.
+func TestDataDirDefault(t *testing.T) {
+	if runtime.GOOS == "windows" || runtime.GOOS == "darwin" {
+		t.Skip("the XDG folders are the Linux and BSD rule")
+	}
+	home := t.TempDir()
+	xdg := filepath.Join(t.TempDir(), "config")
+	tests := []struct {
+		name, xdg, want string
+	}{
+		{name: "XDG_CONFIG_HOME", xdg: xdg, want: filepath.Join(xdg, "tinyelf")},
+		{name: "no XDG_CONFIG_HOME", xdg: "", want: filepath.Join(home, ".config", "tinyelf")},
+		{name: "a relative XDG_CONFIG_HOME is ignored", xdg: "relative/config", want: filepath.Join(home, ".config", "tinyelf")},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Setenv(HomeEnv, "")
+			t.Setenv("HOME", home)
+			t.Setenv("XDG_CONFIG_HOME", tt.xdg)
+			got, err := DataDir()
+			if err != nil || got != tt.want {
+				t.Fatalf("DataDir = %q, %v; want %q", got, err, tt.want)
+			}
+			if fi, err := os.Stat(got); err != nil || !fi.IsDir() {
+				t.Errorf("data folder not created: %v", err)
+			}
+		})
 	}
 }
 

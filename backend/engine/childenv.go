@@ -2,6 +2,7 @@ package engine
 
 import (
 	"os"
+	"path/filepath"
 
 	"tinyelf/backend/config"
 	"tinyelf/backend/llm"
@@ -41,4 +42,20 @@ func ChildEnviron(st config.Settings) []string {
 // at least TinyElf's own key variables are left out.
 func defaultChildEnviron() []string {
 	return proc.CleanEnv(os.Environ(), proc.Secrets{Names: config.SecretEnvNames()})
+}
+
+// NewChildren returns the owner of the child processes one surface starts:
+// their groups recorded under the data dir (dataDir "" records nothing),
+// and kept from each child, whoever starts it and whatever environment it
+// passes, the secrets the current settings and environment name
+// (ChildSecrets: TinyElf's key variables by name, every key the settings
+// hold by value).
+func NewChildren(dataDir string, settings *config.Store, getenv func(string) string) *proc.Children {
+	root := ""
+	if dataDir != "" {
+		root = filepath.Join(dataDir, proc.ChildrenFolder)
+	}
+	return proc.NewChildren(root, func() proc.Secrets {
+		return ChildSecrets(settings.Get().WithEnvironment(getenv))
+	})
 }

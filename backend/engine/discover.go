@@ -331,7 +331,7 @@ func (t *turn) execRegistry(view *capabilities.View) *tools.Registry {
 	}
 	// The hooks wrap the gate: PreToolUse before it decides, PostToolUse
 	// only around calls it let through.
-	reg := tools.NewRegistry(tools.WithMiddleware(t.e.preToolHooks(s), t.e.permissionMiddleware(s), t.e.postToolHooks()), tools.WithSchemaCache(t.e.schemas))
+	reg := tools.NewRegistry(tools.WithMiddleware(t.e.pipeline(s)...), tools.WithSchemaCache(t.e.schemas))
 	for _, e := range view.Entries() {
 		if e.Kind != capabilities.KindTool {
 			continue

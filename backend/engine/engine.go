@@ -12,17 +12,18 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+	"tinyelf/backend/proc"
+	agenttools "tinyelf/backend/tools/agent"
+	"tinyelf/backend/tools/fs"
+	"tinyelf/backend/web"
 
 	"tinyelf/backend/capabilities"
 	"tinyelf/backend/config"
 	"tinyelf/backend/hooks"
 	"tinyelf/backend/llm"
-	"tinyelf/backend/proc"
 	"tinyelf/backend/sessions"
 	"tinyelf/backend/tools"
-	"tinyelf/backend/tools/agent"
-	"tinyelf/backend/tools/fs"
-	"tinyelf/backend/web"
+	"tinyelf/backend/usertools"
 )
 
 // Live event types: published to the UI but not logged (the log keeps the
@@ -97,7 +98,7 @@ type SessionLog interface {
 	LastCapabilities(ctx context.Context, sessionID string) (sessions.CapabilityState, error)
 	// ListSessions returns sessions, most recently updated first (the
 	// SessionsList tool).
-	ListSessions(ctx context.Context, limit, offset int) ([]agent.SessionSummary, error)
+	ListSessions(ctx context.Context, limit, offset int) ([]agenttools.SessionSummary, error)
 }
 
 // ProviderFactory makes a provider from its settings.
@@ -166,7 +167,7 @@ type Options struct {
 	Log       SessionLog
 	Providers ProviderFactory
 	// Notifier backs the Notify tool; nil disables it.
-	Notifier agent.Notifier
+	Notifier agenttools.Notifier
 	// Notices is told about ended turns and waiting approvals; may be nil.
 	Notices Notices
 	// Sink receives every event; it must not block for long.
@@ -214,6 +215,12 @@ type Options struct {
 	// Hooks runs the user's hooks (the settings' and trusted project
 	// hooks) at the loop's points; nil runs none.
 	Hooks *HookOptions
+	// MCP gives sessions the MCP servers (step 10 of the builder, see
+	// mcpsources.go); nil leaves them out.
+	MCP *MCPOptions
+	// UserTools gives each agent's sessions its user tools (seed 002);
+	// nil leaves them out.
+	UserTools *usertools.Service
 }
 
 // DefaultIdleTimeout is Options.IdleTimeout's default.
@@ -244,6 +251,8 @@ type Engine struct {
 	// session's registries; entries their catalog entries.
 	schemas *tools.SchemaCache
 	entries *entryCache
+	// own are the tool sources the engine made from Options.MCP.
+	own engineSources
 
 	// Background work beside the turns (naming sessions) runs under bgCtx
 	// and is counted in bgWork; Shutdown cancels and waits for it. bgMu
@@ -357,6 +366,7 @@ func New(opts Options) *Engine {
 		opts.Catalog = capabilities.NewCatalog()
 	}
 	e := &Engine{opts: opts, catalog: opts.Catalog, sessions: map[string]*sessionState{}, summaries: web.NewSummaryCache(opts.Now), schemas: tools.NewSchemaCache(), entries: newEntryCache()}
+	e.withOwnSources()
 	e.subagents = newSubagentManager(e, opts.Subagents)
 	e.bgCtx, e.bgStop = context.WithCancel(context.Background())
 	return e
@@ -679,6 +689,7 @@ func (e *Engine) Shutdown(ctx context.Context) {
 	e.bgMu.Lock()
 	e.bgStop()
 	e.bgMu.Unlock()
+	defer e.closeSources()
 	defer e.waitBackground(ctx)
 	e.mu.Lock()
 	all := make([]*sessionState, 0, len(e.sessions))

@@ -6,12 +6,11 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"tinyelf/backend/shell/guard"
+	"tinyelf/backend/tools/fs"
 
 	"tinyelf/backend/config"
-	"tinyelf/backend/shell/guard"
 	"tinyelf/backend/tools"
-	"tinyelf/backend/tools/fs"
-	"tinyelf/backend/web"
 )
 
 // Decision is the user's answer to an approval request.
@@ -352,18 +351,4 @@ func argsJSON(params map[string]any) string {
 		return "{}"
 	}
 	return string(b)
-}
-
-// DirectGate is the permission step for calls a person makes directly
-// (`tinyelf tool`): invoking the tool is the approval, but deny rules still
-// refuse, as they would for the agent.
-func DirectGate(rules RuleStore) tools.Middleware {
-	return func(next tools.Handler) tools.Handler {
-		return func(ctx context.Context, call *tools.Call) (tools.Result, error) {
-			if r, ok := matchDeny(rules.Rules(), call.Name, call.Params, ""); ok {
-				return tools.Errorf("Permission denied for %s: a deny rule (%s) forbids it. Remove the rule in Settings → Permissions to allow it.", call.Name, describeRule(r)), nil
-			}
-			return next(web.WithApproval(ctx), call)
-		}
-	}
 }

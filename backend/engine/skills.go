@@ -28,6 +28,10 @@ type Skills struct {
 	// Library returns the skills of a workspace; the sessions of one
 	// workspace share it. It is called when a session's registry is built.
 	Library func(workspace string) *skills.Library
+	// Fresh is Library with the skill folders checked for changes first,
+	// for what the user sees at once (a typed command, the "/" menu); nil
+	// means Library.
+	Fresh func(workspace string) *skills.Library
 	// Hub backs skillhub_search and skillhub_install; nil leaves them out.
 	Hub *skills.Hub
 	// Prompts offers the MCP prompts as slash commands; may be nil.

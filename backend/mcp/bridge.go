@@ -35,6 +35,9 @@ type BridgeOptions struct {
 	Token string
 	// Caller decides which providers are exposed; External is always set.
 	Caller Caller
+	// Version is the serverInfo version clients are told (default:
+	// version.Version(), this build's).
+	Version string
 }
 
 // Bridge is the seed's BuiltinMcpHttpServer: one streamable HTTP endpoint
@@ -98,7 +101,7 @@ func StartBridge(ctx context.Context, reg *ProviderRegistry, opts BridgeOptions)
 			names = append(names, p.Name()+"_"+t.Info().Name)
 		}
 	}
-	mcpSrv := NewServer("tinyelf", "TinyElf's builtin tools.\n"+strings.Join(instructions, "\n"), all,
+	mcpSrv := NewServer("tinyelf", opts.Version, "TinyElf's builtin tools.\n"+strings.Join(instructions, "\n"), all,
 		server.WithLogging(), server.WithResourceCapabilities(false, false))
 	addBridgeResources(mcpSrv, sessions, workspace)
 

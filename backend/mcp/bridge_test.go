@@ -15,10 +15,13 @@ import (
 	"time"
 )
 
+// testBridgeVersion is the version the test bridge reports in serverInfo.
+const testBridgeVersion = "9.9.9+1.gbridge"
+
 func startTestBridge(t *testing.T) (*Bridge, *fakeNotifier) {
 	t.Helper()
 	reg, n, ws := testProviders(t)
-	b, err := StartBridge(context.Background(), reg, BridgeOptions{Caller: Caller{Workspace: ws}})
+	b, err := StartBridge(context.Background(), reg, BridgeOptions{Caller: Caller{Workspace: ws}, Version: testBridgeVersion})
 	must(t, err)
 	t.Cleanup(func() {
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
@@ -50,7 +53,7 @@ func TestBridgeWithTypeScriptClient(t *testing.T) {
 		t.Fatalf("bridge_client.mjs: %v\n%s%s", err, out, stderr)
 	}
 	var got struct {
-		Server   struct{ Name string }
+		Server   struct{ Name, Version string }
 		Protocol string
 		Tools    []struct {
 			Name     string
@@ -75,8 +78,8 @@ func TestBridgeWithTypeScriptClient(t *testing.T) {
 			t.Errorf("tools %v lack %s", names, want)
 		}
 	}
-	if got.Server.Name != "tinyelf" || got.Protocol != "2025-11-25" {
-		t.Errorf("server %q on protocol %q", got.Server.Name, got.Protocol)
+	if got.Server.Name != "tinyelf" || got.Server.Version != testBridgeVersion || got.Protocol != "2025-11-25" {
+		t.Errorf("server %q version %q on protocol %q, want tinyelf %s", got.Server.Name, got.Server.Version, got.Protocol, testBridgeVersion)
 	}
 	wants := []string{"the <mark>parser</mark> fails", "hello bridge", "Notification shown.", "worked"}
 	if len(got.Results) != len(wants) {
@@ -133,9 +136,14 @@ func TestBridgeRejects(t *testing.T) {
 			}
 			resp, err := http.DefaultClient.Do(req)
 			must(t, err)
+			body, _ := io.ReadAll(resp.Body)
 			resp.Body.Close()
 			if resp.StatusCode != tc.status {
 				t.Errorf("status = %d, want %d", resp.StatusCode, tc.status)
+			}
+			// Let in, a client learns which TinyElf it talks to.
+			if tc.status == http.StatusOK && !strings.Contains(string(body), `"serverInfo":{"name":"tinyelf","version":"`+testBridgeVersion+`"}`) {
+				t.Errorf("initialize answered %s, want serverInfo tinyelf %s", body, testBridgeVersion)
 			}
 			if tc.status == http.StatusUnauthorized && !strings.HasPrefix(resp.Header.Get("WWW-Authenticate"), "Bearer") {
 				t.Errorf("401 without a Bearer challenge: %v", resp.Header)

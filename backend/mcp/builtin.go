@@ -40,7 +40,7 @@ func (f fixedConn) connection() (*conn, ServerState) {
 // fails to start fails the whole set (builtin providers are TinyElf's own
 // code, so a failure is a bug to surface, not a state to show).
 func (r *ProviderRegistry) Connect(ctx context.Context) (*BuiltinSet, error) {
-	d := &dialer{self: mcp.Implementation{Name: "tinyelf", Version: "builtin"}}
+	d := &dialer{self: mcp.Implementation{Name: "tinyelf", Version: ClientVersion()}}
 	set := &BuiltinSet{}
 	var keys []nameKey
 	var owners []struct {
@@ -55,7 +55,7 @@ func (r *ProviderRegistry) Connect(ctx context.Context) (*BuiltinSet, error) {
 		}
 		name := BuiltinPrefix + p.Name()
 		hctx, cancel := context.WithTimeout(ctx, 10*time.Second)
-		c, cat, err := d.dialInProcess(hctx, name, NewServer(name, p.Description(), ts))
+		c, cat, err := d.dialInProcess(hctx, name, NewServer(name, "", p.Description(), ts))
 		cancel()
 		if err != nil {
 			set.Close()

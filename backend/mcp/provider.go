@@ -120,12 +120,17 @@ func (r *ProviderRegistry) Eligible(ctx context.Context) []Provider {
 	return out
 }
 
-// NewServer returns an mcp-go server named name that serves ts. Calls run the tool with the given arguments
+// NewServer returns an mcp-go server named name, reporting serverVersion
+// as its version (TinyElf's, ClientVersion(), when empty), that serves
+// ts, with opts added to its options. Calls run the tool with the given arguments
 // (validated against its schema), its progress reported as
 // notifications/progress when the caller asked, and its errors (a panic
 // included) returned as error results.
-func NewServer(name, instructions string, ts []tools.Tool, opts ...server.ServerOption) *server.MCPServer {
-	s := server.NewMCPServer(name, ClientVersion(), append([]server.ServerOption{
+func NewServer(name, serverVersion, instructions string, ts []tools.Tool, opts ...server.ServerOption) *server.MCPServer {
+	if serverVersion == "" {
+		serverVersion = ClientVersion()
+	}
+	s := server.NewMCPServer(name, serverVersion, append([]server.ServerOption{
 		server.WithToolCapabilities(false),
 		server.WithInstructions(instructions),
 		server.WithInputSchemaValidation(),

@@ -264,13 +264,81 @@ func migrations() ([]migration, error) {
 	return ms, nil
 }
 
-// migrate brings the schema up to date in one transaction: the migrations
-// newer than schema_version's highest row are applied and recorded. Running
-// it again is a no-op; a database from a newer build is refused.
-func migrate(ctx context.Context, db *sql.DB) error {
+// BackupPath is where Open copies the database at dbPath before it
+// upgrades the schema from version from: beside it, named after that
+// version ("sessions.schema-4.backup.db"), so an older TinyElf can still
+// open the copy.
+func BackupPath(dbPath string, from int) string {
+	ext := filepath.Ext(dbPath)
+	return fmt.Sprintf("%s.schema-%d.backup%s", strings.TrimSuffix(dbPath, ext), from, ext)
+}
+
+// schemaVersion reads the highest applied migration (0 for a new file).
+func schemaVersion(ctx context.Context, db *sql.DB) (int, error) {
+	var n int
+	err := db.QueryRowContext(ctx, `SELECT COUNT(*) FROM sqlite_schema WHERE type = 'table' AND name = 'schema_version'`).Scan(&n)
+	if err != nil || n == 0 {
+		return 0, classify(err)
+	}
+	var v int
+	err = db.QueryRowContext(ctx, `SELECT COALESCE(MAX(version), 0) FROM schema_version`).Scan(&v)
+	return v, classify(err)
+}
+
+// backupBeforeMigration copies a database whose schema is at version
+// from (older than this build's) to BackupPath, unless a copy of that
+// version is there already: a second start after an interrupted upgrade
+// keeps the first copy, which is the older data. The copy is SQLite's own
+// (VACUUM INTO), consistent even with a write-ahead log beside the file;
+// it is written under a temporary name and renamed, so a crash never
+// leaves a half copy under the backup's name.
+func backupBeforeMigration(ctx context.Context, db *sql.DB, dbPath string, from int) error {
+	dst := BackupPath(dbPath, from)
+	if _, err := os.Lstat(dst); err == nil {
+		return nil
+	} else if !errors.Is(err, fs.ErrNotExist) {
+		return fmt.Errorf("back up the sessions database before upgrading its schema: %w", err)
+	}
+	// An empty file of a name of its own: VACUUM INTO writes into an
+	// empty file, and two processes upgrading at once do not share it.
+	f, err := os.CreateTemp(filepath.Dir(dst), filepath.Base(dst)+".*.partial")
+	if err != nil {
+		return fmt.Errorf("back up the sessions database before upgrading its schema: %w", err)
+	}
+	tmp := f.Name()
+	f.Close()
+	defer os.Remove(tmp)
+	if _, err := db.ExecContext(ctx, `VACUUM INTO ?`, tmp); err != nil {
+		return fmt.Errorf("back up the sessions database to %s before upgrading its schema from version %d (nothing was changed; free some disk space or move the file aside): %w", dst, from, classify(err))
+	}
+	// A link never replaces a copy another process made meanwhile.
+	if err := os.Link(tmp, dst); err != nil {
+		if _, statErr := os.Lstat(dst); statErr == nil {
+			return nil
+		}
+		if err := os.Rename(tmp, dst); err != nil { // no hard links on this file system
+			return fmt.Errorf("back up the sessions database to %s: %w", dst, err)
+		}
+	}
+	return nil
+}
+
+// migrate brings the schema of the database at dbPath up to date in one
+// transaction: the migrations newer than schema_version's highest row are
+// applied and recorded. A database that has a schema already is copied
+// aside first (backupBeforeMigration); a new one is not. Running it again
+// is a no-op; a database from a newer build is refused.
+func migrate(ctx context.Context, db *sql.DB, dbPath string) error {
 	ms, err := migrations()
 	if err != nil {
 		return err
+	}
+	if from, err := schemaVersion(ctx, db); err != nil {
+		return fmt.Errorf("read schema version: %w", err)
+	} else if from > 0 && from < ms[len(ms)-1].version {
+		if err := backupBeforeMigration(ctx, db, dbPath, from); err != nil {
+			return err
+		}
 	}
 	tx, err := db.BeginTx(ctx, nil)
 	if err != nil {

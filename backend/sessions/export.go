@@ -8,6 +8,8 @@ import (
 	"fmt"
 	"io"
 	"strings"
+
+	"tinyelf/backend/version"
 )
 
 // ExportFormat and ExportVersion identify a JSON export. Version 2 added
@@ -21,8 +23,11 @@ const (
 // whole event log, which is what Import restores from, and the content of
 // the files attached to its messages.
 type Export struct {
-	Format  string  `json:"format"`
-	Version int     `json:"version"`
+	Format  string `json:"format"`
+	Version int    `json:"version"`
+	// TinyElf is the version of the TinyElf that wrote the export
+	// (version.Version()); Import does not need it.
+	TinyElf string  `json:"tinyelf,omitempty"`
 	Session Session `json:"session"`
 	Events  []Event `json:"events"`
 	// Blobs are the attachments' content by blob ID (base64 in JSON).
@@ -77,7 +82,7 @@ func (s *Store) ExportJSON(ctx context.Context, id string, w io.Writer) (err err
 			exp.Blobs[bid] = data
 		}
 	}
-	exp.Format, exp.Version = ExportFormat, ExportVersion
+	exp.Format, exp.Version, exp.TinyElf = ExportFormat, ExportVersion, version.Version()
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
 	if err := enc.Encode(exp); err != nil {
@@ -218,6 +223,7 @@ func writeMarkdown(w *errWriter, sess Session, items []UIMessage) {
 	if sess.Deleted() {
 		w.printf("- Deleted: %s\n", sess.DeletedAt.UTC().Format(mdTime))
 	}
+	w.printf("- Exported by: TinyElf %s\n", version.Version())
 	for _, m := range items {
 		at := m.Time.UTC().Format(mdTime)
 		switch m.Kind {

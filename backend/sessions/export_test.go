@@ -11,6 +11,8 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+
+	"tinyelf/backend/version"
 )
 
 var update = flag.Bool("update", false, "rewrite golden files under testdata/")
@@ -84,6 +86,9 @@ func TestExportImportRoundTrip(t *testing.T) {
 	}
 	if exp.Format != ExportFormat || exp.Version != ExportVersion || exp.Session.ID != sess.ID || len(exp.Events) != int(exp.Session.LastSeq) {
 		t.Fatalf("export header: %+v with %d events", exp.Session, len(exp.Events))
+	}
+	if exp.TinyElf != version.Version() {
+		t.Errorf("the export says TinyElf %q wrote it, want %q", exp.TinyElf, version.Version())
 	}
 
 	srcEvents, _ := readEvents(ctx, src.r, sess.ID, 0)

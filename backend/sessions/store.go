@@ -66,7 +66,9 @@ type Option func(*Store)
 func WithClock(now func() time.Time) Option { return func(s *Store) { s.now = now } }
 
 // Open opens (creating when missing) the session database at path and
-// brings its schema up to date. A file that is not an SQLite database, or
+// brings its schema up to date; before it upgrades the schema of a database
+// that already has one, it copies the database aside once (BackupPath). A
+// file that is not an SQLite database, or
 // is too damaged to read, gives an error wrapping ErrNotDatabase and is left
 // untouched. When the projection code changed since the file was last
 // written, the projections are rebuilt from the log.
@@ -100,7 +102,7 @@ func Open(ctx context.Context, path string, opts ...Option) (*Store, error) {
 	if s.w, err = connect(path, roleWriter); err != nil {
 		return fail(err)
 	}
-	if err := migrate(ctx, s.w); err != nil {
+	if err := migrate(ctx, s.w, path); err != nil {
 		return fail(err)
 	}
 	if s.r, err = connect(path, roleReader); err != nil {

@@ -1735,7 +1735,7 @@ describe('TinyElf in the browser', { concurrency: 1, timeout: 20 * 60_000 }, () 
       await page.locator('article.assistant', { hasText: 'Thanks, noted.' }).waitFor();
       const view = await callAPI(page, 'GetSession', { id: await currentSessionId(page) });
       const asked = view.messages.find((m) => m.tool?.name === 'mcp__crm__ask_name');
-      assert.equal(asked?.tool?.result, 'name=Grace age=36 color=blue subscribe=false', 'the server got the form (the rest from its defaults)');
+      assert.match(asked?.tool?.result ?? '', /\n\nname=Grace age=36 color=blue subscribe=false\n<\/mcp_content>$/, 'the server got the form (the rest from its defaults)');
       await page.getByRole('button', { name: 'Send', exact: true }).waitFor();
 
       await send(page, 'Summarize through the server');
@@ -1747,7 +1747,7 @@ describe('TinyElf in the browser', { concurrency: 1, timeout: 20 * 60_000 }, () 
       await page.locator('article.assistant', { hasText: 'The server got its summary.' }).waitFor();
       const after = await callAPI(page, 'GetSession', { id: await currentSessionId(page) });
       const summed = after.messages.find((m) => m.tool?.name === 'mcp__crm__summarize');
-      assert.equal(summed?.tool?.result, 'summary by test-model: A cat sat on a mat.', 'the session model answered the server');
+      assert.match(summed?.tool?.result ?? '', /\n\nsummary by test-model: A cat sat on a mat\.\n<\/mcp_content>$/, 'the session model answered the server');
     },
   );
 

@@ -59,9 +59,9 @@ const (
 
 // chatTarget is TinyElf's window with a model set up: the chat, not the
 // first-run setup.
-func chatTarget(cfg config, bin string) target {
+func chatTarget(cfg config) target {
 	return target{
-		name: "tinyelf-chat", bin: bin, title: cfg.title, rendered: cfg.rendered,
+		name: "tinyelf-chat", launch: cfg.launch, title: cfg.title, rendered: cfg.rendered,
 		settled: func(s smoke.Stats) (string, error) {
 			if !near(s.Dominant, lightPage, 2) {
 				return "", fmt.Errorf("the window's main colour is %s, not the light theme's background %s", smoke.Hex(s.Dominant), smoke.Hex(lightPage))
@@ -77,7 +77,7 @@ func chatTarget(cfg config, bin string) target {
 
 // checkChat runs the chat part in its own data folder, screen and bus
 // under tmp.
-func checkChat(cfg config, bin, tmp string) error {
+func checkChat(cfg config, tmp string) error {
 	began := time.Now()
 	llm := llmtest.Start() // on loopback; Close ends the held stream too
 	defer llm.Close()
@@ -100,12 +100,12 @@ func checkChat(cfg config, bin, tmp string) error {
 		Language:        "en",
 		LastWorkspace:   workspace,
 	}
-	if err := appconfig.WriteJSONAtomic(filepath.Join(tmp, "home", "settings.json"), settings); err != nil {
+	if err := appconfig.WriteJSONAtomic(filepath.Join(cfg.launch.dataDir(tmp), "settings.json"), settings); err != nil {
 		return err
 	}
 	logf("fake model on %s; the app's settings point at it", llm.URL)
 
-	s, err := openWindow(chatTarget(cfg, bin), tmp, filepath.Join(cfg.out, "app-chat.log"),
+	s, err := openWindow(chatTarget(cfg), tmp, filepath.Join(cfg.out, "app-chat.log"),
 		filepath.Join(cfg.out, "desktop-chat.png"), cfg.timeout)
 	if err != nil {
 		return err

@@ -28,12 +28,21 @@
 // app's output (app.log, app-chat.log) and what the fake model was asked
 // (fake-model.log) are kept beside the screenshots.
 //
+// With -desktop-entry FILE every launch is the one a click in the
+// application menu makes: FILE's Exec line, resolved on a desktop session's
+// PATH (it must be the -bin binary), in the environment a desktop session
+// gives and nothing else: no TINYELF_HOME, so the data folder must be the
+// XDG default, ~/.config/tinyelf of the smoke's own home. scripts/
+// package-test.sh runs it so against the installed package.
+//
 // With -memory N it checks nothing else: it measures the idle memory of
 // TinyElf's window and of the Wails hello-world window (-hello, built from
 // scripts/smoke/hello) N times each, taking turns, each on a new screen and
 // bus and, for TinyElf, a new data folder, and prints the ranges.
 //
 // Usage: go run ./scripts/smoke -bin build/bin/tinyelf -out artifacts/smoke
+//
+//	go run ./scripts/smoke -bin /usr/bin/tinyelf -desktop-entry /usr/share/applications/tinyelf.desktop -out artifacts/package-smoke
 //
 //	go run ./scripts/smoke -memory 3 -bin build/bin/tinyelf -hello build/bin/wails-hello -out artifacts/smoke-memory
 package main
@@ -74,6 +83,7 @@ func main() {
 	flag.IntVar(&cfg.memoryRuns, "memory", 0, "measure the idle windows' memory this many times each instead of running the checks")
 	flag.StringVar(&cfg.hello, "hello", "build/bin/wails-hello", "with -memory: the Wails hello-world binary (scripts/smoke/hello)")
 	flag.DurationVar(&cfg.idle, "idle", 5*time.Second, "with -memory: how long a settled window idles before its memory is read")
+	flag.StringVar(&cfg.desktopEntry, "desktop-entry", "", "launch as this desktop entry's Exec line does, in a desktop session's bare environment (no TINYELF_HOME)")
 	flag.Parse()
 	cfg.rendered.MaxBlackShare = 0.05
 	for _, s := range strings.Split(*accents, ",") {
@@ -113,6 +123,9 @@ type config struct {
 	memoryRuns      int
 	hello           string
 	idle            time.Duration
+	desktopEntry    string
+	// launch is how the app is started (-bin, or -desktop-entry).
+	launch launcher
 }
 
 func run(cfg config) error {
@@ -123,6 +136,16 @@ func run(cfg config) error {
 	if _, err := os.Stat(bin); err != nil {
 		return fmt.Errorf("desktop binary: %w (build it with bash scripts/run.sh or task build)", err)
 	}
+	cfg.launch = binaryLauncher(bin)
+	if cfg.desktopEntry != "" {
+		if cfg.launch, err = entryLauncher(cfg.desktopEntry); err != nil {
+			return err
+		}
+		if err := sameFile(cfg.launch.argv[0], bin); err != nil {
+			return fmt.Errorf("%s: %w", cfg.desktopEntry, err)
+		}
+	}
+	logf("launching %s", cfg.launch.how)
 	for _, tool := range []string{"Xvfb", "dbus-daemon", "xwininfo", "xprop", "xdotool"} {
 		if _, err := exec.LookPath(tool); err != nil {
 			return fmt.Errorf("%s not found: install xvfb, dbus, x11-utils and xdotool (bash scripts/smoke.sh and scripts/test.sh do)", tool)
@@ -139,7 +162,7 @@ func run(cfg config) error {
 		if _, err := os.Stat(hello); err != nil {
 			return fmt.Errorf("hello-world binary: %w (bash scripts/smoke.sh memory builds it)", err)
 		}
-		return measureMemory(cfg, []target{tinyelfTarget(cfg, bin), helloTarget(hello)})
+		return measureMemory(cfg, []target{tinyelfTarget(cfg), helloTarget(hello)})
 	}
 	tmp, err := os.MkdirTemp("", "tinyelf-smoke-")
 	if err != nil {
@@ -147,18 +170,34 @@ func run(cfg config) error {
 	}
 	defer os.RemoveAll(tmp)
 
-	if err := checkNoDisplay(bin, tmp); err != nil {
+	if err := checkNoDisplay(cfg.launch, tmp); err != nil {
 		return err
 	}
 	logf("ok: without a display the binary explains itself and exits non-zero")
-	if err := checkWindow(cfg, bin, tmp); err != nil {
+	if err := checkWindow(cfg, tmp); err != nil {
 		return err
 	}
 	chat := filepath.Join(tmp, "chat")
 	if err := os.MkdirAll(chat, 0o755); err != nil {
 		return err
 	}
-	return checkChat(cfg, bin, chat)
+	return checkChat(cfg, chat)
+}
+
+// sameFile fails unless a and b are the same file.
+func sameFile(a, b string) error {
+	fa, err := os.Stat(a)
+	if err != nil {
+		return err
+	}
+	fb, err := os.Stat(b)
+	if err != nil {
+		return err
+	}
+	if !os.SameFile(fa, fb) {
+		return fmt.Errorf("it starts %s, not %s", a, b)
+	}
+	return nil
 }
 
 // baseEnv is the environment without any display, so the checks never touch
@@ -183,11 +222,11 @@ func baseEnv(tmp string) []string {
 	return append(env, "TINYELF_HOME="+filepath.Join(tmp, "home"), "XDG_RUNTIME_DIR="+runtimeDir, "HOME="+userHome)
 }
 
-func checkNoDisplay(bin, tmp string) error {
+func checkNoDisplay(l launcher, tmp string) error {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, bin)
-	cmd.Env = baseEnv(tmp)
+	cmd := l.commandContext(ctx)
+	cmd.Env = l.env(tmp)
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	err := cmd.Run()
@@ -298,7 +337,7 @@ func startXvfb(tmp string) (*process, string, string, error) {
 // must show.
 type target struct {
 	name     string // for the log lines and file names
-	bin      string
+	launch   launcher
 	title    string // the window title to wait for
 	rendered smoke.Rendered
 	// settled checks the settled frame beyond rendered and returns a note
@@ -308,9 +347,9 @@ type target struct {
 
 // tinyelfTarget is TinyElf's window on a new data folder: the first-run
 // setup.
-func tinyelfTarget(cfg config, bin string) target {
+func tinyelfTarget(cfg config) target {
 	return target{
-		name: "tinyelf", bin: bin, title: cfg.title, rendered: cfg.rendered,
+		name: "tinyelf", launch: cfg.launch, title: cfg.title, rendered: cfg.rendered,
 		settled: func(s smoke.Stats) (string, error) {
 			share, err := settledFirstRun(cfg, s)
 			return fmt.Sprintf("the first-run setup (panel colour %.1f%%)", 100*share), err
@@ -326,7 +365,7 @@ var helloBackground = color.RGBA{R: 0x1b, G: 0x26, B: 0x36, A: 255}
 // on it.
 func helloTarget(bin string) target {
 	return target{
-		name: "wails-hello", bin: bin, title: "Wails hello",
+		name: "wails-hello", launch: binaryLauncher(bin), title: "Wails hello",
 		rendered: smoke.Rendered{MinDistinctColors: 8, MaxBlackShare: 0.05, AnyOf: []color.RGBA{helloBackground}, MinCount: 100_000},
 		settled: func(s smoke.Stats) (string, error) {
 			if !near(s.Dominant, helloBackground, 2) {
@@ -402,13 +441,13 @@ func openWindow(t target, tmp, logPath, shot string, timeout time.Duration) (_ *
 	if s.bus, busAddr, err = startBus(tmp); err != nil {
 		return nil, err
 	}
-	s.env = append(baseEnv(tmp), "DISPLAY="+s.display, "DBUS_SESSION_BUS_ADDRESS="+busAddr, "TINYELF_TIMING=1")
-	cmd := exec.Command(t.bin)
+	s.env = append(t.launch.env(tmp), "DISPLAY="+s.display, "DBUS_SESSION_BUS_ADDRESS="+busAddr)
+	cmd := t.launch.command()
 	cmd.Env = s.env
 	cmd.Stdout, cmd.Stderr = s.logFile, s.logFile
 	started := time.Now()
 	if s.app, err = start(cmd); err != nil {
-		return nil, fmt.Errorf("start %s: %w", t.bin, err)
+		return nil, fmt.Errorf("start %s: %w", t.launch.how, err)
 	}
 
 	// Poll until a window with the title is viewable and its contents look rendered.
@@ -480,13 +519,19 @@ func openWindow(t target, tmp, logPath, shot string, timeout time.Duration) (_ *
 	return s, nil
 }
 
-func checkWindow(cfg config, bin, tmp string) error {
-	s, err := openWindow(tinyelfTarget(cfg, bin), tmp, filepath.Join(cfg.out, "app.log"),
+func checkWindow(cfg config, tmp string) error {
+	s, err := openWindow(tinyelfTarget(cfg), tmp, filepath.Join(cfg.out, "app.log"),
 		filepath.Join(cfg.out, "desktop-smoke.png"), cfg.timeout)
 	if err != nil {
 		return err
 	}
 	defer s.close()
+	// The session store opens before the window does.
+	data := cfg.launch.dataDir(tmp)
+	if _, err := os.Stat(filepath.Join(data, "sessions.db")); err != nil {
+		return s.fail("the app keeps no sessions in %s, the data folder it should use: %v", data, err)
+	}
+	logf("ok: the app keeps its data in %s", data)
 	if err := checkProperties(s.display, s.win, cfg.title); err != nil {
 		return s.fail("%v", err)
 	}
@@ -500,7 +545,7 @@ func checkWindow(cfg config, bin, tmp string) error {
 		return s.fail("idle window memory: %v", err)
 	}
 	logf("figure: idle window memory %s", mem)
-	if err := checkSecondLaunch(bin, s.env, s.display, cfg.title, s.logPath); err != nil {
+	if err := checkSecondLaunch(cfg.launch, s.env, s.display, cfg.title, s.logPath); err != nil {
 		return s.fail("%v", err)
 	}
 	logf("ok: a second launch exited at once and the first instance showed its window")
@@ -692,10 +737,10 @@ func checkProperties(display string, win smoke.Window, title string) error {
 // bus: it must exit 0 within 20 s saying TinyElf already runs, the first
 // instance must log that it showed its window, and there must still be one
 // window.
-func checkSecondLaunch(bin string, env []string, display, title, firstLog string) error {
+func checkSecondLaunch(l launcher, env []string, display, title, firstLog string) error {
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, bin)
+	cmd := l.commandContext(ctx)
 	cmd.Env = env
 	began := time.Now()
 	out, err := cmd.CombinedOutput()

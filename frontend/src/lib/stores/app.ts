@@ -20,6 +20,9 @@ export const phase = writable<Phase>('loading');
 /** appState is State() as of start-up. */
 export const appState = writable<AppState | null>(null);
 
+/** developmentVersion is the version of a build that was given none (backend/version.Development). */
+export const developmentVersion = '0.0.0-dev';
+
 /** appVersion is the backend's version, empty until known. */
 export const appVersion = writable<string>(api.unknownVersion);
 

@@ -41,7 +41,8 @@ export type SettingsSection =
   | 'skills'
   | 'hooks'
   | 'agents'
-  | 'capabilities';
+  | 'capabilities'
+  | 'about';
 
 /** settingsOpen controls the settings dialog. */
 export const settingsOpen = writable<boolean>(false);
