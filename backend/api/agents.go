@@ -8,7 +8,7 @@ import (
 	"tinyelf/backend/config"
 	"tinyelf/backend/engine"
 	"tinyelf/backend/mcp"
-	"tinyelf/backend/tools"
+	"tinyelf/backend/tools/agent"
 )
 
 // AgentView is an agent profile as Settings → Agents shows it: direct MCP
@@ -150,10 +150,10 @@ func cleanNames(in []string) []string {
 
 // ListSubagents returns the subagents a session started in this process,
 // newest first, for its tool cards after a reload.
-func (s *Service) ListSubagents(_ context.Context, a SessionArgs) ([]tools.SubagentRun, error) {
+func (s *Service) ListSubagents(_ context.Context, a SessionArgs) ([]agent.SubagentRun, error) {
 	runs := s.engine.Subagents().RunsOf(a.SessionID)
 	if runs == nil {
-		runs = []tools.SubagentRun{}
+		runs = []agent.SubagentRun{}
 	}
 	return runs, nil
 }

@@ -15,7 +15,7 @@ import (
 
 	"tinyelf/backend/engine"
 	"tinyelf/backend/sessions"
-	"tinyelf/backend/tools"
+	"tinyelf/backend/web"
 )
 
 // Attachment limits.
@@ -76,7 +76,7 @@ func (s *Service) AddAttachment(ctx context.Context, a AttachArgs) (sessions.Att
 		att.Kind = sessions.AttachImage
 		return att, nil
 	case att.MIME == "application/pdf":
-		text, pages, err := tools.PDFText(ctx, a.Data)
+		text, pages, err := web.PDFText(ctx, a.Data)
 		att.Pages = pages
 		if err == nil && strings.TrimSpace(text) != "" {
 			if att.TextID, err = blobs.Put([]byte(text)); err != nil {

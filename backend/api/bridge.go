@@ -10,8 +10,8 @@ import (
 	"tinyelf/backend/engine"
 	"tinyelf/backend/mcp"
 	"tinyelf/backend/notify"
+	"tinyelf/backend/proc"
 	"tinyelf/backend/sessions"
-	"tinyelf/backend/tools"
 )
 
 // BridgeOptions configures StartBridge; empty fields take the defaults.
@@ -38,7 +38,7 @@ type BridgeOptions struct {
 // with a bearer token (tinyelf mcp bridge). Close it to stop serving.
 type Bridge struct {
 	b        *mcp.Bridge
-	children *tools.Children
+	children *proc.Children
 	store    *sessions.Store
 	warnings []string
 }

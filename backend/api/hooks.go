@@ -11,7 +11,7 @@ import (
 	"tinyelf/backend/config"
 	"tinyelf/backend/engine"
 	"tinyelf/backend/hooks"
-	"tinyelf/backend/tools"
+	"tinyelf/backend/proc"
 )
 
 // The methods of Settings → Hooks and `tinyelf hooks`.
@@ -30,7 +30,7 @@ type Hooks struct {
 	// sessionWorkspace finds a session's workspace (nil: no sessions here).
 	sessionWorkspace func(ctx context.Context, id string) (string, error)
 	// children is OpenHooks' own tracker, killed on Close.
-	children *tools.Children
+	children *proc.Children
 }
 
 // HooksOptions configure OpenHooks.

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"sync/atomic"
 	"time"
+	"tinyelf/backend/proc"
 
 	"tinyelf/backend/capabilities"
 	"tinyelf/backend/config"
@@ -18,7 +19,6 @@ import (
 	"tinyelf/backend/secretstore"
 	"tinyelf/backend/sessions"
 	"tinyelf/backend/skills"
-	"tinyelf/backend/tools"
 	"tinyelf/backend/usertools"
 )
 
@@ -118,7 +118,7 @@ type Service struct {
 
 	// children are the Bash commands and MCP servers this process started;
 	// they are killed on Close, and recorded for the start-up cleanup.
-	children  *tools.Children
+	children  *proc.Children
 	userTools *usertools.Service
 	// catalog holds every capability; the engine computes visible sets
 	// from it.
@@ -165,8 +165,8 @@ func New(ctx context.Context, opts Options) (*Service, error) {
 		return nil, fmt.Errorf("empty the session trash: %w", err)
 	}
 	// What a TinyElf that crashed or was killed left running dies first.
-	childRoot := filepath.Join(opts.DataDir, tools.ChildrenFolder)
-	_, _ = tools.ReapOrphans(childRoot) // a failed cleanup must not keep TinyElf from starting
+	childRoot := filepath.Join(opts.DataDir, proc.ChildrenFolder)
+	_, _ = proc.ReapOrphans(childRoot) // a failed cleanup must not keep TinyElf from starting
 	s := &Service{opts: opts, settings: settings, store: store, bus: NewBus(), children: engine.NewChildren(opts.DataDir, settings, opts.Getenv), catalog: capabilities.NewCatalog()}
 	s.catalog.Replace("surface", channelEntries(opts), capabilities.PartitionOptions{Priority: capabilities.PriorityOther, Reason: "the surface's abilities"})
 	s.policy = notify.NewPolicy(opts.Notifier, settings.Get().NotificationsOn())

@@ -10,7 +10,7 @@ import (
 
 	"tinyelf/backend/config"
 	"tinyelf/backend/engine"
-	"tinyelf/backend/tools"
+	webtools "tinyelf/backend/web"
 )
 
 // WebProviderView is a search provider as Settings → Web shows it: its key
@@ -56,13 +56,13 @@ func (s *Service) GetWebSettings(context.Context, struct{}) (WebSettingsView, er
 	resolved := engine.NewWebTools(config.Settings{Web: w}, s.getenv, nil, nil, nil).Search.Providers
 	for i, name := range w.SearchOrder() {
 		saved := w.Search[name]
-		env := tools.SearchKeyEnv[name]
+		env := webtools.SearchKeyEnv[name]
 		pv := WebProviderView{
 			Name: name, Disabled: saved.Disabled, URL: saved.URL,
-			NeedsKey: name == tools.SearchTavily || name == tools.SearchBrave || name == tools.SearchJina,
-			NeedsURL: name == tools.SearchSearXNG,
+			NeedsKey: name == webtools.SearchTavily || name == webtools.SearchBrave || name == webtools.SearchJina,
+			NeedsURL: name == webtools.SearchSearXNG,
 		}
-		if name != tools.SearchSearXNG && env != "" {
+		if name != webtools.SearchSearXNG && env != "" {
 			pv.KeyEnv = env
 		}
 		key := resolved[i].Key
@@ -71,7 +71,7 @@ func (s *Service) GetWebSettings(context.Context, struct{}) (WebSettingsView, er
 		if n := len(key); n > 8 {
 			pv.KeyHint = "…" + key[n-4:]
 		}
-		if name == tools.SearchSearXNG && saved.URL == "" && resolved[i].URL != "" {
+		if name == webtools.SearchSearXNG && saved.URL == "" && resolved[i].URL != "" {
 			pv.URL, pv.URLFromEnv = resolved[i].URL, true
 		}
 		pv.Ready = !pv.Disabled && (!pv.NeedsKey || pv.KeySet) && (!pv.NeedsURL || pv.URL != "")
@@ -175,10 +175,10 @@ type TestWebSearchArgs struct {
 
 // WebSearchTestResult is the outcome of a search test.
 type WebSearchTestResult struct {
-	OK       bool                  `json:"ok"`
-	Message  string                `json:"message"`
-	Attempts []tools.SearchAttempt `json:"attempts"`
-	Results  []tools.SearchResult  `json:"results"`
+	OK       bool                     `json:"ok"`
+	Message  string                   `json:"message"`
+	Attempts []webtools.SearchAttempt `json:"attempts"`
+	Results  []webtools.SearchResult  `json:"results"`
 }
 
 // TestWebSearch runs a real search with the saved settings (one provider,
@@ -193,7 +193,7 @@ func (s *Service) TestWebSearch(ctx context.Context, a TestWebSearchArgs) (WebSe
 		query = "TinyElf desktop AI agent"
 	}
 	web := engine.NewWebTools(s.settings.Get(), s.getenv, nil, nil, nil)
-	opts := tools.WebSearchOptions{NativeOff: true}
+	opts := webtools.SearchOptions{NativeOff: true}
 	for _, p := range web.Search.Providers {
 		if a.Provider == "" || p.Name == a.Provider {
 			if a.Provider != "" {
@@ -204,10 +204,10 @@ func (s *Service) TestWebSearch(ctx context.Context, a TestWebSearchArgs) (WebSe
 	}
 	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
 	defer cancel()
-	out := tools.SearchWeb(ctx, opts, query, 3)
+	out := webtools.SearchWeb(ctx, opts, query, 3)
 	// The native stage is switched off for the test; leave it out.
-	attempts := slices.DeleteFunc(out.Attempts, func(a tools.SearchAttempt) bool {
-		return a.Stage == tools.StageNative || a.Stage == tools.StageUnavailable
+	attempts := slices.DeleteFunc(out.Attempts, func(a webtools.SearchAttempt) bool {
+		return a.Stage == webtools.StageNative || a.Stage == webtools.StageUnavailable
 	})
 	res := WebSearchTestResult{Attempts: attempts, Results: out.Results}
 	switch {
@@ -220,7 +220,7 @@ func (s *Service) TestWebSearch(ctx context.Context, a TestWebSearchArgs) (WebSe
 		res.Message = "No results."
 	}
 	if res.Attempts == nil {
-		res.Attempts = []tools.SearchAttempt{}
+		res.Attempts = []webtools.SearchAttempt{}
 	}
 	return res, nil
 }

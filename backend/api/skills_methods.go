@@ -10,8 +10,8 @@ import (
 
 	"tinyelf/backend/config"
 	"tinyelf/backend/engine"
+	"tinyelf/backend/proc"
 	"tinyelf/backend/skills"
-	"tinyelf/backend/tools"
 )
 
 // The methods of Settings → Skills and `tinyelf skills`.
@@ -26,7 +26,7 @@ type Skills struct {
 	sessionWorkspace func(ctx context.Context, id string) (string, error)
 	owned            bool // the skills service is ours to close
 	// children starts git clones and the file manager.
-	children *tools.Children
+	children *proc.Children
 }
 
 // SkillsOptions configure OpenSkills.

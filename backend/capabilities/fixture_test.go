@@ -8,7 +8,11 @@ import (
 	"testing"
 
 	"tinyelf/backend/capabilities/captest"
+	"tinyelf/backend/shell"
 	"tinyelf/backend/tools"
+	"tinyelf/backend/tools/agent"
+	"tinyelf/backend/tools/fs"
+	"tinyelf/backend/web"
 )
 
 type nopNotifier struct{}
@@ -19,16 +23,16 @@ func (nopNotifier) Notify(context.Context, string, string) error { return nil }
 // plus ToolSearch.
 func localTools(t testing.TB) []tools.Tool {
 	t.Helper()
-	ws, err := tools.OpenWorkspace(t.TempDir(), true)
+	ws, err := fs.OpenWorkspace(t.TempDir(), true)
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { ws.Close() })
 	return []tools.Tool{
-		tools.NewRead(ws), tools.NewWrite(ws), tools.NewEdit(ws), tools.NewListDir(ws),
-		tools.NewGlob(ws), tools.NewGrep(ws, tools.GrepOptions{}), tools.NewBash(ws, tools.BashOptions{}),
-		tools.NewWebSearch(tools.WebSearchOptions{}), tools.NewWebFetch(tools.WebFetchOptions{}),
-		tools.NewNotify(nopNotifier{}), tools.NewSessionsYield(), NewToolSearch(),
+		fs.NewRead(ws), fs.NewWrite(ws), fs.NewEdit(ws), fs.NewListDir(ws),
+		fs.NewGlob(ws), fs.NewGrep(ws, fs.GrepOptions{}), shell.NewBash(ws, shell.BashOptions{}),
+		web.NewSearch(web.SearchOptions{}), web.NewFetch(web.FetchOptions{}),
+		agent.NewNotify(nopNotifier{}), agent.NewSessionsYield(), NewToolSearch(),
 	}
 }
 

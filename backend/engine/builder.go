@@ -5,6 +5,11 @@ import (
 	"slices"
 	"time"
 	"tinyelf/backend/capabilities"
+	"tinyelf/backend/proc"
+	"tinyelf/backend/shell"
+	"tinyelf/backend/tools/agent"
+	"tinyelf/backend/tools/fs"
+	"tinyelf/backend/web"
 
 	"tinyelf/backend/tools"
 )
@@ -25,7 +30,7 @@ type BuildOptions struct {
 	// allowedTools setting).
 	AllowedTools []string
 	// Notifier backs the Notify tool; without one Notify is absent.
-	Notifier tools.Notifier
+	Notifier agent.Notifier
 	// Web configures WebSearch and WebFetch; without it both are absent.
 	Web *WebTools
 	// Middleware wraps every call after validation (the permission gate).
@@ -35,25 +40,25 @@ type BuildOptions struct {
 	Environ func() []string
 	// Children starts Bash commands and Grep's ripgrep and keeps them from
 	// outliving TinyElf; may be nil.
-	Children *tools.Children
+	Children *proc.Children
 	// Reads, when set, makes Write and Edit refuse files the agent has not
 	// read in this session, or that changed since (the engine passes the
 	// session's tracker). Nil checks nothing: a single `tinyelf tool` call
 	// is the user's own.
-	Reads *tools.ReadTracker
+	Reads *fs.ReadTracker
 	// CallTimeout bounds one tool call (tools.DefaultCallTimeout when 0).
 	CallTimeout time.Duration
 	// Roots are folders outside the workspace the FileSystem tools may
-	// reach too (see tools.Root).
-	Roots []tools.Root
+	// reach too (see fs.Root).
+	Roots []fs.Root
 	// Skills adds the skills tools (steps 5, 6 and 9); nil leaves them out.
 	Skills *SkillTools
 	// Spawner backs spawn_agent, subagent_list and subagent_status (steps
 	// 7 and 8); without one they are absent.
-	Spawner tools.Spawner
+	Spawner agent.Spawner
 	// Sessions backs SessionsSpawn, SessionsList, SessionsSend and
 	// SessionsHistory (step 11); without it they are absent.
-	Sessions tools.SessionStore
+	Sessions agent.SessionStore
 	// Schemas, when set, shares compiled parameter schemas between the
 	// sessions' registries.
 	Schemas *tools.SchemaCache
@@ -63,7 +68,7 @@ type BuildOptions struct {
 // when the session ends.
 type Session struct {
 	Registry  *tools.Registry
-	Workspace *tools.Workspace
+	Workspace *fs.Workspace
 	// Hidden says, for each built-in tool the filters removed, why: a call
 	// to it gets that explanation instead of "unknown tool".
 	Hidden map[string]string
@@ -92,7 +97,7 @@ func (s *Session) Close() error { return s.Workspace.Close() }
 //
 // The permission mode and AllowedTools then filter the result.
 func BuildRegistry(opts BuildOptions) (*Session, error) {
-	ws, err := tools.OpenWorkspace(opts.Workspace, !opts.Unrestricted, opts.Roots...)
+	ws, err := fs.OpenWorkspace(opts.Workspace, !opts.Unrestricted, opts.Roots...)
 	if err != nil {
 		return nil, err
 	}
@@ -107,24 +112,24 @@ func BuildRegistry(opts BuildOptions) (*Session, error) {
 	}{
 		{"filesystem", func() []tools.Tool {
 			return []tools.Tool{
-				tools.NewRead(ws), tools.NewWrite(ws), tools.NewEdit(ws), tools.NewListDir(ws),
-				tools.NewGlob(ws), tools.NewGrep(ws, tools.GrepOptions{Children: opts.Children}),
+				fs.NewRead(ws), fs.NewWrite(ws), fs.NewEdit(ws), fs.NewListDir(ws),
+				fs.NewGlob(ws), fs.NewGrep(ws, fs.GrepOptions{Children: opts.Children}),
 			}
 		}},
 		{"shell", func() []tools.Tool {
-			return []tools.Tool{tools.NewBash(ws, tools.BashOptions{Timeout: opts.ExecTimeout, Environ: opts.Environ, Children: opts.Children})}
+			return []tools.Tool{shell.NewBash(ws, shell.BashOptions{Timeout: opts.ExecTimeout, Environ: opts.Environ, Children: opts.Children})}
 		}},
 		{"web search", func() []tools.Tool {
 			if opts.Web == nil {
 				return nil
 			}
-			return []tools.Tool{tools.NewWebSearch(opts.Web.Search)}
+			return []tools.Tool{web.NewSearch(opts.Web.Search)}
 		}},
 		{"web fetch", func() []tools.Tool {
 			if opts.Web == nil {
 				return nil
 			}
-			return []tools.Tool{tools.NewWebFetch(tools.WebFetchOptions{Net: opts.Web.Net, Summarizer: opts.Web.Summarizer, Cache: opts.Web.Cache})}
+			return []tools.Tool{web.NewFetch(web.FetchOptions{Net: opts.Web.Net, Summarizer: opts.Web.Summarizer, Cache: opts.Web.Cache})}
 		}},
 		{"skills", func() []tools.Tool { return opts.Skills.step(5) }},
 		{"skillhub", func() []tools.Tool { return opts.Skills.step(6) }},
@@ -132,13 +137,13 @@ func BuildRegistry(opts BuildOptions) (*Session, error) {
 			if opts.Spawner == nil {
 				return nil
 			}
-			return []tools.Tool{tools.NewSpawnAgent(opts.Spawner)}
+			return []tools.Tool{agent.NewSpawnAgent(opts.Spawner)}
 		}},
 		{"sub-agent query", func() []tools.Tool {
 			if opts.Spawner == nil {
 				return nil
 			}
-			return []tools.Tool{tools.NewSubagentList(opts.Spawner), tools.NewSubagentStatus(opts.Spawner)}
+			return []tools.Tool{agent.NewSubagentList(opts.Spawner), agent.NewSubagentStatus(opts.Spawner)}
 		}},
 		{"slash command", func() []tools.Tool { return opts.Skills.step(9) }},
 		{"session", func() []tools.Tool {
@@ -146,14 +151,14 @@ func BuildRegistry(opts BuildOptions) (*Session, error) {
 				return nil
 			}
 			return []tools.Tool{
-				tools.NewSessionsSpawn(opts.Sessions), tools.NewSessionsList(opts.Sessions),
-				tools.NewSessionsSend(opts.Sessions), tools.NewSessionsHistory(opts.Sessions),
+				agent.NewSessionsSpawn(opts.Sessions), agent.NewSessionsList(opts.Sessions),
+				agent.NewSessionsSend(opts.Sessions), agent.NewSessionsHistory(opts.Sessions),
 			}
 		}},
 		{"control", func() []tools.Tool {
-			ts := []tools.Tool{tools.NewSessionsYield()}
+			ts := []tools.Tool{agent.NewSessionsYield()}
 			if opts.Notifier != nil {
-				ts = append([]tools.Tool{tools.NewNotify(opts.Notifier)}, ts...)
+				ts = append([]tools.Tool{agent.NewNotify(opts.Notifier)}, ts...)
 			}
 			return ts
 		}},

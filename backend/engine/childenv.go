@@ -6,7 +6,8 @@ import (
 
 	"tinyelf/backend/config"
 	"tinyelf/backend/llm"
-	"tinyelf/backend/tools"
+	"tinyelf/backend/proc"
+	"tinyelf/backend/web"
 )
 
 // ChildSecrets returns what no child process (Bash, MCP servers, hooks, user
@@ -16,10 +17,10 @@ import (
 // every configured provider's preset
 // (OPENROUTER_API_KEY for an OpenRouter provider), and every secret value the
 // settings hold, under whatever name the user exported it.
-func ChildSecrets(st config.Settings) tools.Secrets {
+func ChildSecrets(st config.Settings) proc.Secrets {
 	names := config.SecretEnvNames()
-	for name, env := range tools.SearchKeyEnv {
-		if name != tools.SearchSearXNG { // a URL, not a key
+	for name, env := range web.SearchKeyEnv {
+		if name != web.SearchSearXNG { // a URL, not a key
 			names = append(names, env)
 		}
 	}
@@ -28,19 +29,19 @@ func ChildSecrets(st config.Settings) tools.Secrets {
 			names = append(names, pre.KeyEnv)
 		}
 	}
-	return tools.Secrets{Names: names, Values: st.SecretValues()}
+	return proc.Secrets{Names: names, Values: st.SecretValues()}
 }
 
 // ChildEnviron returns the environment child processes start from: the
 // user's environment without ChildSecrets(st).
 func ChildEnviron(st config.Settings) []string {
-	return tools.CleanEnv(os.Environ(), ChildSecrets(st))
+	return proc.CleanEnv(os.Environ(), ChildSecrets(st))
 }
 
 // defaultChildEnviron is the environment when the caller knows no settings:
 // at least TinyElf's own key variables are left out.
 func defaultChildEnviron() []string {
-	return tools.CleanEnv(os.Environ(), tools.Secrets{Names: config.SecretEnvNames()})
+	return proc.CleanEnv(os.Environ(), proc.Secrets{Names: config.SecretEnvNames()})
 }
 
 // NewChildren returns the owner of the child processes one surface starts:
@@ -49,12 +50,12 @@ func defaultChildEnviron() []string {
 // passes, the secrets the current settings and environment name
 // (ChildSecrets: TinyElf's key variables by name, every key the settings
 // hold by value).
-func NewChildren(dataDir string, settings *config.Store, getenv func(string) string) *tools.Children {
+func NewChildren(dataDir string, settings *config.Store, getenv func(string) string) *proc.Children {
 	root := ""
 	if dataDir != "" {
-		root = filepath.Join(dataDir, tools.ChildrenFolder)
+		root = filepath.Join(dataDir, proc.ChildrenFolder)
 	}
-	return tools.NewChildren(root, func() tools.Secrets {
+	return proc.NewChildren(root, func() proc.Secrets {
 		return ChildSecrets(settings.Get().WithEnvironment(getenv))
 	})
 }

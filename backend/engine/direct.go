@@ -10,6 +10,7 @@ import (
 
 	"tinyelf/backend/llm"
 	"tinyelf/backend/tools"
+	"tinyelf/backend/tools/agent"
 )
 
 // sessionToolNames are the tools only a session has: they need its
@@ -30,9 +31,9 @@ func IsSessionTool(name string) bool { return slices.Contains(sessionToolNames, 
 // RunToolCall, which gives them their session.
 func SessionTools() []tools.Tool {
 	return []tools.Tool{
-		tools.NewSpawnAgent(nil), tools.NewSubagentList(nil), tools.NewSubagentStatus(nil),
-		tools.NewSessionsSpawn(nil), tools.NewSessionsList(nil), tools.NewSessionsSend(nil), tools.NewSessionsHistory(nil),
-		tools.NewNotify(nil),
+		agent.NewSpawnAgent(nil), agent.NewSubagentList(nil), agent.NewSubagentStatus(nil),
+		agent.NewSessionsSpawn(nil), agent.NewSessionsList(nil), agent.NewSessionsSend(nil), agent.NewSessionsHistory(nil),
+		agent.NewNotify(nil),
 	}
 }
 

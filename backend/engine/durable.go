@@ -11,7 +11,7 @@ import (
 	"tinyelf/backend/llm"
 	"tinyelf/backend/sessions"
 	"tinyelf/backend/skills"
-	"tinyelf/backend/tools"
+	"tinyelf/backend/tools/fs"
 )
 
 // Durable session state (ARCHITECTURE: "State that changes how a resumed
@@ -72,7 +72,7 @@ type durableLog interface {
 // newSessionState makes the engine's memory of a session, its read
 // tracker reporting to the session's mark buffer.
 func newSessionState(id string) *sessionState {
-	s := &sessionState{id: id, pending: map[string]chan ApprovalAnswer{}, reads: tools.NewReadTracker()}
+	s := &sessionState{id: id, pending: map[string]chan ApprovalAnswer{}, reads: fs.NewReadTracker()}
 	s.reads.SetRecorder(&s.marks)
 	return s
 }
@@ -84,14 +84,14 @@ type markBuffer struct {
 	marks []sessions.ReadMark
 }
 
-// RecordRead implements tools.ReadRecorder.
-func (b *markBuffer) RecordRead(m tools.ReadMark) {
+// RecordRead implements fs.ReadRecorder.
+func (b *markBuffer) RecordRead(m fs.ReadMark) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	b.marks = slices.DeleteFunc(b.marks, func(o sessions.ReadMark) bool { return o.Path == m.Path })
 	b.marks = append(b.marks, sessions.ReadMark{Path: m.Path, Hash: m.Hash, Size: m.Size})
-	if n := len(b.marks); n > tools.MaxTrackedFiles {
-		b.marks = slices.Clone(b.marks[n-tools.MaxTrackedFiles:])
+	if n := len(b.marks); n > fs.MaxTrackedFiles {
+		b.marks = slices.Clone(b.marks[n-fs.MaxTrackedFiles:])
 	}
 }
 
@@ -128,9 +128,9 @@ func (t *turn) restoreDurable(ctx context.Context) (sessions.CapabilityState, er
 	if err != nil {
 		return st.Capabilities, err
 	}
-	marks := make([]tools.ReadMark, len(st.Reads))
+	marks := make([]fs.ReadMark, len(st.Reads))
 	for i, m := range st.Reads {
-		marks[i] = tools.ReadMark{Path: m.Path, Hash: m.Hash, Size: m.Size}
+		marks[i] = fs.ReadMark{Path: m.Path, Hash: m.Hash, Size: m.Size}
 	}
 	s.reads.Seed(marks)
 	d := s.discoveryState()

@@ -12,6 +12,10 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+	"tinyelf/backend/proc"
+	agenttools "tinyelf/backend/tools/agent"
+	"tinyelf/backend/tools/fs"
+	"tinyelf/backend/web"
 
 	"tinyelf/backend/capabilities"
 	"tinyelf/backend/config"
@@ -94,7 +98,7 @@ type SessionLog interface {
 	LastCapabilities(ctx context.Context, sessionID string) (sessions.CapabilityState, error)
 	// ListSessions returns sessions, most recently updated first (the
 	// SessionsList tool).
-	ListSessions(ctx context.Context, limit, offset int) ([]tools.SessionSummary, error)
+	ListSessions(ctx context.Context, limit, offset int) ([]agenttools.SessionSummary, error)
 }
 
 // ProviderFactory makes a provider from its settings.
@@ -154,7 +158,7 @@ type ToolProblemSource interface {
 // folder, a skill's folder). The roots are asked for when the session's
 // registry is built, which happens again when the agent changes.
 type RootSource interface {
-	Roots(info SessionInfo) []tools.Root
+	Roots(info SessionInfo) []fs.Root
 }
 
 // Options configures an Engine.
@@ -163,7 +167,7 @@ type Options struct {
 	Log       SessionLog
 	Providers ProviderFactory
 	// Notifier backs the Notify tool; nil disables it.
-	Notifier tools.Notifier
+	Notifier agenttools.Notifier
 	// Notices is told about ended turns and waiting approvals; may be nil.
 	Notices Notices
 	// Sink receives every event; it must not block for long.
@@ -190,7 +194,7 @@ type Options struct {
 	// Children starts the sessions' Bash commands and keeps them from
 	// outliving TinyElf; nil runs each in a process group of its own
 	// without recording it.
-	Children *tools.Children
+	Children *proc.Children
 	// CapabilitySources add catalog entries of any kind to one session (a
 	// workspace's project skills), as the session's own partitions.
 	CapabilitySources []CapabilitySource
@@ -240,7 +244,7 @@ type Engine struct {
 	sessions map[string]*sessionState // only sessions that ran a turn
 	uses     int64                    // counts turns, for the LRU order
 	// summaries is WebFetch's cache, shared by every session.
-	summaries *tools.SummaryCache
+	summaries *web.SummaryCache
 	// subagents runs spawn_agent's children and knows who spawned whom.
 	subagents *SubagentManager
 	// waiting are the approvals earlier runs left open (durable.go).
@@ -273,7 +277,7 @@ type sessionState struct {
 	// reads is what the agent has read in this session, so that Write and
 	// Edit refuse files it has not seen; it outlives registry rebuilds
 	// (not the session's release from memory: the agent then reads again).
-	reads *tools.ReadTracker
+	reads *fs.ReadTracker
 	// marks are the read marks made since they were last logged.
 	marks  markBuffer
 	reg    *Session
@@ -365,7 +369,7 @@ func New(opts Options) *Engine {
 	if opts.Catalog == nil {
 		opts.Catalog = capabilities.NewCatalog()
 	}
-	e := &Engine{opts: opts, catalog: opts.Catalog, sessions: map[string]*sessionState{}, summaries: tools.NewSummaryCache(opts.Now), schemas: tools.NewSchemaCache(), entries: newEntryCache()}
+	e := &Engine{opts: opts, catalog: opts.Catalog, sessions: map[string]*sessionState{}, summaries: web.NewSummaryCache(opts.Now), schemas: tools.NewSchemaCache(), entries: newEntryCache()}
 	e.withOwnSources()
 	e.subagents = newSubagentManager(e, opts.Subagents)
 	e.bgCtx, e.bgStop = context.WithCancel(context.Background())
@@ -428,7 +432,7 @@ func (e *Engine) NewSession(ctx context.Context, workspace string, mode Mode, ag
 			model = p.Model
 		}
 	}
-	if _, err := tools.OpenWorkspace(workspace, false); err != nil {
+	if _, err := fs.OpenWorkspace(workspace, false); err != nil {
 		return "", err
 	}
 	return e.opts.Log.CreateSession(ctx, sessions.SessionCreated{

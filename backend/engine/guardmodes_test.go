@@ -9,7 +9,9 @@ import (
 	"tinyelf/backend/config"
 	"tinyelf/backend/llm/llmtest"
 	"tinyelf/backend/sessions"
+	"tinyelf/backend/shell"
 	"tinyelf/backend/tools"
+	"tinyelf/backend/tools/fs"
 )
 
 // guardDenied are commands the shell guard refuses; guardHeld commands it
@@ -43,12 +45,12 @@ var (
 func TestShellGuardMeetsEveryMode(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
-	ws, err := tools.OpenWorkspace(dir, true)
+	ws, err := fs.OpenWorkspace(dir, true)
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { ws.Close() })
-	bash := tools.NewBash(ws, tools.BashOptions{})
+	bash := shell.NewBash(ws, shell.BashOptions{})
 	assessor := bash.(tools.Assessor)
 	info := bash.Info()
 	allowAll := []config.Rule{{Tool: "Bash", Action: config.RuleAllow}}

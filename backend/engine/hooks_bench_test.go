@@ -9,8 +9,10 @@ import (
 	"tinyelf/backend/config"
 	"tinyelf/backend/hooks"
 	"tinyelf/backend/llm"
+	"tinyelf/backend/proc"
 	"tinyelf/backend/sessions"
 	"tinyelf/backend/tools"
+	"tinyelf/backend/tools/agent"
 )
 
 // discardLog is a SessionLog that keeps nothing, so a benchmark of the
@@ -29,7 +31,7 @@ func (discardLog) LastSeq(context.Context, string) (int64, error)               
 func (discardLog) LastCapabilities(context.Context, string) (sessions.CapabilityState, error) {
 	return sessions.CapabilityState{}, nil
 }
-func (discardLog) ListSessions(context.Context, int, int) ([]tools.SessionSummary, error) {
+func (discardLog) ListSessions(context.Context, int, int) ([]agent.SessionSummary, error) {
 	return nil, nil
 }
 
@@ -38,7 +40,7 @@ func (discardLog) ListSessions(context.Context, int, int) ([]tools.SessionSummar
 // whose hooks are set.
 func hookPipeline(b *testing.B, set *hooks.Set, ho *HookOptions, gate bool) (tools.Handler, context.Context, *tools.Call) {
 	b.Helper()
-	ch := tools.NewChildren(b.TempDir(), nil)
+	ch := proc.NewChildren(b.TempDir(), nil)
 	b.Cleanup(ch.KillAll)
 	settings, err := config.OpenStore(filepath.Join(b.TempDir(), config.SettingsFile))
 	if err != nil {
@@ -100,7 +102,7 @@ func BenchmarkPreToolUseNoMatchingHook(b *testing.B) {
 // hook step adds to the process. Goal: process start plus under 2 ms.
 func BenchmarkPreToolUseTrueHook(b *testing.B) {
 	b.Run("process", func(b *testing.B) {
-		ch := tools.NewChildren(b.TempDir(), nil)
+		ch := proc.NewChildren(b.TempDir(), nil)
 		b.Cleanup(ch.KillAll)
 		bash, err := exec.LookPath("bash")
 		if err != nil {

@@ -15,8 +15,8 @@ import (
 	"tinyelf/backend/hooks"
 	"tinyelf/backend/llm"
 	"tinyelf/backend/llm/llmtest"
+	"tinyelf/backend/proc"
 	"tinyelf/backend/sessions"
-	"tinyelf/backend/tools"
 )
 
 // Hook scripts in the style people share for Claude Code, run unchanged:
@@ -356,7 +356,7 @@ func TestHooksGetTheCleanEnvironment(t *testing.T) {
 			t.Errorf("the hook saw %s", secret)
 		}
 	}
-	for _, want := range []string{"HOOK_TEST_VISIBLE=visible", "CLAUDE_PROJECT_DIR=" + h.workspace, "TINYELF_PROJECT_DIR=" + h.workspace, tools.ChildOfEnv + "="} {
+	for _, want := range []string{"HOOK_TEST_VISIBLE=visible", "CLAUDE_PROJECT_DIR=" + h.workspace, "TINYELF_PROJECT_DIR=" + h.workspace, proc.ChildOfEnv + "="} {
 		if !strings.Contains(env, want) {
 			t.Errorf("the hook's environment lacks %s", want)
 		}

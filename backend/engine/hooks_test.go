@@ -17,8 +17,8 @@ import (
 	"tinyelf/backend/hooks"
 	"tinyelf/backend/llm"
 	"tinyelf/backend/llm/llmtest"
+	"tinyelf/backend/proc"
 	"tinyelf/backend/sessions"
-	"tinyelf/backend/tools"
 )
 
 // withHooks turns the user's hooks on with raw as the settings' hooks
@@ -39,7 +39,7 @@ func withHooks(raw string, mod ...func(*HookOptions)) harnessOption {
 			m(ho)
 		}
 		o.Hooks = ho
-		ch := tools.NewChildren(filepath.Join(h.dir, "children"), nil)
+		ch := proc.NewChildren(filepath.Join(h.dir, "children"), nil)
 		h.t.Cleanup(ch.KillAll)
 		o.Children = ch
 	}

@@ -8,6 +8,7 @@ import (
 	"regexp"
 	"sync"
 	"time"
+	"tinyelf/backend/tools/fs"
 
 	"tinyelf/backend/mcp"
 	"tinyelf/backend/sessions"
@@ -297,7 +298,7 @@ func (u userToolSource) Tools(ctx context.Context, info SessionInfo) []tools.Too
 	return u.svc.Tools(ctx, info.Agent)
 }
 
-func (u userToolSource) Roots(info SessionInfo) []tools.Root { return u.svc.Roots(info.Agent) }
+func (u userToolSource) Roots(info SessionInfo) []fs.Root { return u.svc.Roots(info.Agent) }
 
 // ToolProblems lists the agent's user tools that the last discovery skipped
 // (a core tool's name) or could not load, for the session log.

@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"tinyelf/backend/shell/guard"
+	"tinyelf/backend/tools/fs"
 
 	"tinyelf/backend/config"
 	"tinyelf/backend/tools"
@@ -163,7 +165,7 @@ func matchDeny(rules []config.Rule, tool string, params map[string]any, wsDir st
 		if tool != "Bash" {
 			continue
 		}
-		br, err := tools.ParseBashRule(r.Pattern)
+		br, err := guard.ParseBashRule(r.Pattern)
 		if err != nil {
 			continue
 		}
@@ -186,7 +188,7 @@ func matchDeny(rules []config.Rule, tool string, params map[string]any, wsDir st
 // words of each simple command, and the commands the guard resolves.
 func bashWords(script, wsDir string) [][]string {
 	out := [][]string{}
-	if cmds, err := tools.SimpleCommands(script); err == nil {
+	if cmds, err := guard.SimpleCommands(script); err == nil {
 		for _, c := range cmds {
 			var w []string
 			for _, word := range c.Words {
@@ -200,24 +202,23 @@ func bashWords(script, wsDir string) [][]string {
 			}
 		}
 	}
-	var ws *tools.Workspace
+	guardDir := ""
 	if wsDir != "" {
-		ws, _ = tools.OpenWorkspace(wsDir, false)
+		if ws, err := fs.OpenWorkspace(wsDir, false); err == nil {
+			guardDir = ws.Dir()
+			ws.Close()
+		}
 	}
-	out = append(out, tools.ResolvedCommands(script, ws)...)
-	if ws != nil {
-		ws.Close()
-	}
-	return out
+	return append(out, guard.ResolvedCommands(script, guardDir)...)
 }
 
 // matchAllow reports whether allow rules cover the call, and names the
 // rules used. A tool rule without a pattern covers every call. For Bash,
 // every simple command of the script must be covered by some rule, each
-// exactly as it says (see tools.BashRule.Covers): same words, no
+// exactly as it says (see guard.BashRule.Covers): same words, no
 // redirection to a file, no environment assignment, no blocked argument.
 func matchAllow(rules []config.Rule, tool string, params map[string]any, wsDir string) (string, bool) {
-	var bash []tools.BashRule
+	var bash []guard.BashRule
 	var names []string
 	for _, r := range rules {
 		if r.Action != config.RuleAllow || r.Tool != tool {
@@ -229,7 +230,7 @@ func matchAllow(rules []config.Rule, tool string, params map[string]any, wsDir s
 		if tool != "Bash" {
 			continue
 		}
-		if br, err := tools.ParseBashRule(r.Pattern); err == nil {
+		if br, err := guard.ParseBashRule(r.Pattern); err == nil {
 			bash = append(bash, br)
 			names = append(names, describeRule(r))
 		}
@@ -237,19 +238,19 @@ func matchAllow(rules []config.Rule, tool string, params map[string]any, wsDir s
 	if len(bash) == 0 {
 		return "", false
 	}
-	cmds, err := tools.SimpleCommands(tools.String(params, "command", ""))
+	cmds, err := guard.SimpleCommands(tools.String(params, "command", ""))
 	if err != nil || len(cmds) == 0 {
 		return "", false
 	}
 	var used []string
 	for _, c := range cmds {
 		if len(c.Words) == 0 {
-			if tools.CommandRisk(c, wsDir) != "" {
+			if guard.CommandRisk(c, wsDir) != "" {
 				return "", false
 			}
 			continue
 		}
-		i := slices.IndexFunc(bash, func(br tools.BashRule) bool { return br.Covers(c, wsDir) })
+		i := slices.IndexFunc(bash, func(br guard.BashRule) bool { return br.Covers(c, wsDir) })
 		if i < 0 {
 			return "", false
 		}
@@ -270,13 +271,13 @@ func describeRule(r config.Rule) string {
 }
 
 // suggestRules proposes the rules "allow always" would save: for Bash one
-// exact rule per simple command (see tools.SuggestBashRules), none when a
+// exact rule per simple command (see guard.SuggestBashRules), none when a
 // command could not be covered by any rule; for other tools the whole tool.
 func suggestRules(tool string, params map[string]any, wsDir string) []config.Rule {
 	if tool != "Bash" {
 		return []config.Rule{{Tool: tool, Action: config.RuleAllow}}
 	}
-	brs, ok := tools.SuggestBashRules(tools.String(params, "command", ""), wsDir)
+	brs, ok := guard.SuggestBashRules(tools.String(params, "command", ""), wsDir)
 	if !ok {
 		return nil
 	}
@@ -300,12 +301,12 @@ func onceOnlyReason(tool string, params map[string]any, wsDir string, rules []co
 	case tool != "Bash":
 		return "no rule can describe this call"
 	}
-	cmds, err := tools.SimpleCommands(tools.String(params, "command", ""))
+	cmds, err := guard.SimpleCommands(tools.String(params, "command", ""))
 	if err != nil || len(cmds) == 0 {
 		return "the command cannot be split into simple commands a rule could name"
 	}
 	for _, c := range cmds {
-		if why := tools.CommandRisk(c, wsDir); why != "" {
+		if why := guard.CommandRisk(c, wsDir); why != "" {
 			return "no rule may allow a command when " + why
 		}
 		if len(c.Words) > 0 && !c.Words[0].Literal {
@@ -325,7 +326,7 @@ func NormalizeRule(r config.Rule) (config.Rule, error) {
 		r.Tool, r.Pattern = strings.TrimSpace(tool), strings.TrimSpace(strings.TrimSuffix(inner, ")"))
 	}
 	if r.Tool == "Bash" && r.Pattern != "" {
-		br, err := tools.ParseBashRule(r.Pattern)
+		br, err := guard.ParseBashRule(r.Pattern)
 		if err != nil {
 			return config.Rule{}, err
 		}

@@ -13,6 +13,7 @@ import (
 	"tinyelf/backend/llm"
 	"tinyelf/backend/sessions"
 	"tinyelf/backend/tools"
+	"tinyelf/backend/web"
 )
 
 // runCalls runs the model's tool calls and returns their results in the
@@ -243,7 +244,7 @@ func (e *Engine) permissionMiddleware(s *sessionState) tools.Middleware {
 					}
 				}
 				if v.by != "safe" {
-					ctx = tools.WithApproval(ctx)
+					ctx = web.WithApproval(ctx)
 				}
 				return next(ctx, call)
 			}
@@ -253,14 +254,14 @@ func (e *Engine) permissionMiddleware(s *sessionState) tools.Middleware {
 				if err := e.answered(ctx, s.id, call.ID, AllowOnce, "", "", "cli"); err != nil {
 					return tools.Result{}, err
 				}
-				return next(tools.WithApproval(ctx), call)
+				return next(web.WithApproval(ctx), call)
 			}
 			if rule, ok := t.grantAllows(call); ok && v.hold == "" && hd.decision != hooks.Ask && !revived {
 				// A skill or command the turn loaded pre-approved it.
 				if err := e.answered(ctx, s.id, call.ID, AllowOnce, "", rule, "skill"); err != nil {
 					return tools.Result{}, err
 				}
-				return next(tools.WithApproval(ctx), call)
+				return next(web.WithApproval(ctx), call)
 			}
 			var d, reason string
 			var err error
@@ -273,7 +274,7 @@ func (e *Engine) permissionMiddleware(s *sessionState) tools.Middleware {
 			case d == hooks.Deny:
 				return tools.Errorf("A PermissionRequest hook denied this call to %s: %s Do not repeat the same call.", call.Name, reason), nil
 			case d == hooks.Allow:
-				return next(tools.WithApproval(ctx), call)
+				return next(web.WithApproval(ctx), call)
 			}
 			ans, err := e.ask(ctx, s, call, as, v.hold, wsDir)
 			if err != nil {
@@ -281,7 +282,7 @@ func (e *Engine) permissionMiddleware(s *sessionState) tools.Middleware {
 			}
 			switch ans.Decision {
 			case AllowOnce, AllowAlways:
-				return next(tools.WithApproval(ctx), call)
+				return next(web.WithApproval(ctx), call)
 			default:
 				msg := fmt.Sprintf("The user denied this call to %s.", call.Name)
 				if r := strings.TrimSpace(ans.Reason); r != "" {

@@ -11,7 +11,7 @@ import (
 
 	"tinyelf/backend/capabilities"
 	"tinyelf/backend/config"
-	"tinyelf/backend/tools"
+	"tinyelf/backend/tools/fs"
 )
 
 // basePrompt is the start of every system prompt.
@@ -27,7 +27,7 @@ How to work:
 // systemPrompt builds the system prompt of a turn: the base, the agent's
 // prompt, facts about the workspace and the date. It changes at most once a
 // day for a session, so provider prompt caches stay warm.
-func systemPrompt(info SessionInfo, agent config.Agent, ws *tools.Workspace, project []capabilities.ProjectType, now time.Time) string {
+func systemPrompt(info SessionInfo, agent config.Agent, ws *fs.Workspace, project []capabilities.ProjectType, now time.Time) string {
 	var sb strings.Builder
 	sb.WriteString(basePrompt)
 	if p := strings.TrimSpace(agent.Prompt); p != "" {

@@ -9,7 +9,7 @@ import (
 
 	"tinyelf/backend/config"
 	"tinyelf/backend/sessions"
-	"tinyelf/backend/tools"
+	agenttools "tinyelf/backend/tools/agent"
 )
 
 // sessionTools backs the Sessions* tools (step 11 of the registry builder)
@@ -20,13 +20,13 @@ type sessionTools struct{ e *Engine }
 func (st sessionTools) caller(ctx context.Context, tool string) (*turn, error) {
 	t := turnFrom(ctx)
 	if t == nil {
-		return nil, tools.Refusef("%s runs only inside an agent's turn", tool)
+		return nil, agenttools.Refusef("%s runs only inside an agent's turn", tool)
 	}
 	return t, nil
 }
 
-// ListSessions implements tools.SessionStore.
-func (st sessionTools) ListSessions(ctx context.Context, limit, offset int) ([]tools.SessionSummary, error) {
+// ListSessions implements agent.SessionStore.
+func (st sessionTools) ListSessions(ctx context.Context, limit, offset int) ([]agenttools.SessionSummary, error) {
 	if _, err := st.caller(ctx, "SessionsList"); err != nil {
 		return nil, err
 	}
@@ -44,7 +44,7 @@ func (st sessionTools) ListSessions(ctx context.Context, limit, offset int) ([]t
 func (st sessionTools) lookup(ctx context.Context, id string) (SessionInfo, error) {
 	info, err := st.e.opts.Log.Info(ctx, id)
 	if errors.Is(err, sessions.ErrNotFound) {
-		return SessionInfo{}, tools.Refusef("there is no session %q; SessionsList shows the sessions and their IDs", id)
+		return SessionInfo{}, agenttools.Refusef("there is no session %q; SessionsList shows the sessions and their IDs", id)
 	}
 	if err != nil {
 		return SessionInfo{}, fmt.Errorf("read session %s: %w", id, err)
@@ -52,65 +52,65 @@ func (st sessionTools) lookup(ctx context.Context, id string) (SessionInfo, erro
 	return info, nil
 }
 
-// SessionHistory implements tools.SessionStore.
-func (st sessionTools) SessionHistory(ctx context.Context, id string, limit int) (tools.SessionSummary, []tools.HistoryMessage, int, error) {
+// SessionHistory implements agent.SessionStore.
+func (st sessionTools) SessionHistory(ctx context.Context, id string, limit int) (agenttools.SessionSummary, []agenttools.HistoryMessage, int, error) {
 	if _, err := st.caller(ctx, "SessionsHistory"); err != nil {
-		return tools.SessionSummary{}, nil, 0, err
+		return agenttools.SessionSummary{}, nil, 0, err
 	}
 	info, err := st.lookup(ctx, id)
 	if err != nil {
-		return tools.SessionSummary{}, nil, 0, err
+		return agenttools.SessionSummary{}, nil, 0, err
 	}
 	msgs, err := st.e.opts.Log.ModelMessages(ctx, id)
 	if err != nil {
-		return tools.SessionSummary{}, nil, 0, fmt.Errorf("read the history of session %s: %w", id, err)
+		return agenttools.SessionSummary{}, nil, 0, fmt.Errorf("read the history of session %s: %w", id, err)
 	}
 	total := len(msgs)
 	if len(msgs) > limit {
 		msgs = msgs[len(msgs)-limit:]
 	}
-	out := make([]tools.HistoryMessage, len(msgs))
+	out := make([]agenttools.HistoryMessage, len(msgs))
 	for i, m := range msgs {
-		h := tools.HistoryMessage{Role: string(m.Role), Content: m.Content, ToolName: m.ToolName, IsError: m.IsError}
+		h := agenttools.HistoryMessage{Role: string(m.Role), Content: m.Content, ToolName: m.ToolName, IsError: m.IsError}
 		for _, c := range m.ToolCalls {
 			h.ToolCalls = append(h.ToolCalls, c.Name+"("+c.Arguments+")")
 		}
 		out[i] = h
 	}
-	sum := tools.SessionSummary{ID: info.ID, Title: info.Title, Agent: info.Agent, Workspace: info.Workspace,
+	sum := agenttools.SessionSummary{ID: info.ID, Title: info.Title, Agent: info.Agent, Workspace: info.Workspace,
 		Parent: info.Parent, Running: st.e.Running(id), Messages: total}
 	return sum, out, total, nil
 }
 
-// SendToSession implements tools.SessionStore.
+// SendToSession implements agent.SessionStore.
 func (st sessionTools) SendToSession(ctx context.Context, id, message string) error {
 	t, err := st.caller(ctx, "SessionsSend")
 	if err != nil {
 		return err
 	}
 	if id == t.s.id {
-		return tools.Refusef("%s is your own session: a message to it would only reach you after this turn. Answer here instead", id)
+		return agenttools.Refusef("%s is your own session: a message to it would only reach you after this turn. Answer here instead", id)
 	}
 	if _, err := st.lookup(ctx, id); err != nil {
 		return err
 	}
 	if st.e.Running(id) {
-		return tools.Refusef("session %s is still working on a turn; wait until it ends (SessionsList shows it running) and send again", id)
+		return agenttools.Refusef("session %s is still working on a turn; wait until it ends (SessionsList shows it running) and send again", id)
 	}
 	if err := st.e.Send(id, message); err != nil {
 		if errors.Is(err, ErrBusy) {
-			return tools.Refusef("session %s is still working on a turn; wait until it ends and send again", id)
+			return agenttools.Refusef("session %s is still working on a turn; wait until it ends and send again", id)
 		}
 		return fmt.Errorf("send to session %s: %w", id, err)
 	}
 	return nil
 }
 
-// SpawnSession implements tools.SessionStore.
-func (st sessionTools) SpawnSession(ctx context.Context, prompt, agent, title string) (tools.SessionSummary, error) {
+// SpawnSession implements agent.SessionStore.
+func (st sessionTools) SpawnSession(ctx context.Context, prompt, agent, title string) (agenttools.SessionSummary, error) {
 	t, err := st.caller(ctx, "SessionsSpawn")
 	if err != nil {
-		return tools.SessionSummary{}, err
+		return agenttools.SessionSummary{}, err
 	}
 	if agent == "" {
 		agent = config.DefaultAgent
@@ -118,7 +118,7 @@ func (st sessionTools) SpawnSession(ctx context.Context, prompt, agent, title st
 	settings := st.e.settings()
 	a, ok := settings.Agent(agent)
 	if !ok {
-		return tools.SessionSummary{}, tools.Refusef("there is no agent profile %q; the agents are: %s", agent, describeAgents(settings))
+		return agenttools.SessionSummary{}, agenttools.Refusef("there is no agent profile %q; the agents are: %s", agent, describeAgents(settings))
 	}
 	// The new session starts in its profile's (or the settings') mode, but
 	// never looser than the session that asked for it.
@@ -128,20 +128,20 @@ func (st sessionTools) SpawnSession(ctx context.Context, prompt, agent, title st
 	}
 	id, err := st.e.NewSession(context.WithoutCancel(ctx), t.info.Workspace, mode, agent, "", "")
 	if err != nil {
-		return tools.SessionSummary{}, fmt.Errorf("create a session: %w", err)
+		return agenttools.SessionSummary{}, fmt.Errorf("create a session: %w", err)
 	}
 	if title = strings.TrimSpace(title); title != "" {
 		if err := st.e.record(ctx, id, sessions.NewEvent(sessions.EventSessionRenamed, sessions.SessionRenamed{Title: title})); err != nil {
-			return tools.SessionSummary{}, err
+			return agenttools.SessionSummary{}, err
 		}
 	}
 	if err := st.e.Send(id, prompt); err != nil {
-		return tools.SessionSummary{}, fmt.Errorf("start session %s: %w", id, err)
+		return agenttools.SessionSummary{}, fmt.Errorf("start session %s: %w", id, err)
 	}
-	return tools.SessionSummary{ID: id, Title: title, Agent: agent, Workspace: t.info.Workspace, Running: true}, nil
+	return agenttools.SessionSummary{ID: id, Title: title, Agent: agent, Workspace: t.info.Workspace, Running: true}, nil
 }
 
 var (
-	_ tools.SessionStore = sessionTools{}
-	_ tools.Spawner      = (*SubagentManager)(nil)
+	_ agenttools.SessionStore = sessionTools{}
+	_ agenttools.Spawner      = (*SubagentManager)(nil)
 )

@@ -14,6 +14,7 @@ import (
 	"tinyelf/backend/sessions"
 	"tinyelf/backend/skills"
 	"tinyelf/backend/tools"
+	"tinyelf/backend/tools/fs"
 )
 
 // Skills in the loop: the builder's steps 5, 6 and 9 (list_skills,
@@ -105,11 +106,11 @@ const maxSkillRoots = 64
 // folder of each loadable skill that lies elsewhere (a skill folder that is
 // a symbolic link). All are read-only; scripts run only through Bash and
 // its permission gate.
-func SkillRoots(lib *skills.Library, workspace string) []tools.Root {
+func SkillRoots(lib *skills.Library, workspace string) []fs.Root {
 	if lib == nil {
 		return nil
 	}
-	var roots []tools.Root
+	var roots []fs.Root
 	var reals []string
 	inWorkspace := func(real string) bool {
 		ws, err := filepath.EvalSymlinks(workspace)
@@ -133,7 +134,7 @@ func SkillRoots(lib *skills.Library, workspace string) []tools.Root {
 		if err != nil || covered(real) {
 			return
 		}
-		roots = append(roots, tools.Root{Dir: dir, Reason: reason})
+		roots = append(roots, fs.Root{Dir: dir, Reason: reason})
 		reals = append(reals, real)
 	}
 	for _, r := range lib.Snapshot().Roots {
@@ -162,7 +163,7 @@ func within(dir, p string) bool {
 }
 
 // rootsKey identifies a list of roots for the registry's cache key.
-func rootsKey(roots []tools.Root) string {
+func rootsKey(roots []fs.Root) string {
 	var sb strings.Builder
 	for _, r := range roots {
 		sb.WriteString(r.Dir)

@@ -8,10 +8,10 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"tinyelf/backend/proc"
 
 	"tinyelf/backend/capabilities"
 	"tinyelf/backend/skills"
-	"tinyelf/backend/tools"
 	"tinyelf/backend/usertools"
 )
 
@@ -81,7 +81,7 @@ type SkillServiceOptions struct {
 	Indexes func() []string
 	// Environ and Children start SkillHub's git clones.
 	Environ  func() []string
-	Children *tools.Children
+	Children *proc.Children
 	// Catalog receives the shared partitions; nil gives the service a
 	// catalog of its own.
 	Catalog *capabilities.Catalog

@@ -5,7 +5,7 @@ import (
 
 	"tinyelf/backend/llm"
 	"tinyelf/backend/sessions"
-	"tinyelf/backend/tools"
+	"tinyelf/backend/tools/agent"
 )
 
 // StoreLog adapts the session store to the engine's SessionLog.
@@ -55,11 +55,11 @@ func (l StoreLog) Info(ctx context.Context, sessionID string) (SessionInfo, erro
 }
 
 // ListSessions implements SessionLog.
-func (l StoreLog) ListSessions(ctx context.Context, limit, offset int) ([]tools.SessionSummary, error) {
+func (l StoreLog) ListSessions(ctx context.Context, limit, offset int) ([]agent.SessionSummary, error) {
 	list, err := l.Store.List(ctx, sessions.ListOptions{Limit: limit, Offset: offset})
-	out := make([]tools.SessionSummary, len(list))
+	out := make([]agent.SessionSummary, len(list))
 	for i, s := range list {
-		out[i] = tools.SessionSummary{ID: s.ID, Title: s.Title, Agent: s.Agent, Workspace: s.Workspace, Parent: s.Parent,
+		out[i] = agent.SessionSummary{ID: s.ID, Title: s.Title, Agent: s.Agent, Workspace: s.Workspace, Parent: s.Parent,
 			Messages: s.MessageCount, UpdatedAt: s.UpdatedAt}
 	}
 	return out, err

@@ -15,6 +15,7 @@ import (
 	"tinyelf/backend/llm"
 	"tinyelf/backend/sessions"
 	"tinyelf/backend/tools"
+	"tinyelf/backend/tools/agent"
 )
 
 // Subagents (seed 000's spawn_agent, subagent_list, subagent_status; seed
@@ -83,7 +84,7 @@ func inheritable(name string) bool {
 const keptRuns = 256
 
 // SubagentManager starts subagents and follows them: the engine's
-// implementation of tools.Spawner. It is safe for concurrent use.
+// implementation of agent.Spawner. It is safe for concurrent use.
 type SubagentManager struct {
 	e      *Engine
 	limits SubagentLimits
@@ -105,10 +106,10 @@ type subRun struct {
 	maxIterations int
 
 	mu   sync.Mutex
-	info tools.SubagentRun
+	info agent.SubagentRun
 }
 
-func (r *subRun) snapshot() tools.SubagentRun {
+func (r *subRun) snapshot() agent.SubagentRun {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	out := r.info
@@ -203,18 +204,18 @@ type spawnPlan struct {
 	notes    []string
 }
 
-// Spawn implements tools.Spawner: it checks the request against the
+// Spawn implements agent.Spawner: it checks the request against the
 // calling session, creates the child session and runs its first turn on
 // the prompt, in the foreground (waiting; ctx ending stops the child) or
 // the background (returning at once).
-func (m *SubagentManager) Spawn(ctx context.Context, req tools.SpawnRequest) (tools.SubagentRun, error) {
+func (m *SubagentManager) Spawn(ctx context.Context, req agent.SpawnRequest) (agent.SubagentRun, error) {
 	t := turnFrom(ctx)
 	if t == nil {
-		return tools.SubagentRun{}, tools.Refusef("spawn_agent runs only inside an agent's turn")
+		return agent.SubagentRun{}, agent.Refusef("spawn_agent runs only inside an agent's turn")
 	}
 	plan, err := m.plan(t, req, tools.CallIDFromContext(ctx))
 	if err != nil {
-		return tools.SubagentRun{}, err
+		return agent.SubagentRun{}, err
 	}
 	e := m.e
 	// The child's session, its first message and its turn's start are one
@@ -229,14 +230,14 @@ func (m *SubagentManager) Spawn(ctx context.Context, req tools.SpawnRequest) (to
 		childID, err = e.opts.Log.CreateSession(context.WithoutCancel(ctx), plan.created)
 	}
 	if err != nil {
-		return tools.SubagentRun{}, fmt.Errorf("create the subagent's session: %w", err)
+		return agent.SubagentRun{}, fmt.Errorf("create the subagent's session: %w", err)
 	}
 	c := plan.created
 	run := &subRun{id: childID, parent: c.Parent, agent: c.Agent, background: c.Background, maxIterations: plan.maxIter}
-	run.info = tools.SubagentRun{
+	run.info = agent.SubagentRun{
 		RunID: childID, SessionID: childID, ParentID: c.Parent, CallID: c.ParentCallID, Agent: c.Agent,
 		Provider: c.Provider, Model: c.Model, Mode: c.Mode, Background: c.Background, Prompt: req.Prompt,
-		Inherited: c.Inherited, NotGiven: plan.notGiven, Notes: plan.notes, State: tools.RunRunning, Started: e.opts.Now(),
+		Inherited: c.Inherited, NotGiven: plan.notGiven, Notes: plan.notes, State: agent.RunRunning, Started: e.opts.Now(),
 		Progress: "starting",
 	}
 	_, root := m.lineageOf(c.Parent)
@@ -268,9 +269,9 @@ func (m *SubagentManager) Spawn(ctx context.Context, req tools.SpawnRequest) (to
 // plan checks a spawn request against the calling turn: the nesting
 // depth, the agent profile, the permission mode, the provider and model,
 // and the tools passed on.
-func (m *SubagentManager) plan(t *turn, req tools.SpawnRequest, callID string) (spawnPlan, error) {
+func (m *SubagentManager) plan(t *turn, req agent.SpawnRequest, callID string) (spawnPlan, error) {
 	if t.depth >= m.limits.MaxDepth {
-		return spawnPlan{}, tools.Refusef("subagents may nest only %d deep, and this session is already at depth %d: do this part of the work yourself, or return what you have", m.limits.MaxDepth, t.depth)
+		return spawnPlan{}, agent.Refusef("subagents may nest only %d deep, and this session is already at depth %d: do this part of the work yourself, or return what you have", m.limits.MaxDepth, t.depth)
 	}
 	st := t.settings
 	name := req.Agent
@@ -279,7 +280,7 @@ func (m *SubagentManager) plan(t *turn, req tools.SpawnRequest, callID string) (
 	}
 	a, ok := st.Agent(name)
 	if !ok {
-		return spawnPlan{}, tools.Refusef("there is no agent profile %q; the agents are: %s", name, describeAgents(st))
+		return spawnPlan{}, agent.Refusef("there is no agent profile %q; the agents are: %s", name, describeAgents(st))
 	}
 	parentMode := t.info.Mode
 	mode := parentMode
@@ -287,10 +288,10 @@ func (m *SubagentManager) plan(t *turn, req tools.SpawnRequest, callID string) (
 	if req.PermissionMode != "" {
 		asked, err := ParseMode(req.PermissionMode)
 		if err != nil {
-			return spawnPlan{}, tools.Refusef("%v", err)
+			return spawnPlan{}, agent.Refusef("%v", err)
 		}
 		if asked.Looser(parentMode) {
-			return spawnPlan{}, tools.Refusef("permissionMode %s is looser than this session's (%s): a subagent may have your mode or a stricter one (plan < default < acceptEdits < auto). Ask for %s or stricter, or ask the user to change your mode", asked, parentMode, parentMode)
+			return spawnPlan{}, agent.Refusef("permissionMode %s is looser than this session's (%s): a subagent may have your mode or a stricter one (plan < default < acceptEdits < auto). Ask for %s or stricter, or ask the user to change your mode", asked, parentMode, parentMode)
 		}
 		mode = asked
 	} else if a.PermissionMode != "" {
@@ -319,7 +320,7 @@ func (m *SubagentManager) plan(t *turn, req tools.SpawnRequest, callID string) (
 	}
 	pc, ok := st.Provider(provider)
 	if !ok {
-		return spawnPlan{}, tools.Refusef("the agent %s uses provider %q, which is not set up (Settings → Providers)", a.Name, provider)
+		return spawnPlan{}, agent.Refusef("the agent %s uses provider %q, which is not set up (Settings → Providers)", a.Name, provider)
 	}
 	if model == "" {
 		model = pc.Model
@@ -422,13 +423,13 @@ func (m *SubagentManager) finished(r *subRun, res TurnResult) {
 	in := &r.info
 	switch res.Reason {
 	case EndDone, EndYield:
-		in.State = tools.RunDone
+		in.State = agent.RunDone
 	case EndMaxIterations:
-		in.State = tools.RunMaxIterations
+		in.State = agent.RunMaxIterations
 	case EndCancelled:
-		in.State = tools.RunCancelled
+		in.State = agent.RunCancelled
 	default:
-		in.State = tools.RunFailed
+		in.State = agent.RunFailed
 		in.Error = res.Err
 		if in.Error == "" {
 			in.Error = "it stopped without saying why"
@@ -438,7 +439,7 @@ func (m *SubagentManager) finished(r *subRun, res TurnResult) {
 		in.Error = res.Err
 	}
 	in.Text, in.Iterations, in.Progress = res.Text, max(in.Iterations, res.Iterations), ""
-	in.Usage = tools.SubagentUsage{InputTokens: res.Usage.InputTokens + res.Usage.CacheReadTokens + res.Usage.CacheWriteTokens,
+	in.Usage = agent.SubagentUsage{InputTokens: res.Usage.InputTokens + res.Usage.CacheReadTokens + res.Usage.CacheWriteTokens,
 		OutputTokens: res.Usage.OutputTokens, CostUSD: Cost(in.Model, res.Usage)}
 	in.Ended = m.e.opts.Now()
 	r.mu.Unlock()
@@ -533,11 +534,11 @@ func (m *SubagentManager) observe(sessionID string, evs []sessions.Event) {
 		case sessions.EventApprovalAsked:
 			var p named
 			if ev.Decode(&p) == nil {
-				in.State, in.Progress, changed = tools.RunWaiting, "waiting for your approval of "+p.Name, true
+				in.State, in.Progress, changed = agent.RunWaiting, "waiting for your approval of "+p.Name, true
 			}
 		case sessions.EventApprovalAnswered:
-			if in.State == tools.RunWaiting {
-				in.State, in.Progress, changed = tools.RunRunning, "approval answered", true
+			if in.State == agent.RunWaiting {
+				in.State, in.Progress, changed = agent.RunRunning, "approval answered", true
 			}
 		case sessions.EventToolResult:
 			var p named
@@ -565,18 +566,18 @@ func (m *SubagentManager) observe(sessionID string, evs []sessions.Event) {
 	}
 }
 
-// Runs implements tools.Spawner: the calling session's subagents, newest
+// Runs implements agent.Spawner: the calling session's subagents, newest
 // first.
-func (m *SubagentManager) Runs(ctx context.Context) ([]tools.SubagentRun, error) {
+func (m *SubagentManager) Runs(ctx context.Context) ([]agent.SubagentRun, error) {
 	t := turnFrom(ctx)
 	if t == nil {
-		return nil, tools.Refusef("subagent_list runs only inside an agent's turn")
+		return nil, agent.Refusef("subagent_list runs only inside an agent's turn")
 	}
 	return m.RunsOf(t.s.id), nil
 }
 
 // RunsOf lists a session's subagents this process started, newest first.
-func (m *SubagentManager) RunsOf(parent string) []tools.SubagentRun {
+func (m *SubagentManager) RunsOf(parent string) []agent.SubagentRun {
 	m.mu.RLock()
 	var mine []*subRun
 	for _, r := range m.runs {
@@ -585,23 +586,23 @@ func (m *SubagentManager) RunsOf(parent string) []tools.SubagentRun {
 		}
 	}
 	m.mu.RUnlock()
-	out := make([]tools.SubagentRun, len(mine))
+	out := make([]agent.SubagentRun, len(mine))
 	for i, r := range mine {
 		out[i] = r.snapshot()
 	}
-	slices.SortFunc(out, func(a, b tools.SubagentRun) int {
+	slices.SortFunc(out, func(a, b agent.SubagentRun) int {
 		return cmp.Or(b.Started.Compare(a.Started), cmp.Compare(a.RunID, b.RunID))
 	})
 	return out
 }
 
-// Run implements tools.Spawner: one of the calling session's subagents.
+// Run implements agent.Spawner: one of the calling session's subagents.
 // A run this process no longer remembers (it ended long ago, or before a
 // restart) is read back from its session's log.
-func (m *SubagentManager) Run(ctx context.Context, runID string) (tools.SubagentRun, error) {
+func (m *SubagentManager) Run(ctx context.Context, runID string) (agent.SubagentRun, error) {
 	t := turnFrom(ctx)
 	if t == nil {
-		return tools.SubagentRun{}, tools.Refusef("subagent_status runs only inside an agent's turn")
+		return agent.SubagentRun{}, agent.Refusef("subagent_status runs only inside an agent's turn")
 	}
 	m.mu.RLock()
 	r := m.runs[runID]
@@ -611,23 +612,23 @@ func (m *SubagentManager) Run(ctx context.Context, runID string) (tools.Subagent
 	}
 	info, err := m.e.opts.Log.Info(ctx, runID)
 	if err != nil && !errors.Is(err, sessions.ErrNotFound) {
-		return tools.SubagentRun{}, fmt.Errorf("read subagent run %s: %w", runID, err)
+		return agent.SubagentRun{}, fmt.Errorf("read subagent run %s: %w", runID, err)
 	}
 	if err != nil || info.Parent != t.s.id {
-		return tools.SubagentRun{}, tools.Refusef("there is no subagent run %q of this session; subagent_list shows yours", runID)
+		return agent.SubagentRun{}, agent.Refusef("there is no subagent run %q of this session; subagent_list shows yours", runID)
 	}
-	run := tools.SubagentRun{
+	run := agent.SubagentRun{
 		RunID: runID, SessionID: runID, ParentID: info.Parent, CallID: info.ParentCallID, Agent: info.Agent,
 		Provider: info.Provider, Model: info.Model, Mode: string(info.Mode), Background: info.Background,
-		Inherited: info.Inherited, State: tools.RunDone,
+		Inherited: info.Inherited, State: agent.RunDone,
 		Progress: "read from the session's log (it ran before TinyElf last started)",
 	}
 	if m.e.Running(runID) {
-		run.State = tools.RunRunning
+		run.State = agent.RunRunning
 	}
 	msgs, err := m.e.opts.Log.ModelMessages(ctx, runID)
 	if err != nil {
-		return tools.SubagentRun{}, fmt.Errorf("read subagent run %s: %w", runID, err)
+		return agent.SubagentRun{}, fmt.Errorf("read subagent run %s: %w", runID, err)
 	}
 	if len(msgs) > 0 {
 		run.Prompt = msgs[0].Content

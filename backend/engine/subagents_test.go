@@ -17,6 +17,7 @@ import (
 	"tinyelf/backend/llm/llmtest"
 	"tinyelf/backend/sessions"
 	"tinyelf/backend/tools"
+	"tinyelf/backend/tools/agent"
 )
 
 // actors scripts a conversation between sessions on one fake server: a
@@ -230,8 +231,8 @@ func TestSubagentForeground(t *testing.T) {
 		if r.IsError {
 			t.Errorf("spawn result is an error: %s", r.Content)
 		}
-		meta, _ := r.Meta[tools.SubagentMetaKey].(map[string]any)
-		if meta["sessionId"] != child.ID || meta["state"] != tools.RunDone {
+		meta, _ := r.Meta[agent.SubagentMetaKey].(map[string]any)
+		if meta["sessionId"] != child.ID || meta["state"] != agent.RunDone {
 			t.Errorf("result meta %+v", r.Meta)
 		}
 		// The child was shown only what it inherited, and told what it is.
@@ -312,7 +313,7 @@ func TestSubagentBackgroundNotifiesAndReports(t *testing.T) {
 		}
 		runID := runs[0].RunID
 		waitUntil(t, "the background child ends", func() bool { return h.engine.Subagents().RunsOf(parent)[0].Over() })
-		if got := h.engine.Subagents().RunsOf(parent)[0]; got.State != tools.RunDone || got.Text != "The README explains the build." {
+		if got := h.engine.Subagents().RunsOf(parent)[0]; got.State != agent.RunDone || got.Text != "The README explains the build." {
 			t.Errorf("run %+v", got)
 		}
 		waitUntil(t, "the user is notified", func() bool {
@@ -340,7 +341,7 @@ func spawnRunStatus(t *testing.T, h *harness, parent, runID string) string {
 	t.Helper()
 	s := h.engine.peek(parent)
 	tt := &turn{e: h.engine, s: s, info: SessionInfo{ID: parent}}
-	res, err := tools.NewSubagentStatus(h.engine.Subagents()).Execute(withTurn(context.Background(), tt), map[string]any{"runId": runID})
+	res, err := agent.NewSubagentStatus(h.engine.Subagents()).Execute(withTurn(context.Background(), tt), map[string]any{"runId": runID})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -593,7 +594,7 @@ func TestSubagentCancelCascades(t *testing.T) {
 			return len(runs) == 2 && runs[0].Over() && runs[1].Over()
 		})
 		for _, r := range h.engine.Subagents().RunsOf(parent) {
-			if r.State != tools.RunCancelled {
+			if r.State != agent.RunCancelled {
 				t.Errorf("run %s (background %v) ended %s", r.RunID, r.Background, r.State)
 			}
 			ends := logged[sessions.TurnEnd](h, r.SessionID, sessions.EventTurnEnd)

@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"time"
+	"tinyelf/backend/proc"
 
 	"tinyelf/backend/capabilities"
 	"tinyelf/backend/config"
@@ -104,7 +105,7 @@ type Toolbox struct {
 	hidden       map[string]string // tool name → why this mode leaves it out
 	// children are the Bash commands and MCP servers the toolbox started;
 	// Close kills what is left of them.
-	children *tools.Children
+	children *proc.Children
 
 	// The user tools, once LoadUserTools has run.
 	userTools  *usertools.Service

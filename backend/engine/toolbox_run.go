@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"sync"
 	"time"
+	agenttools "tinyelf/backend/tools/agent"
 
 	"tinyelf/backend/capabilities"
 	"tinyelf/backend/hooks"
@@ -164,7 +165,7 @@ func (l *directLog) LastCapabilities(context.Context, string) (sessions.Capabili
 	return sessions.CapabilityState{}, nil
 }
 
-func (l *directLog) ListSessions(context.Context, int, int) ([]tools.SessionSummary, error) {
+func (l *directLog) ListSessions(context.Context, int, int) ([]agenttools.SessionSummary, error) {
 	return nil, nil
 }
 

@@ -15,6 +15,8 @@ import (
 	"tinyelf/backend/llm"
 	"tinyelf/backend/sessions"
 	"tinyelf/backend/tools"
+	"tinyelf/backend/tools/agent"
+	"tinyelf/backend/tools/fs"
 )
 
 // DefaultMaxIterations bounds the model calls of one turn.
@@ -50,7 +52,7 @@ type turn struct {
 	provider llm.Provider
 	provCfg  config.Provider
 	reg      *tools.Registry
-	ws       *tools.Workspace
+	ws       *fs.Workspace
 	usage    llm.Usage
 	// depth is how deep the session nests below a top-level one (0: it is
 	// one; 1: a top-level session's subagent).
@@ -348,7 +350,7 @@ func (t *turn) afterCalls(ctx context.Context, results []tools.CallResult, lastT
 	}
 	for _, r := range results {
 		if r.Name == "SessionsYield" && !r.IsError {
-			msg, _ := r.Meta[tools.YieldMetaKey].(string)
+			msg, _ := r.Meta[agent.YieldMetaKey].(string)
 			return t.end(ctx, EndYield, msg, iter, nil), true
 		}
 	}
@@ -420,7 +422,7 @@ func (e *Engine) prepare(ctx context.Context, s *sessionState, created, noModel 
 func (t *turn) registry() (*Session, error) {
 	web := t.e.webTools(t.settings)
 	sk := t.sessionSkills()
-	var readable []tools.Root
+	var readable []fs.Root
 	if sk != nil {
 		readable = SkillRoots(sk.Library, t.info.Workspace)
 	}
@@ -438,7 +440,7 @@ func (t *turn) registry() (*Session, error) {
 	}
 	// Every tool is built: the discovery policy hides what the mode and
 	// the agent's profile do not allow, and says why.
-	var roots []tools.Root
+	var roots []fs.Root
 	for _, src := range t.e.opts.ToolSources {
 		if rs, ok := src.(RootSource); ok {
 			roots = append(roots, rs.Roots(t.info)...)

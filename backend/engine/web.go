@@ -12,16 +12,17 @@ import (
 	"tinyelf/backend/llm"
 	"tinyelf/backend/sessions"
 	"tinyelf/backend/tools"
+	"tinyelf/backend/web"
 )
 
 // WebTools is what steps 3 and 4 of the builder (WebSearch, WebFetch)
 // need, resolved from the settings and the environment.
 type WebTools struct {
-	Net    *tools.WebNet
-	Search tools.WebSearchOptions
+	Net    *web.Net
+	Search web.SearchOptions
 	// Summarizer and Cache back WebFetch's summaries; both may be nil.
-	Summarizer tools.Summarizer
-	Cache      *tools.SummaryCache
+	Summarizer web.Summarizer
+	Cache      *web.SummaryCache
 }
 
 // NewWebTools resolves the Web settings: local addresses (Settings or
@@ -29,21 +30,21 @@ type WebTools struct {
 // providers in the user's order with their keys from the settings or the
 // environment. native and sum may be nil (a direct `tinyelf tool` call has
 // no session model).
-func NewWebTools(st config.Settings, getenv func(string) string, native tools.NativeSearcher, sum tools.Summarizer, cache *tools.SummaryCache) *WebTools {
+func NewWebTools(st config.Settings, getenv func(string) string, native web.NativeSearcher, sum web.Summarizer, cache *web.SummaryCache) *WebTools {
 	w := &WebTools{
-		Net:        &tools.WebNet{AllowLocal: st.Web.LocalAllowed(getenv)},
-		Search:     tools.WebSearchOptions{Native: native, NativeOff: !st.Web.NativeSearchOn()},
+		Net:        &web.Net{AllowLocal: st.Web.LocalAllowed(getenv)},
+		Search:     web.SearchOptions{Native: native, NativeOff: !st.Web.NativeSearchOn()},
 		Summarizer: sum,
 		Cache:      cache,
 	}
 	for _, name := range st.Web.SearchOrder() {
 		p := st.Web.Search[name]
-		cfg := tools.SearchProviderConfig{Name: name, Key: strings.TrimSpace(p.APIKey), URL: strings.TrimSpace(p.URL), Disabled: p.Disabled}
-		env := tools.SearchKeyEnv[name]
+		cfg := web.SearchProviderConfig{Name: name, Key: strings.TrimSpace(p.APIKey), URL: strings.TrimSpace(p.URL), Disabled: p.Disabled}
+		env := web.SearchKeyEnv[name]
 		switch {
-		case name == tools.SearchSearXNG && cfg.URL == "" && env != "":
+		case name == web.SearchSearXNG && cfg.URL == "" && env != "":
 			cfg.URL = strings.TrimSpace(getenv(env))
-		case cfg.Key == "" && env != "" && name != tools.SearchSearXNG:
+		case cfg.Key == "" && env != "" && name != web.SearchSearXNG:
 			cfg.Key = strings.TrimSpace(getenv(env))
 		}
 		w.Search.Providers = append(w.Search.Providers, cfg)
@@ -73,22 +74,22 @@ func (e *Engine) webTools(st config.Settings) *WebTools {
 // context.
 type nativeSearch struct{ e *Engine }
 
-func (n nativeSearch) NativeSearch(ctx context.Context, query string, count int) (tools.NativeSearchResult, error) {
+func (n nativeSearch) NativeSearch(ctx context.Context, query string, count int) (web.NativeSearchResult, error) {
 	t := turnFrom(ctx)
 	if t == nil || t.provider == nil {
-		return tools.NativeSearchResult{}, &tools.SearchIneligibleError{Provider: "model provider", Reason: "no session model for this call"}
+		return web.NativeSearchResult{}, &web.SearchIneligibleError{Provider: "model provider", Reason: "no session model for this call"}
 	}
 	name := t.provCfg.Name
 	ws, ok := t.provider.(llm.WebSearcher)
 	if !ok {
-		return tools.NativeSearchResult{}, &tools.SearchIneligibleError{Provider: name, Reason: "this provider has no native web search"}
+		return web.NativeSearchResult{}, &web.SearchIneligibleError{Provider: name, Reason: "this provider has no native web search"}
 	}
 	if err := ws.SupportsWebSearch(t.provCfg.Model); err != nil {
 		var inel *llm.IneligibleError
 		if errors.As(err, &inel) {
-			return tools.NativeSearchResult{}, &tools.SearchIneligibleError{Provider: name, Reason: inel.Reason}
+			return web.NativeSearchResult{}, &web.SearchIneligibleError{Provider: name, Reason: inel.Reason}
 		}
-		return tools.NativeSearchResult{}, &tools.SearchIneligibleError{Provider: name, Reason: err.Error()}
+		return web.NativeSearchResult{}, &web.SearchIneligibleError{Provider: name, Reason: err.Error()}
 	}
 	resp, err := ws.WebSearch(ctx, llm.WebSearchRequest{Model: t.provCfg.Model, Query: query, MaxResults: count})
 	label := name + " native search"
@@ -99,11 +100,11 @@ func (n nativeSearch) NativeSearch(ctx context.Context, query string, count int)
 		n.e.recordBackgroundUsage(ctx, t, resp.Model, resp.Usage)
 	}
 	if err != nil {
-		return tools.NativeSearchResult{Provider: label}, err
+		return web.NativeSearchResult{Provider: label}, err
 	}
-	out := tools.NativeSearchResult{Provider: label}
+	out := web.NativeSearchResult{Provider: label}
 	for _, r := range resp.Results {
-		out.Results = append(out.Results, tools.SearchResult{Title: r.Title, URL: r.URL, Snippet: r.Snippet, Date: r.PageAge})
+		out.Results = append(out.Results, web.SearchResult{Title: r.Title, URL: r.URL, Snippet: r.Snippet, Date: r.PageAge})
 	}
 	return out, nil
 }
@@ -119,14 +120,14 @@ const summarySystem = "You summarize web pages for an AI agent that fetched them
 // or on the session's model when the agent names none.
 type summarizer struct{ e *Engine }
 
-func (s summarizer) Summarize(ctx context.Context, req tools.SummaryRequest) (tools.Summary, error) {
+func (s summarizer) Summarize(ctx context.Context, req web.SummaryRequest) (web.Summary, error) {
 	t := turnFrom(ctx)
 	if t == nil || t.provider == nil {
-		return tools.Summary{}, fmt.Errorf("no session model for this call: %w", tools.ErrNoSummaryModel)
+		return web.Summary{}, fmt.Errorf("no session model for this call: %w", web.ErrNoSummaryModel)
 	}
 	prov, name, model, err := s.e.backgroundModel(t)
 	if err != nil {
-		return tools.Summary{}, err
+		return web.Summary{}, err
 	}
 	ask := req.Prompt
 	if ask == "" {
@@ -150,9 +151,9 @@ func (s summarizer) Summarize(ctx context.Context, req tools.SummaryRequest) (to
 		s.e.recordBackgroundUsage(ctx, t, model, resp.Usage)
 	}
 	if err != nil {
-		return tools.Summary{}, fmt.Errorf("the summary model %s/%s failed: %w", name, model, err)
+		return web.Summary{}, fmt.Errorf("the summary model %s/%s failed: %w", name, model, err)
 	}
-	return tools.Summary{Text: resp.Text, Model: name + "/" + model}, nil
+	return web.Summary{Text: resp.Text, Model: name + "/" + model}, nil
 }
 
 // backgroundModel returns the provider and model for background calls:
@@ -167,21 +168,21 @@ func (e *Engine) backgroundModel(t *turn) (llm.Provider, string, string, error) 
 	if a.BackgroundProvider != "" && a.BackgroundProvider != pc.Name {
 		var ok bool
 		if pc, ok = t.settings.Provider(a.BackgroundProvider); !ok {
-			return nil, "", "", fmt.Errorf("the agent's background provider %q is not set up: %w", a.BackgroundProvider, tools.ErrNoSummaryModel)
+			return nil, "", "", fmt.Errorf("the agent's background provider %q is not set up: %w", a.BackgroundProvider, web.ErrNoSummaryModel)
 		}
 	}
 	if a.BackgroundModel != "" {
 		pc.Model = a.BackgroundModel
 	}
 	if pc.Model == "" {
-		return nil, "", "", fmt.Errorf("the agent's background provider %s has no model: %w", pc.Name, tools.ErrNoSummaryModel)
+		return nil, "", "", fmt.Errorf("the agent's background provider %s has no model: %w", pc.Name, web.ErrNoSummaryModel)
 	}
 	if pc.Name == t.provCfg.Name && pc.BaseURL == t.provCfg.BaseURL && pc.APIKey == t.provCfg.APIKey {
 		return t.provider, pc.Name, pc.Model, nil
 	}
 	p, err := e.opts.Providers(pc)
 	if err != nil {
-		return nil, "", "", fmt.Errorf("set up background provider %s: %v: %w", pc.Name, err, tools.ErrNoSummaryModel)
+		return nil, "", "", fmt.Errorf("set up background provider %s: %v: %w", pc.Name, err, web.ErrNoSummaryModel)
 	}
 	return p, pc.Name, pc.Model, nil
 }

@@ -12,7 +12,7 @@ import (
 	"sync"
 	"time"
 
-	"tinyelf/backend/tools"
+	"tinyelf/backend/proc"
 )
 
 // MaxOutputBytes bounds what is kept of a hook's stdout and of its stderr;
@@ -70,7 +70,7 @@ func (r Run) Summary() string {
 type Runner struct {
 	// Children starts the hooks and keeps them from outliving TinyElf
 	// (nil: each still gets its own group, without a record).
-	Children *tools.Children
+	Children *proc.Children
 	// Environ returns the environment hooks start from; nil means
 	// TinyElf's own without ChildOfEnv (tests).
 	Environ func() []string
@@ -127,7 +127,7 @@ func (r *Runner) environ(dir string) []string {
 	if r.Environ != nil {
 		base = r.Environ()
 	}
-	return tools.CleanEnv(base, tools.Secrets{}, "CLAUDE_PROJECT_DIR="+dir, "TINYELF_PROJECT_DIR="+dir)
+	return proc.CleanEnv(base, proc.Secrets{}, "CLAUDE_PROJECT_DIR="+dir, "TINYELF_PROJECT_DIR="+dir)
 }
 
 // runOne runs one hook to its end.
@@ -180,7 +180,7 @@ func (r *Runner) runOne(ctx context.Context, h *Hook, ev Event, payload []byte, 
 	default:
 		run.ExitCode = cmd.ProcessState.ExitCode()
 		if run.ExitCode < 0 {
-			run.Verdict = Verdict{Problem: "it was killed by a signal (" + tools.ExitSignal(cmd.ProcessState) + ")"}
+			run.Verdict = Verdict{Problem: "it was killed by a signal (" + proc.ExitSignal(cmd.ProcessState) + ")"}
 			break
 		}
 		run.Verdict = Judge(ev, run.ExitCode, run.Stdout, run.Stderr)

@@ -11,7 +11,7 @@ import (
 	"testing"
 	"time"
 
-	"tinyelf/backend/tools"
+	"tinyelf/backend/proc"
 )
 
 // newRunner returns a Runner whose children die with the test.
@@ -20,7 +20,7 @@ func newRunner(t *testing.T, environ func() []string) *Runner {
 	if runtime.GOOS == "windows" {
 		t.Skip("hook commands run with bash")
 	}
-	ch := tools.NewChildren(t.TempDir(), nil)
+	ch := proc.NewChildren(t.TempDir(), nil)
 	t.Cleanup(ch.KillAll)
 	return &Runner{Children: ch, Environ: environ}
 }

@@ -19,7 +19,7 @@ import (
 
 	"tinyelf/backend/config"
 	"tinyelf/backend/mcp/oauth"
-	"tinyelf/backend/tools"
+	"tinyelf/backend/proc"
 )
 
 // dialer holds what every connection attempt of one service shares.
@@ -28,7 +28,7 @@ type dialer struct {
 	stopGrace time.Duration      // how long a stdio server gets to exit
 	http      *http.Client
 	environ   func() []string // a stdio server's base environment
-	children  *tools.Children // starts stdio servers
+	children  *proc.Children  // starts stdio servers
 	roots     func() []string // the roots offered outside a tool call
 	legacy    sync.Map        // URL -> the pre-2026 revision a server spoke
 }

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"tinyelf/backend/config"
+	"tinyelf/backend/proc"
 	"tinyelf/backend/tools"
 )
 
@@ -34,12 +35,12 @@ func startEverythingHTTP(t testing.TB) string {
 	port := freePort(t)
 	cmd := exec.Command("node", script, "streamableHttp")
 	cmd.Env = append(os.Environ(), fmt.Sprintf("PORT=%d", port))
-	tools.StartInOwnGroup(cmd)
+	proc.StartInOwnGroup(cmd)
 	stderr, err := cmd.StderrPipe()
 	must(t, err)
 	must(t, cmd.Start())
 	t.Cleanup(func() {
-		tools.SignalGroup(cmd.Process, true)
+		proc.SignalGroup(cmd.Process, true)
 		_ = cmd.Wait()
 	})
 	ready := make(chan struct{})

@@ -12,7 +12,7 @@ import (
 	"time"
 
 	"tinyelf/backend/config"
-	"tinyelf/backend/tools"
+	"tinyelf/backend/proc"
 )
 
 // stderrDrainGrace is how long an exited server's stderr is still read
@@ -25,8 +25,8 @@ const stderrDrainGrace = time.Second
 // transport only notices on the next request) and kill the whole group,
 // grandchildren included, when the connection ends.
 type process struct {
-	cmd    *tools.Command
-	child  *tools.Child
+	cmd    *proc.Command
+	child  *proc.Child
 	stdin  io.WriteCloser // the child's stdin (our end)
 	stdout *os.File       // the child's stdout (our end)
 	// done is closed once the child has exited and been reaped, and its
@@ -44,7 +44,7 @@ type process struct {
 // environ's, or TinyElf's own when nil, either way without the secrets
 // children's owner names) and working folder, through children. Its stderr
 // goes to log line by line.
-func startProcess(cfg config.MCPServer, log io.Writer, environ func() []string, children *tools.Children) (*process, error) {
+func startProcess(cfg config.MCPServer, log io.Writer, environ func() []string, children *proc.Children) (*process, error) {
 	if cfg.Command == "" {
 		return nil, errors.New("no command is configured")
 	}
@@ -156,7 +156,7 @@ func (p *process) exitError() string {
 	}
 	var ee *exec.ExitError
 	if errors.As(p.err, &ee) {
-		if sig := tools.ExitSignal(ee.ProcessState); sig != "" {
+		if sig := proc.ExitSignal(ee.ProcessState); sig != "" {
 			return "killed by " + sig
 		}
 		return fmt.Sprintf("exited with status %d", ee.ExitCode())

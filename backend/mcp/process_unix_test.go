@@ -13,7 +13,7 @@ import (
 	"time"
 
 	"tinyelf/backend/config"
-	"tinyelf/backend/tools"
+	"tinyelf/backend/proc"
 )
 
 // gone reports whether pid has exited (a zombie no one reaps counts).
@@ -69,7 +69,7 @@ func TestExitIsReportedWithTheLastStderr(t *testing.T) {
 	t.Parallel()
 	for i := range 20 {
 		log := newLineLog(StderrLines)
-		p, err := startProcess(config.MCPServer{Command: "sh", Args: []string{"-c", `echo "panic: simulated crash $0" >&2; exit 2`, strconv.Itoa(i)}}, log, nil, tools.NewChildren("", nil))
+		p, err := startProcess(config.MCPServer{Command: "sh", Args: []string{"-c", `echo "panic: simulated crash $0" >&2; exit 2`, strconv.Itoa(i)}}, log, nil, proc.NewChildren("", nil))
 		must(t, err)
 		select {
 		case <-p.done:

@@ -8,7 +8,7 @@ import (
 	"tinyelf/backend/tools"
 )
 
-// Notifier sends a desktop notification (the same shape as tools.Notifier,
+// Notifier sends a desktop notification (the same shape as agent.Notifier,
 // so the engine can pass the same value).
 type Notifier interface {
 	Notify(ctx context.Context, title, body string) error

@@ -4,12 +4,14 @@ import (
 	"context"
 	"path/filepath"
 
+	"tinyelf/backend/proc"
 	"tinyelf/backend/tools"
+	"tinyelf/backend/tools/fs"
 )
 
 type workspaceProvider struct {
 	dir      string
-	children *tools.Children
+	children *proc.Children
 }
 
 // NewWorkspaceProvider returns the "workspace" provider: TinyElf's
@@ -17,7 +19,7 @@ type workspaceProvider struct {
 // folder, the Caller's Workspace or else dir. It is eligible for external
 // CLI agents that have a folder, since TinyElf's own agents have the local
 // tools. children starts grep's ripgrep (may be nil).
-func NewWorkspaceProvider(dir string, children *tools.Children) Provider {
+func NewWorkspaceProvider(dir string, children *proc.Children) Provider {
 	return workspaceProvider{dir: dir, children: children}
 }
 
@@ -46,20 +48,20 @@ func (p workspaceProvider) Tools(ctx context.Context) ([]tools.Tool, error) {
 	}
 	// Opened once here to fail early on a missing folder; each call opens
 	// its own, so nothing stays open between calls.
-	ws, err := tools.OpenWorkspace(dir, true)
+	ws, err := fs.OpenWorkspace(dir, true)
 	if err != nil {
 		return nil, err
 	}
 	defer ws.Close()
 	makers := []struct {
 		name string
-		make func(*tools.Workspace) tools.Tool
+		make func(*fs.Workspace) tools.Tool
 	}{
-		{"read_file", tools.NewRead},
-		{"list_dir", tools.NewListDir},
-		{"glob", tools.NewGlob},
-		{"grep", func(ws *tools.Workspace) tools.Tool {
-			return tools.NewGrep(ws, tools.GrepOptions{Children: p.children})
+		{"read_file", fs.NewRead},
+		{"list_dir", fs.NewListDir},
+		{"glob", fs.NewGlob},
+		{"grep", func(ws *fs.Workspace) tools.Tool {
+			return fs.NewGrep(ws, fs.GrepOptions{Children: p.children})
 		}},
 	}
 	var out []tools.Tool
@@ -77,13 +79,13 @@ func (p workspaceProvider) Tools(ctx context.Context) ([]tools.Tool, error) {
 type workspaceTool struct {
 	dir  string
 	info tools.Info
-	make func(*tools.Workspace) tools.Tool
+	make func(*fs.Workspace) tools.Tool
 }
 
 func (t workspaceTool) Info() tools.Info { return t.info }
 
 func (t workspaceTool) Execute(ctx context.Context, params map[string]any) (tools.Result, error) {
-	ws, err := tools.OpenWorkspace(t.dir, true)
+	ws, err := fs.OpenWorkspace(t.dir, true)
 	if err != nil {
 		return tools.Errorf("The workspace %s cannot be opened: %v", t.dir, err), nil
 	}

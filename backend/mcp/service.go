@@ -13,6 +13,7 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 
 	"tinyelf/backend/config"
+	"tinyelf/backend/proc"
 	"tinyelf/backend/tools"
 )
 
@@ -57,7 +58,7 @@ type Options struct {
 	Environ func() []string
 	// Children starts stdio servers and keeps them from outliving TinyElf;
 	// nil still runs each in a process group of its own.
-	Children *tools.Children
+	Children *proc.Children
 	// TokenStores keeps each http or sse server's OAuth tokens and client
 	// registration (SecretTokens); nil keeps them in memory only.
 	TokenStores TokenStores
@@ -74,7 +75,7 @@ type Options struct {
 // defaultEnviron is the environment of a stdio server when Options.Environ
 // is not set.
 func defaultEnviron() []string {
-	return tools.CleanEnv(os.Environ(), tools.Secrets{Names: config.SecretEnvNames()})
+	return proc.CleanEnv(os.Environ(), proc.Secrets{Names: config.SecretEnvNames()})
 }
 
 func (o Options) withDefaults() Options {

@@ -173,7 +173,7 @@ func (p *Policy) ApprovalWaiting(ctx context.Context, title, tool string, backgr
 
 // Notify shows a notification the agent asked for (the Notify tool):
 // whenever the policy is enabled, focused or not, since the model chose to
-// call for attention. With it, *Policy satisfies tools.Notifier.
+// call for attention. With it, *Policy satisfies agent.Notifier.
 func (p *Policy) Notify(ctx context.Context, title, body string) error {
 	if !p.Enabled() {
 		return nil

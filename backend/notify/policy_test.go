@@ -8,7 +8,7 @@ import (
 	"testing"
 )
 
-// The Notify tool's interface (tools.Notifier), restated so that this
+// The Notify tool's interface (agent.Notifier), restated so that this
 // package need not import tools.
 var _ interface {
 	Notify(ctx context.Context, title, body string) error

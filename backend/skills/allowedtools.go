@@ -9,6 +9,7 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"tinyelf/backend/config"
+	"tinyelf/backend/shell/guard"
 	"tinyelf/backend/tools"
 )
 
@@ -163,7 +164,7 @@ func parseAllowedTool(tok string) (AllowedTool, error) {
 			return a, fmt.Errorf("%q: no command before the wildcard", tok)
 		}
 		if a.Kind != AllowCommandPattern {
-			if _, err := tools.ParseBashRule(a.Command); err != nil {
+			if _, err := guard.ParseBashRule(a.Command); err != nil {
 				return a, fmt.Errorf("%q: %v", tok, err)
 			}
 		}
@@ -214,7 +215,7 @@ func (a AllowedTool) MatchesName(name string) bool {
 // already applies: AllowWholeTool to config.Rule{Tool} (for a concrete
 // name), AllowCommandPrefix to config.Rule{Tool: "Bash", Pattern:
 // "command:*"} and AllowCommandExact to config.Rule{Tool: "Bash", Pattern:
-// command}, the shell guard's rule notation (tools.BashRule). Wildcard
+// command}, the shell guard's rule notation (guard.BashRule). Wildcard
 // patterns and scoped entries have no such shape (a prefix rule would
 // allow more than the skill asked for), so ok is false; use Allows for
 // them.
@@ -231,13 +232,13 @@ func (a AllowedTool) Rule() (config.Rule, bool) {
 }
 
 // bashRule is the shell guard's rule for a prefix or exact Bash entry.
-func (a AllowedTool) bashRule() (tools.BashRule, bool) {
+func (a AllowedTool) bashRule() (guard.BashRule, bool) {
 	if a.Kind != AllowCommandPrefix && a.Kind != AllowCommandExact {
-		return tools.BashRule{}, false
+		return guard.BashRule{}, false
 	}
-	br, err := tools.ParseBashRule(a.Command)
+	br, err := guard.ParseBashRule(a.Command)
 	if err != nil {
-		return tools.BashRule{}, false
+		return guard.BashRule{}, false
 	}
 	br.Prefix = a.Kind == AllowCommandPrefix
 	return br, true
@@ -285,9 +286,9 @@ func (ts AllowedTools) Names(available []string) []string {
 
 // Allows reports whether the entries pre-approve a call of tool with params
 // (validated arguments) in the workspace wsDir. A Bash script is allowed
-// only when every simple command in it (tools.SimpleCommands) is covered by
+// only when every simple command in it (guard.SimpleCommands) is covered by
 // some Bash entry, with the shell guard's rule matching
-// (tools.BashRule.Covers): the same literal words, no environment
+// (guard.BashRule.Covers): the same literal words, no environment
 // assignment, no redirection to a file, no argument on the command's
 // blocklist (git -c, find -exec, …). A script that does not parse is not
 // allowed. The caller applies deny rules, plan mode and the shell deny list
@@ -296,7 +297,7 @@ func (ts AllowedTools) Allows(tool string, params map[string]any, wsDir string) 
 	if tool != "Bash" {
 		return slices.ContainsFunc(ts, func(a AllowedTool) bool { return a.Kind == AllowWholeTool && a.MatchesName(tool) })
 	}
-	var rules []tools.BashRule
+	var rules []guard.BashRule
 	var patterns []string
 	for _, a := range ts {
 		if !a.MatchesName("Bash") {
@@ -316,18 +317,18 @@ func (ts AllowedTools) Allows(tool string, params map[string]any, wsDir string) 
 	if len(rules) == 0 && len(patterns) == 0 {
 		return false
 	}
-	cmds, err := tools.SimpleCommands(tools.String(params, "command", ""))
+	cmds, err := guard.SimpleCommands(tools.String(params, "command", ""))
 	if err != nil || len(cmds) == 0 {
 		return false
 	}
 	for _, c := range cmds {
 		if len(c.Words) == 0 { // an assignment of its own (PATH=x)
-			if tools.CommandRisk(c, wsDir) != "" {
+			if guard.CommandRisk(c, wsDir) != "" {
 				return false
 			}
 			continue
 		}
-		if slices.ContainsFunc(rules, func(br tools.BashRule) bool { return br.Covers(c, wsDir) }) {
+		if slices.ContainsFunc(rules, func(br guard.BashRule) bool { return br.Covers(c, wsDir) }) {
 			continue
 		}
 		if !slices.ContainsFunc(patterns, func(p string) bool { return patternCovers(p, c, wsDir) }) {
@@ -342,7 +343,7 @@ func (ts AllowedTools) Allows(tool string, params map[string]any, wsDir string) 
 // words only, since a wildcard must not stand for a word whose value is
 // unknown; no assignment; no redirection; nothing on the blocklist), and
 // its words joined by single spaces must match the pattern.
-func patternCovers(pattern string, c tools.ShellCommand, wsDir string) bool {
+func patternCovers(pattern string, c guard.ShellCommand, wsDir string) bool {
 	if len(c.Assigns) > 0 || len(c.Writes) > 0 {
 		return false
 	}
@@ -353,7 +354,7 @@ func patternCovers(pattern string, c tools.ShellCommand, wsDir string) bool {
 		}
 		words[i] = w.Value
 	}
-	return globMatch(pattern, strings.Join(words, " ")) && tools.CommandRisk(c, wsDir) == ""
+	return globMatch(pattern, strings.Join(words, " ")) && guard.CommandRisk(c, wsDir) == ""
 }
 
 // globMatch matches s against a pattern whose "*" stands for any text.

@@ -106,7 +106,7 @@ func TestAllowedToolsAllows(t *testing.T) {
 		{"Bash", "go test ./...", true},
 		{"Bash", "go test ./pkg", false},
 		{"Bash", "echo 'unclosed", false},
-		// The shell guard's rule matching (tools.BashRule.Covers).
+		// The shell guard's rule matching (guard.BashRule.Covers).
 		{"Bash", "git -c core.pager=evil log", false},
 		{"Bash", "git log > /etc/passwd", false},
 		{"Bash", "FOO=1 git status", false},

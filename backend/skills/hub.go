@@ -15,7 +15,7 @@ import (
 	"sync"
 	"time"
 
-	"tinyelf/backend/tools"
+	"tinyelf/backend/proc"
 )
 
 // HubEntry is one skill offered by a SkillHub index.
@@ -83,7 +83,7 @@ type Hub struct {
 	client   *http.Client
 	git      string
 	environ  func() []string
-	children *tools.Children
+	children *proc.Children
 
 	mu    sync.Mutex
 	cache map[string]cachedIndex
@@ -117,7 +117,7 @@ func WithEnviron(env func() []string) HubOption { return func(h *Hub) { h.enviro
 // WithChildren sets the owner of the git processes (TinyElf's, which keeps
 // them from outliving it and removes the settings' secrets from their
 // environment); nil, the default, still runs each in its own group.
-func WithChildren(c *tools.Children) HubOption { return func(h *Hub) { h.children = c } }
+func WithChildren(c *proc.Children) HubOption { return func(h *Hub) { h.children = c } }
 
 // NewHub returns a hub that installs into dir (Options.UserSkillsDir())
 // from the index URLs indexes returns (read at each search, so a settings

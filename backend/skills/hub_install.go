@@ -20,7 +20,7 @@ import (
 	"time"
 
 	"tinyelf/backend/config"
-	"tinyelf/backend/tools"
+	"tinyelf/backend/proc"
 )
 
 // HubRecordFile is written into every skill SkillHub installed, saying
@@ -300,7 +300,7 @@ func (h *Hub) clone(ctx context.Context, raw, tree string) error {
 	defer cancel()
 	cmd := h.children.CommandContext(ctx, git, "-c", "core.symlinks=true",
 		"clone", "--depth", "1", "--single-branch", "--no-tags", "--quiet", "--", raw, tree)
-	cmd.Environ, cmd.Secrets, cmd.Named = h.gitEnviron(), tools.Secrets{Names: gitSteering}, gitSettings
+	cmd.Environ, cmd.Secrets, cmd.Named = h.gitEnviron(), proc.Secrets{Names: gitSteering}, gitSettings
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	if err := cmd.Run(); err != nil {

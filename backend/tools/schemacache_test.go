@@ -13,7 +13,7 @@ func TestSchemaCacheIsShared(t *testing.T) {
 	c := NewSchemaCache()
 	a, b := NewRegistry(WithSchemaCache(c)), NewRegistry(WithSchemaCache(c))
 	for _, r := range []*Registry{a, b} {
-		if err := r.Register(NewNotify(nopNotifier{})); err != nil {
+		if err := r.Register(titledTool{}); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -36,9 +36,21 @@ func TestSchemaCacheIsShared(t *testing.T) {
 	}
 }
 
-type nopNotifier struct{}
+// titledTool takes a required title, as Notify does.
+type titledTool struct{}
 
-func (nopNotifier) Notify(context.Context, string, string) error { return nil }
+func (titledTool) Info() Info {
+	return Info{Name: "Notify", Parameters: json.RawMessage(`{
+  "type": "object",
+  "properties": {
+    "title": {"type": "string", "description": "Short title of the notification."},
+    "body": {"type": "string", "description": "Optional text under the title."}
+  },
+  "required": ["title"],
+  "additionalProperties": false
+}`)}
+}
+func (titledTool) Execute(context.Context, map[string]any) (Result, error) { return Text("shown"), nil }
 
 type badSchemaTool struct{}
 

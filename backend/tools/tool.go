@@ -1,10 +1,15 @@
-// Package tools holds TinyElf's tool runtime: the Tool contract (the seed's
-// ITool), the Registry that runs a call through the seed's execute flow, and
-// the built-in local tools (FileSystem and Shell).
+// Package tools is TinyElf's tool contract: Tool (the seed's ITool) and
+// its Info and Result, the Registry that runs a call through the seed's
+// execute flow (lookup, coercion, validation, middleware, a deadline,
+// truncation, the error hint), and what a call's context carries (its ID,
+// progress, the Asker, the untrusted-content block). The tools themselves
+// live beside it: tools/fs (files and the workspace), shell (Bash and its
+// guard), web (fetch and search), tools/agent (subagents, sessions,
+// notifications); the engine's registry builder assembles them.
 //
 // The package imports no other TinyElf package. Where a tool needs something
-// that lives higher up, it declares a small interface and the engine passes in
-// what satisfies it when it builds the registry.
+// that lives higher up, its package declares a small interface and the
+// engine passes in what satisfies it when it builds the registry.
 package tools
 
 import (

@@ -30,3 +30,16 @@ func Truncate(s string, max int) (string, bool) {
 	kept := CutUTF8(s, max)
 	return kept + fmt.Sprintf("\n\n... %s: showing the first %d of %d bytes.", TruncatedMark, len(kept), len(s)), true
 }
+
+// HumanBytes spells a size for the model: "512 bytes", "1.5 KB", "12.0 MB".
+func HumanBytes(n int64) string {
+	switch {
+	case n >= 1<<30:
+		return fmt.Sprintf("%.1f GB", float64(n)/(1<<30))
+	case n >= 1<<20:
+		return fmt.Sprintf("%.1f MB", float64(n)/(1<<20))
+	case n >= 1<<10:
+		return fmt.Sprintf("%.1f KB", float64(n)/(1<<10))
+	}
+	return fmt.Sprintf("%d bytes", n)
+}

@@ -18,7 +18,7 @@ import (
 	"sync"
 
 	"tinyelf/backend/config"
-	"tinyelf/backend/tools"
+	"tinyelf/backend/proc"
 )
 
 // Where a credential was found, in the order they are looked at (seed
@@ -119,7 +119,7 @@ func (c *Credentials) Resolve(agent string, spec CredentialSpec) (value, from st
 	}
 	if c.getenv != nil {
 		if v := c.getenv(spec.Env); v != "" {
-			if (tools.Secrets{Names: config.SecretEnvNames()}).Hides(spec.Env + "=" + v) {
+			if (proc.Secrets{Names: config.SecretEnvNames()}).Hides(spec.Env + "=" + v) {
 				// TinyElf's own keys reach no child process, a tool included.
 				return "", "", append(problems, fmt.Sprintf("%s is one of TinyElf's own key variables, which no tool gets from the environment; "+
 					"set the credential in Settings or the vault instead", spec.Env))

@@ -18,6 +18,7 @@ import (
 	"tinyelf/backend/llm/llmtest"
 	"tinyelf/backend/sessions"
 	"tinyelf/backend/tools"
+	"tinyelf/backend/tools/fs"
 	"tinyelf/backend/usertools"
 	"tinyelf/internal/testdeps"
 )
@@ -30,7 +31,7 @@ func (s source) Tools(ctx context.Context, info engine.SessionInfo) []tools.Tool
 	return s.svc.Tools(ctx, info.Agent)
 }
 
-func (s source) Roots(info engine.SessionInfo) []tools.Root { return s.svc.Roots(info.Agent) }
+func (s source) Roots(info engine.SessionInfo) []fs.Root { return s.svc.Roots(info.Agent) }
 
 func testPython(t *testing.T) string {
 	return testdeps.Python(t)

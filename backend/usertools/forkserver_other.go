@@ -6,14 +6,14 @@ import (
 	"context"
 	"errors"
 
-	"tinyelf/backend/tools"
+	"tinyelf/backend/proc"
 )
 
 // forkServer is not available without fork and descriptor passing: every
 // Python call starts an interpreter of its own.
 type forkServer struct{}
 
-func newForkServer([]string, []string, *tools.Children) *forkServer { return &forkServer{} }
+func newForkServer([]string, []string, *proc.Children) *forkServer { return &forkServer{} }
 
 var errNotServed = errors.New("not served by the fork server")
 

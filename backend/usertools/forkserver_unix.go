@@ -16,7 +16,7 @@ import (
 	"syscall"
 	"time"
 
-	"tinyelf/backend/tools"
+	"tinyelf/backend/proc"
 )
 
 // forkServer is a warm Python host ("host.py zygote") that forks a fresh
@@ -30,7 +30,7 @@ import (
 type forkServer struct {
 	argv     []string // the zygote's command line
 	env      []string // its environment (the base one: no credentials)
-	children *tools.Children
+	children *proc.Children
 
 	mu      sync.Mutex
 	cmd     *exec.Cmd
@@ -56,7 +56,7 @@ type forkExit struct {
 	lost   bool // the zygote died before it could say
 }
 
-func newForkServer(argv, env []string, children *tools.Children) *forkServer {
+func newForkServer(argv, env []string, children *proc.Children) *forkServer {
 	return &forkServer{argv: argv, env: env, children: children}
 }
 
@@ -91,7 +91,7 @@ func (z *forkServer) start() error {
 	fc, err := net.FileConn(ours)
 	ours.Close()
 	if err != nil {
-		tools.SignalGroup(cmd.Process, true)
+		proc.SignalGroup(cmd.Process, true)
 		_ = cmd.Wait()
 		child.Exited()
 		return fmt.Errorf("fork server socket: %w", err)
@@ -104,7 +104,7 @@ func (z *forkServer) start() error {
 }
 
 // read dispatches the zygote's messages until it goes away.
-func (z *forkServer) read(conn *net.UnixConn, cmd *exec.Cmd, child *tools.Child, dead chan struct{}) {
+func (z *forkServer) read(conn *net.UnixConn, cmd *exec.Cmd, child *proc.Child, dead chan struct{}) {
 	rd := bufio.NewReader(conn)
 	for {
 		line, err := rd.ReadBytes('\n')
@@ -144,7 +144,7 @@ func (z *forkServer) read(conn *net.UnixConn, cmd *exec.Cmd, child *tools.Child,
 		z.mu.Unlock()
 	}
 	conn.Close()
-	tools.SignalGroup(cmd.Process, true)
+	proc.SignalGroup(cmd.Process, true)
 	_ = cmd.Wait()
 	child.Exited()
 	z.mu.Lock()

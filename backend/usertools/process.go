@@ -13,7 +13,7 @@ import (
 	"sync"
 	"time"
 
-	"tinyelf/backend/tools"
+	"tinyelf/backend/proc"
 )
 
 // maxStdoutBytes bounds what a tool may print on stdout: its result is one
@@ -36,7 +36,7 @@ type processSpec struct {
 	maxStdout int
 	// children starts the process and keeps it from outliving TinyElf;
 	// nil starts it in its own group and records nothing.
-	children *tools.Children
+	children *proc.Children
 }
 
 // processResult is how a tool's process ended.
@@ -104,13 +104,13 @@ func runProcess(ctx context.Context, spec processSpec) (processResult, error) {
 		case <-stdout.full:
 			res.overflow = true
 		}
-		tools.SignalGroup(cmd.Process, true)
+		proc.SignalGroup(cmd.Process, true)
 	}()
 	err = cmd.Wait()
 	close(done)
 	wg.Wait()
 	// Whatever the leader left behind in its group goes with it.
-	tools.SignalGroup(cmd.Process, true)
+	proc.SignalGroup(cmd.Process, true)
 	child.Exited()
 	res.duration = time.Since(start)
 	res.stdout = stdout.buf.Bytes()
@@ -118,7 +118,7 @@ func runProcess(ctx context.Context, spec processSpec) (processResult, error) {
 	res.exitCode = -1
 	if cmd.ProcessState != nil {
 		res.exitCode = cmd.ProcessState.ExitCode()
-		res.signal = tools.ExitSignal(cmd.ProcessState)
+		res.signal = proc.ExitSignal(cmd.ProcessState)
 	}
 	var exit *exec.ExitError
 	if err != nil && !errors.As(err, &exit) && !errors.Is(err, exec.ErrWaitDelay) {

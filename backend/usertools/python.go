@@ -19,7 +19,7 @@ import (
 	"strings"
 	"time"
 
-	"tinyelf/backend/tools"
+	"tinyelf/backend/proc"
 )
 
 //go:embed host.py
@@ -49,13 +49,13 @@ type pyHost struct {
 	pycache  string // where imported tools' bytecode goes, out of the tool folders
 	timeout  time.Duration
 	progName string // the interpreter's name, looked up on the tool's PATH
-	children *tools.Children
+	children *proc.Children
 }
 
 // newPyHost writes host.py and its library (host-<hash>.lib, which host.py
 // puts on the path) into cacheDir when their content changed, and returns
 // the host.
-func newPyHost(cacheDir, python string, importTimeout time.Duration, children *tools.Children) (*pyHost, error) {
+func newPyHost(cacheDir, python string, importTimeout time.Duration, children *proc.Children) (*pyHost, error) {
 	files := map[string][]byte{}
 	h := sha256.New()
 	h.Write(hostScript)
@@ -225,7 +225,7 @@ func (h *pyHost) scanOnce(ctx context.Context, python string, env []string, mods
 		}
 	}
 	defer func() {
-		tools.SignalGroup(cmd.Process, true)
+		proc.SignalGroup(cmd.Process, true)
 		close(stop)
 		wait()
 	}()
@@ -254,7 +254,7 @@ func (h *pyHost) scanOnce(ctx context.Context, python string, env []string, mods
 		case <-ctx.Done():
 			return got, "", "the scan was cancelled"
 		case <-watchdog.C:
-			tools.SignalGroup(cmd.Process, true)
+			proc.SignalGroup(cmd.Process, true)
 			if current == "" {
 				return got, "", "the Python tool host did not answer"
 			}
@@ -262,7 +262,7 @@ func (h *pyHost) scanOnce(ctx context.Context, python string, env []string, mods
 		case l, ok := <-lines:
 			if !ok || l.err != nil {
 				if l.err != nil && errors.Is(l.err, errLineTooLong) {
-					tools.SignalGroup(cmd.Process, true)
+					proc.SignalGroup(cmd.Process, true)
 					return got, current, "its schemas are larger than 4 MB"
 				}
 				wait()
@@ -300,7 +300,7 @@ func hostExit(cmd *exec.Cmd, stderr *tailWriter) string {
 	why := "it exited"
 	if ps := cmd.ProcessState; ps != nil {
 		why = "exit status " + fmt.Sprint(ps.ExitCode())
-		if sig := tools.ExitSignal(ps); sig != "" {
+		if sig := proc.ExitSignal(ps); sig != "" {
 			why = "killed by " + sig
 		}
 	}

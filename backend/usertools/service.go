@@ -12,7 +12,9 @@ import (
 	"time"
 
 	"tinyelf/backend/config"
+	"tinyelf/backend/proc"
 	"tinyelf/backend/tools"
+	"tinyelf/backend/tools/fs"
 )
 
 // Folders of the data folder user tools live in.
@@ -77,7 +79,7 @@ type Options struct {
 	// Children starts every tool process (and the Python hosts) and keeps
 	// them from outliving TinyElf; nil starts each in its own process group
 	// and records nothing.
-	Children *tools.Children
+	Children *proc.Children
 	// ProcessPerCall starts a new Python interpreter for every call
 	// instead of forking one from a warm host (the default on Unix). Both
 	// give each call a process of its own; the fork costs several times
@@ -332,7 +334,7 @@ func (s *Service) RefreshAll(ctx context.Context) []Report {
 // only the user changes), its personal tools folder, writable while
 // tool_creation.personal allows, and the common tools folder, writable
 // while tool_creation.shared allows. The folders are created if missing.
-func (s *Service) Roots(agent string) []tools.Root {
+func (s *Service) Roots(agent string) []fs.Root {
 	agentDir, err := s.AgentDir(agent)
 	if err != nil {
 		return nil
@@ -341,7 +343,7 @@ func (s *Service) Roots(agent string) []tools.Root {
 	if err := os.MkdirAll(personal, 0o755); err != nil {
 		return nil
 	}
-	return []tools.Root{
+	return []fs.Root{
 		{Dir: agentDir, Reason: "this agent's folder; its permissions.json is changed by the user in Settings → Tools, not by the agent"},
 		{Dir: personal, Writable: true, Reason: "this agent's personal tools folder (seed 002: write <name>.py here, then call refresh_tools)",
 			Gate: func(string) error { return s.noteWrite(agentDir, agent, OriginPersonal) }},

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"tinyelf/backend/tools"
+	"tinyelf/backend/tools/fs"
 )
 
 func boolPtr(b bool) *bool { return &b }
@@ -81,13 +82,13 @@ func TestToolFolderWrites(t *testing.T) {
 		t.Run(map[bool]string{true: "restricted", false: "unrestricted"}[restrict], func(t *testing.T) {
 			data := t.TempDir()
 			s := newTestService(t, data)
-			ws, err := tools.OpenWorkspace(t.TempDir(), restrict, s.Roots("default")...)
+			ws, err := fs.OpenWorkspace(t.TempDir(), restrict, s.Roots("default")...)
 			if err != nil {
 				t.Fatal(err)
 			}
 			defer ws.Close()
 			reg := tools.NewRegistry()
-			if err := reg.Register(tools.NewWrite(ws)); err != nil {
+			if err := reg.Register(fs.NewWrite(ws)); err != nil {
 				t.Fatal(err)
 			}
 			write := func(path string) tools.CallResult {
@@ -139,7 +140,7 @@ func TestReadOnlyToolsTheAgentCannotRewrite(t *testing.T) {
 	if err := s.SavePermissions("default", Permissions{}); err != nil {
 		t.Fatal(err)
 	}
-	ws, err := tools.OpenWorkspace(t.TempDir(), true, s.Roots("default")...)
+	ws, err := fs.OpenWorkspace(t.TempDir(), true, s.Roots("default")...)
 	if err != nil {
 		t.Fatal(err)
 	}

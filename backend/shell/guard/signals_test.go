@@ -1,0 +1,235 @@
+package guard
+
+import (
+	"strings"
+	"testing"
+	"tinyelf/backend/shell/guard/walk"
+)
+
+// Reason fragments of the process and power refusals.
+const (
+	toInit     = "would signal PID 1 (init, the first process of the system), which brings the whole system down."
+	toInitName = "would signal init (PID 1) or the user's service manager by name"
+	toEveryone = "would kill every process of the user, including the desktop session."
+	toPowerOff = "would shut down or restart the computer."
+	toSuspend  = "would suspend or hibernate the computer"
+	toLogout   = "would end the desktop session and every program in it."
+	toSession  = "would kill every process of the user's session, including the desktop."
+	pidUnknown = "cannot be checked before it runs (if it is 1 or -1, init or every process is killed)."
+)
+
+// signalCases are the commands of issue 25's first bullet and their
+// variants (absolute paths, command/builtin/exec/env/sudo/nohup/timeout
+// prefixes, quoting, ${IFS}, variables, every way to spell a signal), with
+// their benign neighbours.
+var signalCases = []guardCase{
+	// Signals to PID 1.
+	{"kill -9 1", refused, toInit},
+	{"pkill sys", refused, toInitName},
+	{"kill -SEGV 1", refused, toInit},
+	{"kill 1", refused, toInit},
+	{"kill -TERM 1", refused, toInit},
+	{"kill -SIGKILL 1", refused, toInit},
+	{"kill -sigkill 1", refused, toInit},
+	{"kill -s KILL 1", refused, toInit},
+	{"kill -s SIGTERM 1", refused, toInit},
+	{"kill -n 9 1", refused, toInit},
+	{"kill --signal=KILL 1", refused, toInit},
+	{"kill --signal KILL 1", refused, toInit},
+	{"kill -9 -- 1", refused, toInit},
+	{"kill -KILL 1 2", refused, toInit},
+	{"kill -9 4242 1", refused, toInit},
+	{"kill -9 01", refused, toInit},
+	{"kill -9 +1", refused, toInit},
+	{"kill -9 ' 1'", refused, toInit},
+	{"kill -CONT 1", refused, toInit},
+	{"command kill -9 1", refused, toInit},
+	{"command -p kill -9 1", refused, toInit},
+	{"builtin kill -9 1", refused, toInit},
+	{"exec kill -9 1", refused, toInit},
+	{"env kill -9 1", refused, toInit},
+	{"env -i kill -9 1", refused, toInit},
+	{"sudo kill -9 1", refused, toInit},
+	{"nohup kill -9 1 &", refused, toInit},
+	{"timeout 5 kill -9 1", refused, toInit},
+	{"/bin/kill -9 1", refused, toInit},
+	{"/usr/bin/kill -KILL 1", refused, toInit},
+	{`"kill" -9 1`, refused, toInit},
+	{`k''ill -9 1`, refused, toInit},
+	{`\kill -9 "1"`, refused, toInit},
+	{"kill${IFS}-9${IFS}1", refused, toInit},
+	{"p=1; kill -9 $p", refused, toInit},
+	{"k=kill; $k -9 1", refused, toInit},
+	{"set -- 1; kill -9 \"$1\"", refused, toInit},
+	{"kill -9 $((2-1))", refused, toInit},
+	{"kill -9 $(echo 1)", refused, toInit},
+	{"kill -9 1 2>/dev/null || true", refused, toInit},
+	{"bash -c 'kill -9 1'", refused, toInit},
+	{"sh -c \"kill -TERM 1\"", refused, toInit},
+	{"echo 1 | xargs kill -9", refused, toInit},
+	{"kill init", refused, toInitName},
+	{"/bin/kill -9 systemd", refused, toInitName},
+	{"pkill systemd", refused, toInitName},
+	{"pkill -9 init", refused, toInitName},
+	{"pkill -f /sbin/init", refused, toInitName},
+	{"killall systemd", refused, toInitName},
+	{"killall -9 init", refused, toInitName},
+	{"sudo killall -KILL systemd", refused, toInitName},
+	{"skill -9 -p 1", refused, toInit},
+	{"python3 -c 'import os; os.kill(1, 9)'", refused, "would signal PID 1 (init"},
+	{"perl -e 'kill 9, 1'", refused, "would signal PID 1 (init"},
+	{"node -e 'process.kill(1)'", refused, "would signal PID 1 (init"},
+	{"ruby -e 'Process.kill(:KILL, 1)'", refused, "would signal PID 1 (init"},
+	// Signals to every process, or every process of a user.
+	{"kill -9 -1", refused, toEveryone},
+	{"kill -KILL -1", refused, toEveryone},
+	{"kill -s KILL -1", refused, toEveryone},
+	{"kill -n 9 -1", refused, toEveryone},
+	{"kill -- -1", refused, toEveryone},
+	{"kill -15 -- -1", refused, toEveryone},
+	{"kill -1 -1", refused, toEveryone},
+	{"/usr/bin/kill -9 -1", refused, toEveryone},
+	{"command kill -9 -1", refused, toEveryone},
+	{"builtin kill -KILL -1", refused, toEveryone},
+	{"exec kill -9 -1", refused, toEveryone},
+	{"env kill -9 -- -1", refused, toEveryone},
+	{"timeout 2 kill -9 -1", refused, toEveryone},
+	{"kill${IFS}-9${IFS}-1", refused, toEveryone},
+	{"all=-1; kill -9 $all", refused, toEveryone},
+	{"killall5", refused, toEveryone},
+	{"killall5 -15", refused, toEveryone},
+	{"/sbin/killall5 -9", refused, toEveryone},
+	{"pkill -9 -u $USER", refused, toEveryone},
+	{"pkill -u \"$USER\"", refused, toEveryone},
+	{"pkill --euid root", refused, toEveryone},
+	{"pkill -U 1000", refused, toEveryone},
+	{"pkill -G users", refused, toEveryone},
+	{"pkill -P 1", refused, toEveryone},
+	{"pkill -s 0", refused, toEveryone},
+	{"killall -u me", refused, toEveryone},
+	{"killall -9 --user=me", refused, toEveryone},
+	{"skill -KILL -u me", refused, toEveryone},
+	{"skill -KILL root", refused, toEveryone},
+	{"slay me", refused, toEveryone},
+	{"pkill -f .", refused, toEveryone},
+	// Power-state changes.
+	{"shutdown -r +0", refused, toPowerOff},
+	{"/sbin/shutdown -r +0", refused, toPowerOff},
+	{"/usr/sbin/shutdown -h now", refused, toPowerOff},
+	{"sudo /sbin/shutdown -h now", refused, toPowerOff},
+	{"command /sbin/shutdown now", refused, toPowerOff},
+	{"exec /sbin/reboot", refused, toPowerOff},
+	{"env /sbin/reboot", refused, toPowerOff},
+	{"nohup /sbin/poweroff &", refused, toPowerOff},
+	{"timeout 9 /sbin/halt", refused, toPowerOff},
+	{"/sbin/reboot", refused, toPowerOff},
+	{"/sbin/halt", refused, toPowerOff},
+	{"/sbin/poweroff -f", refused, toPowerOff},
+	{"/sbin/telinit 0", refused, toPowerOff},
+	{"/sbin/init 6", refused, toPowerOff},
+	{"'shutdown' now", refused, toPowerOff},
+	{"s=reboot; $s", refused, toPowerOff},
+	{"r''eboot", refused, toPowerOff},
+	{"shutdown${IFS}now", refused, toPowerOff},
+	{"shutdown /s /t 0", refused, toPowerOff},
+	{"kexec -e", refused, toPowerOff},
+	{"systemctl reboot", refused, toPowerOff},
+	{"systemctl poweroff", refused, toPowerOff},
+	{"systemctl halt", refused, toPowerOff},
+	{"systemctl kexec", refused, toPowerOff},
+	{"systemctl soft-reboot", refused, toPowerOff},
+	{"systemctl -i poweroff", refused, toPowerOff},
+	{"systemctl --no-wall --message=bye reboot", refused, toPowerOff},
+	{"/usr/bin/systemctl reboot", refused, toPowerOff},
+	{"sudo systemctl start reboot.target", refused, toPowerOff},
+	{"systemctl isolate rescue.target", refused, toPowerOff},
+	{"systemctl suspend", refused, toSuspend},
+	{"systemctl hibernate", refused, toSuspend},
+	{"systemctl hybrid-sleep", refused, toSuspend},
+	{"systemctl suspend-then-hibernate", refused, toSuspend},
+	{"systemctl isolate multi-user.target", refused, toLogout},
+	{"systemctl --user exit", refused, toLogout},
+	{"init 0", refused, toPowerOff},
+	{"init 6", refused, toPowerOff},
+	{"init 3", refused, toLogout},
+	{"telinit 1", refused, toPowerOff},
+	{"pm-suspend", refused, toSuspend},
+	{"zzz", refused, toSuspend},
+	{"pmset sleepnow", refused, toSuspend},
+	{"rundll32.exe powrprof.dll,SetSuspendState 0,1,0", refused, toSuspend},
+	{"echo mem > /sys/power/state", refused, toSuspend},
+	{"echo disk | sudo tee /sys/power/state", refused, toSuspend},
+	{"gnome-session-quit --power-off", refused, toPowerOff},
+	{"qdbus org.kde.ksmserver /KSMServer logout 0 2 2", refused, toLogout},
+	{"dbus-send --system --print-reply --dest=org.freedesktop.login1 /org/freedesktop/login1 org.freedesktop.login1.Manager.Reboot boolean:true", refused, toPowerOff},
+	{"busctl call org.freedesktop.login1 /org/freedesktop/login1 org.freedesktop.login1.Manager PowerOff b true", refused, toPowerOff},
+	{"gdbus call --system --dest org.freedesktop.login1 --object-path /org/freedesktop/login1 --method org.freedesktop.login1.Manager.Suspend true", refused, toSuspend},
+	{"dbus-send --system --dest=org.freedesktop.systemd1 /org/freedesktop/systemd1 org.freedesktop.systemd1.Manager.StartUnit string:poweroff.target string:replace", refused, toPowerOff},
+	{"osascript -e 'tell application \"System Events\" to shut down'", refused, toPowerOff},
+	{"systemctl kill init.scope", refused, toSession},
+	{"systemctl stop user@1000.service", refused, toSession},
+	{"loginctl kill-user me", refused, toSession},
+	{"busctl call org.freedesktop.login1 /org/freedesktop/login1 org.freedesktop.login1.Manager KillUser uss 1000 all 9", refused, toSession},
+	// What the guard cannot know is held.
+	{"kill -9 $(pgrep foo)", ask, pidUnknown},
+	{"kill -9 $PID", ask, pidUnknown},
+	{"kill -9 $(cat /run/app.pid)", ask, pidUnknown},
+	{"command kill $UNKNOWN_PID", ask, pidUnknown},
+	{"kill -$SIG 1", ask, "The signal `kill -$SIG 1` sends to PID 1 (init) comes from the variable $SIG"},
+	{"pkill \"$NAME\"", ask, "The processes `pkill` kills come from the variable $NAME"},
+	// Benign neighbours.
+	{"kill %1", mayRun, ""},
+	{"kill -9 %1", mayRun, ""},
+	{"kill %%", mayRun, ""},
+	{"sleep 100 & kill $!", mayRun, ""},
+	{"sleep 100 & pid=$!; kill -TERM $pid; wait", mayRun, ""},
+	{"kill 12345", mayRun, ""},
+	{"kill -9 12345 12346", mayRun, ""},
+	{"kill -1 1234", mayRun, ""},
+	{"kill -9 -4242", mayRun, ""},
+	{"kill 0", mayRun, ""},
+	{"kill -0 1", mayRun, ""},
+	{"kill -s 0 1", mayRun, ""},
+	{"kill -l", mayRun, ""},
+	{"kill -l 9", mayRun, ""},
+	{"kill -L", mayRun, ""},
+	{"kill -p 1", mayRun, ""},
+	{"pkill node", mayRun, ""},
+	{"pkill -x sys", mayRun, ""},
+	{"pkill -9 -g 0", mayRun, ""},
+	{"pkill -u me node", mayRun, ""},
+	{"killall -0 node", mayRun, ""},
+	{"pgrep -u root", mayRun, ""},
+	{"systemctl status", mayRun, ""},
+	{"systemctl status reboot.target", mayRun, ""},
+	{"systemctl restart nginx", mayRun, ""},
+	{"systemctl isolate graphical.target", mayRun, ""},
+	{"systemctl --dry-run reboot", mayRun, ""},
+	{"systemctl list-units --type=target", mayRun, ""},
+	{"loginctl list-sessions", mayRun, ""},
+	{"shutdown --help", mayRun, ""},
+	{"shutdown -c", mayRun, ""},
+	{"shutdown -k now", mayRun, ""},
+	{"shutdown /a", mayRun, ""},
+	{"/sbin/reboot --help", mayRun, ""},
+	{"reboot -w", mayRun, ""},
+	{"telinit q", mayRun, ""},
+	{"kexec -l /boot/vmlinuz", mayRun, ""},
+	{"busctl call org.freedesktop.login1 /org/freedesktop/login1 org.freedesktop.login1.Manager CanPowerOff", mayRun, ""},
+	{"gdbus call --system --dest org.freedesktop.login1 --object-path /org/freedesktop/login1 --method org.freedesktop.login1.Manager.Inhibit shutdown:sleep me why block", mayRun, ""},
+}
+
+func TestShellGuardSignalsAndPower(t *testing.T) {
+	t.Parallel()
+	checkCases(t, signalCases)
+}
+
+// TestShellGuardPowerReasonsNameTheCommand checks that every refusal of
+// the battery above says what it refused.
+func TestShellGuardPowerReasonsNameTheCommand(t *testing.T) {
+	t.Parallel()
+	v := Check("sudo /sbin/shutdown -h now", "")
+	if !v.Denied || !strings.Contains(v.Reason, "`sudo /sbin/shutdown -h now`") || !strings.HasSuffix(v.Reason, walk.DenyFooter) {
+		t.Fatalf("reason %q", v.Reason)
+	}
+}

@@ -1,7 +1,0 @@
-//go:build !unix
-
-package tools
-
-// openNonblock is not needed where opening a named pipe does not wait for
-// its other end.
-const openNonblock = 0
