@@ -20,6 +20,7 @@ import (
 	"time"
 
 	"tinyelf/backend/tools"
+	"tinyelf/internal/atomicfile"
 )
 
 //go:embed host.py
@@ -82,7 +83,7 @@ func newPyHost(cacheDir, python string, importTimeout time.Duration, children *t
 		if got, err := os.ReadFile(path); err == nil && bytes.Equal(got, b) {
 			return nil
 		}
-		if err := writeFileAtomic(path, b, 0o600); err != nil {
+		if err := atomicfile.WriteFile(path, b, 0o600); err != nil {
 			return fmt.Errorf("write the Python tool host: %w", err)
 		}
 		return nil
