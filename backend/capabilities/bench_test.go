@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"tinyelf/backend/capabilities/captest"
+	"tinyelf/backend/tokens"
 	"tinyelf/backend/tools"
 )
 
@@ -108,9 +109,9 @@ func BenchmarkDefinitionTokens(b *testing.B) {
 		vs = Compute(v, Inputs{Mode: "default", ContextWindow: 200_000}, NewDiscovery())
 	}
 	allSet := Compute(v, Inputs{Mode: "default", Settings: Settings{Defer: DeferNever}}, NewDiscovery())
-	t1, i1 := definitionTokens(b, allSet)
+	t1, i1 := definitionTokens(allSet)
 	all = t1 + i1
-	deferred, index = definitionTokens(b, vs)
+	deferred, index = definitionTokens(vs)
 	b.ReportMetric(float64(all), "tokens-all")
 	b.ReportMetric(float64(deferred+index), "tokens-deferred")
 	b.ReportMetric(100*(1-float64(deferred+index)/float64(all)), "%-fewer")
@@ -118,5 +119,5 @@ func BenchmarkDefinitionTokens(b *testing.B) {
 	c := NewCatalog()
 	c.Replace("skills", sk, PartitionOptions{})
 	skills := Compute(c.Snapshot().View(""), Inputs{}, NewDiscovery())
-	b.ReportMetric(float64(realTokens(b, skills.IndexText())), "tokens-100-skill-index")
+	b.ReportMetric(float64(tokens.Count(skills.IndexText())), "tokens-100-skill-index")
 }

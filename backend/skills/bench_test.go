@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"tinyelf/backend/tokens"
 	"tinyelf/internal/cputime"
 )
 
@@ -46,7 +47,7 @@ func BenchmarkLoadAndIndex500(b *testing.B) {
 }
 
 // BenchmarkIndex100 reports the index size for 100 skills in estimated
-// tokens (EstimateTokens: ASCII characters / 4, other characters 1 each)
+// tokens (tokens.Estimate: ASCII characters / 4, others 3/4 each)
 // and the per-skill line budget.
 func BenchmarkIndex100(b *testing.B) {
 	data := b.TempDir()
@@ -60,7 +61,7 @@ func BenchmarkIndex100(b *testing.B) {
 	b.StopTimer()
 	// The cap: a 64-character name and a 250-character description.
 	budget := IndexEntryFor(&Skill{Name: strings.Repeat("n", MaxNameLength), Description: strings.Repeat("d", 2000)}, DefaultIndexDescriptionRunes).Tokens
-	b.ReportMetric(float64(idx.Tokens+EstimateTokens(strings.SplitN(idx.Text(), "\n", 2)[0])), "index-tokens/100-skills")
+	b.ReportMetric(float64(idx.Tokens+tokens.Estimate(strings.SplitN(idx.Text(), "\n", 2)[0])), "index-tokens/100-skills")
 	b.ReportMetric(float64(idx.Tokens)/float64(len(idx.Entries)), "tokens/skill")
 	b.ReportMetric(float64(budget), "budget-tokens/skill")
 	b.ReportMetric(float64(len(idx.Text())), "index-bytes/100-skills")

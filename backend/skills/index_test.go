@@ -46,15 +46,6 @@ func TestIndex(t *testing.T) {
 	}
 }
 
-func TestEstimateTokens(t *testing.T) {
-	cases := map[string]int{"": 0, "abcd": 1, "abcde": 2, "日本語": 3, "ab日本": 3}
-	for s, want := range cases {
-		if got := EstimateTokens(s); got != want {
-			t.Errorf("EstimateTokens(%q) = %d, want %d", s, got, want)
-		}
-	}
-}
-
 func TestCompactedNote(t *testing.T) {
 	n := CompactedNote("test-fix")
 	if strings.Contains(n, "\n") || !strings.Contains(n, `read_skill with name "test-fix"`) {
