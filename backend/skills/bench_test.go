@@ -8,6 +8,7 @@ import (
 
 	"tinyelf/backend/tokens"
 	"tinyelf/internal/cputime"
+	"tinyelf/internal/testutil"
 )
 
 // makeSkills writes n skills shaped like published ones: a description of
@@ -19,9 +20,9 @@ func makeSkills(tb testing.TB, dir string, n int) {
 		name := fmt.Sprintf("skill-%03d", i)
 		desc := fmt.Sprintf("Handle task family %d: inspect the inputs, apply the checklist for this kind of work, verify the result with the narrowest test. Use when the user mentions topic-%d or area-%d.", i, i, i)
 		md := fmt.Sprintf("---\nname: %s\ndescription: %s\nlicense: MIT\nmetadata:\n  author: bench\n  version: \"1.0\"\nallowed-tools: Bash(git:*) Read\n---\n\n# %s\n\n%s", name, desc, name, body)
-		writeFile(tb, dir, name+"/SKILL.md", md)
-		writeFile(tb, dir, name+"/scripts/run.sh", "#!/bin/sh\necho run\n")
-		writeFile(tb, dir, name+"/references/guide.md", "# Guide\n")
+		testutil.WriteFile(tb, filepath.Join(dir, name+"/SKILL.md"), md, 0)
+		testutil.WriteFile(tb, filepath.Join(dir, name+"/scripts/run.sh"), "#!/bin/sh\necho run\n", 0)
+		testutil.WriteFile(tb, filepath.Join(dir, name+"/references/guide.md"), "# Guide\n", 0)
 	}
 }
 

@@ -1,18 +1,21 @@
 package skills
 
 import (
+	"path/filepath"
 	"strings"
 	"testing"
 	"unicode/utf8"
+
+	"tinyelf/internal/testutil"
 )
 
 func TestIndex(t *testing.T) {
 	e := newEnv(t)
 	long := strings.Repeat("word ", 100)
-	writeFile(t, e.data, "skills/long/SKILL.md", skillMD("long", long, ""))
-	writeFile(t, e.data, "skills/manual/SKILL.md", "---\nname: manual\ndescription: hidden\ndisable-model-invocation: true\n---\n")
-	writeFile(t, e.data, "skills/when/SKILL.md", "---\nname: when\ndescription: Does X.\nwhen_to_use: the user says Y\n---\n")
-	writeFile(t, e.data, "skills/nihongo/SKILL.md", skillMD("nihongo", "日本語の説明です", ""))
+	testutil.WriteFile(t, filepath.Join(e.data, "skills/long/SKILL.md"), skillMD("long", long, ""), 0)
+	testutil.WriteFile(t, filepath.Join(e.data, "skills/manual/SKILL.md"), "---\nname: manual\ndescription: hidden\ndisable-model-invocation: true\n---\n", 0)
+	testutil.WriteFile(t, filepath.Join(e.data, "skills/when/SKILL.md"), "---\nname: when\ndescription: Does X.\nwhen_to_use: the user says Y\n---\n", 0)
+	testutil.WriteFile(t, filepath.Join(e.data, "skills/nihongo/SKILL.md"), skillMD("nihongo", "日本語の説明です", ""), 0)
 	lib := NewLibrary(Options{DataDir: e.data, NoDefaultBuiltins: true}, nil)
 	idx := lib.Index(IndexOptions{})
 	var names []string
