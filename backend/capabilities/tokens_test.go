@@ -30,3 +30,20 @@ func TestTokenReport(t *testing.T) {
 		t.Logf("  %-14s %d", d.Name, tokens.Count(string(b)))
 	}
 }
+
+// TestToolTokensAreTheDefinitionsEstimate: a visible set's ToolTokens is
+// the estimate of exactly the definitions it projects, so the engine can
+// take it for a request's tools instead of estimating them again.
+func TestToolTokensAreTheDefinitionsEstimate(t *testing.T) {
+	v := fixtureCatalog(t).Snapshot().View("")
+	for _, in := range []Inputs{{Mode: "default"}, {Mode: "default", Settings: Settings{Defer: DeferNever}}, {Mode: "plan", ContextWindow: 8000}} {
+		vs := Compute(v, in, NewDiscovery())
+		sum := 0
+		for _, d := range vs.Definitions() {
+			sum += tokens.EstimateTool(d.Name, d.Description, d.Parameters)
+		}
+		if len(vs.Tools) == 0 || vs.ToolTokens != sum {
+			t.Errorf("%+v: %d tools, ToolTokens %d, the definitions estimate %d", in, len(vs.Tools), vs.ToolTokens, sum)
+		}
+	}
+}

@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 
+	"tinyelf/backend/capabilities"
 	"tinyelf/backend/llm"
 	"tinyelf/backend/sessions"
 	"tinyelf/backend/tokens"
@@ -73,7 +74,7 @@ func (t *turn) noteCall(req llm.Request, u llm.Usage) {
 
 // frameEstimate is the estimate of one request's system prompt and tool
 // definitions, kept for the model call it was made for: promptTokens and
-// noteCall both need it, and the tool definitions are most of a request.
+// noteCall both need it.
 type frameEstimate struct {
 	system string
 	tools  []llm.ToolDef
@@ -81,15 +82,38 @@ type frameEstimate struct {
 }
 
 // frameTokens estimates the system prompt and tool definitions of req,
-// once per request: the same system text and the same tool list (one
-// slice: every call builds its own) give the estimate made before.
+// once per request (the same system text and the same tool list, one slice:
+// every call builds its own). The tool definitions are what the visible set
+// holds (t.definitions), whose ToolTokens the catalog summed from each
+// entry's estimate when it was made (tokens.EstimateTool of the same
+// definition); a tool list that is not the visible set's is estimated
+// here.
 func (t *turn) frameTokens(req llm.Request) int {
 	f := &t.frame
 	if f.tools != nil && len(f.tools) == len(req.Tools) && len(req.Tools) > 0 && &f.tools[0] == &req.Tools[0] && f.system == req.System {
 		return f.tokens
 	}
-	*f = frameEstimate{system: req.System, tools: req.Tools, tokens: requestTokens(llm.Request{System: req.System, Tools: req.Tools})}
-	return f.tokens
+	n := requestTokens(llm.Request{System: req.System})
+	if t.vs != nil && visibleDefinitions(t.vs.Tools, req.Tools) {
+		n += t.vs.ToolTokens
+	} else {
+		n += requestTokens(llm.Request{Tools: req.Tools}) - requestTokens(llm.Request{})
+	}
+	*f = frameEstimate{system: req.System, tools: req.Tools, tokens: n}
+	return n
+}
+
+// visibleDefinitions reports whether defs are the visible tools, in order.
+func visibleDefinitions(visible []*capabilities.Entry, defs []llm.ToolDef) bool {
+	if len(visible) != len(defs) {
+		return false
+	}
+	for i, e := range visible {
+		if e.Name != defs[i].Name {
+			return false
+		}
+	}
+	return true
 }
 
 // promptTokens is the size of req in tokens: the input the provider

@@ -55,6 +55,12 @@ func count[T string | []byte](s T) (ascii, other int) {
 	return ascii, other
 }
 
+// EstimateSize estimates text known only by its size in bytes (a file not
+// read yet): a quarter of a token a byte, which is Estimate's figure both
+// for ASCII and for Japanese (three bytes a character, at three quarters
+// of a token).
+func EstimateSize(bytes int64) int { return int((bytes + 3) / 4) }
+
 // fromCounts turns counts of ASCII and other characters into tokens.
 func fromCounts(ascii, other int) int { return (ascii+3)/4 + (3*other+3)/4 }
 

@@ -91,6 +91,16 @@ func TestEstimate(t *testing.T) {
 	}
 }
 
+func TestEstimateSize(t *testing.T) {
+	t.Parallel()
+	for _, s := range []string{"", "abcd", "abcde", "日本語", "日本語です", readSample(t, "prose.md"), readSample(t, "japanese.txt")} {
+		est, size := Estimate(s), EstimateSize(int64(len(s)))
+		if d := est - size; d < -len(s)/40-1 || d > len(s)/40+1 {
+			t.Errorf("EstimateSize(%d bytes) = %d, Estimate = %d", len(s), size, est)
+		}
+	}
+}
+
 func TestEstimateTool(t *testing.T) {
 	t.Parallel()
 	compact := `{"type":"object","properties":{"q":{"type":"string","description":"say \"a b\"\\ then\tc"}}}`
