@@ -9,6 +9,7 @@ import (
 	"tinyelf/backend/capabilities/captest"
 	"tinyelf/backend/tokens"
 	"tinyelf/backend/tools"
+	"tinyelf/internal/cputime"
 )
 
 // bigCatalog has about 1,000 descriptors: the fixture catalog plus five
@@ -49,13 +50,13 @@ func BenchmarkToolSearch(b *testing.B) {
 	b.ReportMetric(float64(v.Len()), "descriptors")
 	qs := loadQueries(b)
 	b.ResetTimer()
-	cpu := processCPU()
+	cpu := cputime.Self()
 	for i := 0; b.Loop(); i++ {
 		if _, _, err := v.Search(Query{Text: qs[i%len(qs)].query}); err != nil {
 			b.Fatal(err)
 		}
 	}
-	b.ReportMetric(float64(processCPU()-cpu)/float64(b.N), "cpu-ns/op")
+	b.ReportMetric(float64(cputime.Self()-cpu)/float64(b.N), "cpu-ns/op")
 }
 
 // BenchmarkVisibleSet computes a visible set over the 191-tool catalog and
