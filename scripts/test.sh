@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Run every TinyElf check: Go vet and tests (with the race detector, and the
-# official MCP conformance suite against TinyElf's MCP client and bridge), the
+# Run every TinyElf check: Go vet, go.mod and go.sum tidy (go mod tidy
+# -diff), Go tests (with the race detector, and the official MCP
+# conformance suite against TinyElf's MCP client and bridge), the
 # frontend's tests, type check and build, the browser end-to-end tests against
 # `tinyelf serve` (screenshots in artifacts/e2e/), the desktop build, a
 # smoke run of the desktop window under Xvfb, and the release's package
@@ -23,6 +24,9 @@ frontend_deps
 
 step "go vet ./..."
 go vet ./...
+
+step "go mod tidy -diff (go.mod and go.sum say exactly what the code imports)"
+go mod tidy -diff
 
 step "go test -race ./... (with the MCP conformance suite: TINYELF_CONFORMANCE=1)"
 TINYELF_CONFORMANCE=1 go test -race -count=1 ./...

@@ -20,19 +20,8 @@ import (
 	"tinyelf/backend/engine"
 	"tinyelf/backend/llm/llmtest"
 	"tinyelf/backend/sessions"
+	"tinyelf/internal/testutil"
 )
-
-// writeFile writes dir/rel with content, making the folders.
-func writeFileT(t *testing.T, dir, rel, content string) {
-	t.Helper()
-	p := filepath.Join(dir, rel)
-	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
-		t.Fatal(err)
-	}
-}
 
 func skillMD(name, front, body string) string {
 	return "---\nname: " + name + "\n" + front + "\n---\n\n" + body + "\n"
@@ -79,10 +68,10 @@ func TestSkillsListTrustAndShow(t *testing.T) {
 	h := newSvcWith(t, func(o *Options) { home = t.TempDir(); o.Home = home })
 	ctx := context.Background()
 	ws := h.workspace
-	writeFileT(t, filepath.Join(home, ".agents", "skills"), "review/SKILL.md", skillMD("review", "description: My own review checklist.", "Mine."))
-	writeFileT(t, filepath.Join(ws, ".claude", "skills"), "review/SKILL.md", skillMD("review", "description: The repository's review checklist.", "Theirs."))
-	writeFileT(t, filepath.Join(ws, ".tinyelf", "skills"), "deploy/SKILL.md", skillMD("deploy", "description: Deploy to staging.\nallowed-tools: Bash(git:*)", "Deploy."))
-	writeFileT(t, filepath.Join(ws, ".tinyelf", "skills"), "broken/SKILL.md", "no frontmatter here")
+	testutil.WriteFile(t, filepath.Join(filepath.Join(home, ".agents", "skills"), "review/SKILL.md"), skillMD("review", "description: My own review checklist.", "Mine."), 0)
+	testutil.WriteFile(t, filepath.Join(filepath.Join(ws, ".claude", "skills"), "review/SKILL.md"), skillMD("review", "description: The repository's review checklist.", "Theirs."), 0)
+	testutil.WriteFile(t, filepath.Join(filepath.Join(ws, ".tinyelf", "skills"), "deploy/SKILL.md"), skillMD("deploy", "description: Deploy to staging.\nallowed-tools: Bash(git:*)", "Deploy."), 0)
+	testutil.WriteFile(t, filepath.Join(filepath.Join(ws, ".tinyelf", "skills"), "broken/SKILL.md"), "no frontmatter here", 0)
 
 	l, err := h.svc.skillsAPI.ListSkills(ctx, SkillsArgs{Workspace: ws})
 	if err != nil {
@@ -150,8 +139,7 @@ func TestSkillsTypedSlashCommands(t *testing.T) {
 	)
 	h.addProvider()
 	ctx := context.Background()
-	writeFileT(t, h.workspace, ".tinyelf/commands/check.md",
-		"---\ndescription: Check a file\nargument-hint: FILE [WHY]\nallowed-tools: Bash(echo:*) Read\n---\nCheck $1 because $2. All: $ARGUMENTS")
+	testutil.WriteFile(t, filepath.Join(h.workspace, ".tinyelf/commands/check.md"), "---\ndescription: Check a file\nargument-hint: FILE [WHY]\nallowed-tools: Bash(echo:*) Read\n---\nCheck $1 because $2. All: $ARGUMENTS", 0)
 	sess, err := h.svc.CreateSession(ctx, CreateSessionArgs{Workspace: h.workspace})
 	if err != nil {
 		t.Fatal(err)
@@ -231,7 +219,7 @@ func TestSkillsFolderWatch(t *testing.T) {
 	if _, err := h.svc.RunTurn(ctx, sess.ID, "hi"); err != nil {
 		t.Fatal(err)
 	}
-	writeFileT(t, filepath.Join(home, ".agents", "skills"), "sql-tuning/SKILL.md", skillMD("sql-tuning", "description: Tune slow SQL queries.", "Explain first."))
+	testutil.WriteFile(t, filepath.Join(filepath.Join(home, ".agents", "skills"), "sql-tuning/SKILL.md"), skillMD("sql-tuning", "description: Tune slow SQL queries.", "Explain first."), 0)
 	const want = "skill sql-tuning was added to ~/.agents/skills"
 	deadline := time.Now().Add(15 * time.Second)
 	for {

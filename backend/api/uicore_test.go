@@ -3,7 +3,6 @@ package api
 import (
 	"bytes"
 	"context"
-	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -15,33 +14,8 @@ import (
 	"tinyelf/backend/notify"
 	"tinyelf/backend/sessions"
 	"tinyelf/backend/usertools"
+	"tinyelf/internal/testutil"
 )
-
-// pdfWith makes a one-page PDF showing text.
-func pdfWith(text string) []byte {
-	content := fmt.Sprintf("BT /F1 24 Tf 72 720 Td (%s) Tj ET", text)
-	objs := []string{
-		"<< /Type /Catalog /Pages 2 0 R >>",
-		"<< /Type /Pages /Kids [3 0 R] /Count 1 >>",
-		"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Contents 4 0 R /Resources << /Font << /F1 5 0 R >> >> >>",
-		fmt.Sprintf("<< /Length %d >>\nstream\n%s\nendstream", len(content), content),
-		"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica /Encoding /WinAnsiEncoding >>",
-	}
-	var b bytes.Buffer
-	b.WriteString("%PDF-1.4\n")
-	offsets := make([]int, len(objs))
-	for i, o := range objs {
-		offsets[i] = b.Len()
-		fmt.Fprintf(&b, "%d 0 obj\n%s\nendobj\n", i+1, o)
-	}
-	xref := b.Len()
-	fmt.Fprintf(&b, "xref\n0 %d\n0000000000 65535 f \n", len(objs)+1)
-	for _, off := range offsets {
-		fmt.Fprintf(&b, "%010d 00000 n \n", off)
-	}
-	fmt.Fprintf(&b, "trailer\n<< /Size %d /Root 1 0 R >>\nstartxref\n%d\n%%%%EOF\n", len(objs)+1, xref)
-	return b.Bytes()
-}
 
 // pngHeader is enough of a PNG for content sniffing.
 var pngHeader = []byte("\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR\x00\x00\x00\x01\x00\x00\x00\x01\x08\x06\x00\x00\x00")
@@ -182,7 +156,7 @@ func TestAttachmentsThroughTheService(t *testing.T) {
 	}
 	img := add("shot.png", pngHeader)
 	notes := add("../notes.md", []byte("# Notes\nbuy milk\n"))
-	doc := add("report.pdf", pdfWith("Quarterly figures"))
+	doc := add("report.pdf", testutil.OnePagePDF("Quarterly figures"))
 	big := add("huge.log", bytes.Repeat([]byte("log line\n"), MaxInlineTextBytes/8))
 	bin := add("blob.bin", []byte{0, 1, 2, 3})
 	for _, c := range []struct {

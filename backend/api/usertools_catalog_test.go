@@ -13,6 +13,7 @@ import (
 	"tinyelf/backend/config"
 	"tinyelf/backend/llm/llmtest"
 	"tinyelf/backend/sessions"
+	"tinyelf/internal/testutil"
 )
 
 // TestRefreshedUserToolEntersTheCatalog: a user tool dropped into the
@@ -70,8 +71,8 @@ func TestRefreshedUserToolEntersTheCatalog(t *testing.T) {
 
 			// Dropped in while the session is open: not seen until a refresh.
 			personal := filepath.Join(h.svc.opts.DataDir, "agents", "default", "tools")
-			writeToolFile(t, filepath.Join(personal, "weather.sh"), "#!/bin/sh\ncat >/dev/null\necho '{\"sky\": \"clear\"}'\n", 0o755)
-			writeToolFile(t, filepath.Join(personal, "weather.tool.json"), `{"description": "Local weather.", "command": ["./weather.sh"],
+			testutil.WriteFile(t, filepath.Join(personal, "weather.sh"), "#!/bin/sh\ncat >/dev/null\necho '{\"sky\": \"clear\"}'\n", 0o755)
+			testutil.WriteFile(t, filepath.Join(personal, "weather.tool.json"), `{"description": "Local weather.", "command": ["./weather.sh"],
 				"schemas": [{"name": "weather_now", "description": "Tells the sky over the user's town.", "input_schema": {"type": "object", "properties": {}}}],
 				"profile": {"now": {"read_only": true}}}`, 0o644)
 			if !tc.byAgent {
@@ -175,7 +176,7 @@ func TestRemovedUserToolLeavesTheCatalog(t *testing.T) {
 			}
 		}},
 		{name: "broken", change: func(t *testing.T, personal string) {
-			writeToolFile(t, filepath.Join(personal, "weather.tool.json"), `{"schemas": [`, 0o644)
+			testutil.WriteFile(t, filepath.Join(personal, "weather.tool.json"), `{"schemas": [`, 0o644)
 		}, problem: "Error in weather (personal, "},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -184,8 +185,8 @@ func TestRemovedUserToolLeavesTheCatalog(t *testing.T) {
 			h.addProvider()
 			ctx := context.Background()
 			personal := filepath.Join(h.svc.opts.DataDir, "agents", "default", "tools")
-			writeToolFile(t, filepath.Join(personal, "weather.sh"), "#!/bin/sh\ncat >/dev/null\necho '{}'\n", 0o755)
-			writeToolFile(t, filepath.Join(personal, "weather.tool.json"), `{"description": "Local weather.", "command": ["./weather.sh"],
+			testutil.WriteFile(t, filepath.Join(personal, "weather.sh"), "#!/bin/sh\ncat >/dev/null\necho '{}'\n", 0o755)
+			testutil.WriteFile(t, filepath.Join(personal, "weather.tool.json"), `{"description": "Local weather.", "command": ["./weather.sh"],
 				"schemas": [{"name": "weather_now", "description": "Tells the sky over the user's town.", "input_schema": {"type": "object", "properties": {}}}],
 				"profile": {"now": {"read_only": true}}}`, 0o644)
 			if _, err := h.svc.RefreshUserTools(ctx, UserToolsArgs{}); err != nil {

@@ -12,17 +12,8 @@ import (
 	"tinyelf/backend/llm/llmtest"
 	"tinyelf/backend/sessions"
 	"tinyelf/backend/usertools"
+	"tinyelf/internal/testutil"
 )
-
-func writeToolFile(t *testing.T, path, content string, mode os.FileMode) {
-	t.Helper()
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(path, []byte(content), mode); err != nil {
-		t.Fatal(err)
-	}
-}
 
 func TestUserToolsThroughTheService(t *testing.T) {
 	t.Parallel()
@@ -34,9 +25,9 @@ func TestUserToolsThroughTheService(t *testing.T) {
 	ctx := context.Background()
 	data := h.svc.opts.DataDir
 	personal := filepath.Join(data, "agents", "default", "tools")
-	writeToolFile(t, filepath.Join(personal, "hello.sh"), "#!/bin/sh\nread -r line\necho \"{\\\"got\\\": $line}\"\n", 0o755)
-	writeToolFile(t, filepath.Join(personal, "hello.tool.json"), `{"command": ["./hello.sh"], "schemas": [{"name": "hello_run", "description": "Greets.", "input_schema": {"type": "object", "properties": {"who": {"type": "string"}}}}]}`, 0o644)
-	writeToolFile(t, filepath.Join(personal, "grep.tool.json"), `{"command": ["./hello.sh"], "schemas": [{"name": "grep_run", "description": "x"}]}`, 0o644)
+	testutil.WriteFile(t, filepath.Join(personal, "hello.sh"), "#!/bin/sh\nread -r line\necho \"{\\\"got\\\": $line}\"\n", 0o755)
+	testutil.WriteFile(t, filepath.Join(personal, "hello.tool.json"), `{"command": ["./hello.sh"], "schemas": [{"name": "hello_run", "description": "Greets.", "input_schema": {"type": "object", "properties": {"who": {"type": "string"}}}}]}`, 0o644)
+	testutil.WriteFile(t, filepath.Join(personal, "grep.tool.json"), `{"command": ["./hello.sh"], "schemas": [{"name": "grep_run", "description": "x"}]}`, 0o644)
 
 	raw, err := h.svc.Call(ctx, "RefreshUserTools", json.RawMessage(`{"agent":"default"}`))
 	if err != nil {

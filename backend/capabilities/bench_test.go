@@ -7,7 +7,9 @@ import (
 	"testing"
 
 	"tinyelf/backend/capabilities/captest"
+	"tinyelf/backend/tokens"
 	"tinyelf/backend/tools"
+	"tinyelf/internal/cputime"
 )
 
 // bigCatalog has about 1,000 descriptors: the fixture catalog plus five
@@ -48,13 +50,13 @@ func BenchmarkToolSearch(b *testing.B) {
 	b.ReportMetric(float64(v.Len()), "descriptors")
 	qs := loadQueries(b)
 	b.ResetTimer()
-	cpu := processCPU()
+	cpu := cputime.Self()
 	for i := 0; b.Loop(); i++ {
 		if _, _, err := v.Search(Query{Text: qs[i%len(qs)].query}); err != nil {
 			b.Fatal(err)
 		}
 	}
-	b.ReportMetric(float64(processCPU()-cpu)/float64(b.N), "cpu-ns/op")
+	b.ReportMetric(float64(cputime.Self()-cpu)/float64(b.N), "cpu-ns/op")
 }
 
 // BenchmarkVisibleSet computes a visible set over the 191-tool catalog and
@@ -108,9 +110,9 @@ func BenchmarkDefinitionTokens(b *testing.B) {
 		vs = Compute(v, Inputs{Mode: "default", ContextWindow: 200_000}, NewDiscovery())
 	}
 	allSet := Compute(v, Inputs{Mode: "default", Settings: Settings{Defer: DeferNever}}, NewDiscovery())
-	t1, i1 := definitionTokens(b, allSet)
+	t1, i1 := definitionTokens(allSet)
 	all = t1 + i1
-	deferred, index = definitionTokens(b, vs)
+	deferred, index = definitionTokens(vs)
 	b.ReportMetric(float64(all), "tokens-all")
 	b.ReportMetric(float64(deferred+index), "tokens-deferred")
 	b.ReportMetric(100*(1-float64(deferred+index)/float64(all)), "%-fewer")
@@ -118,5 +120,5 @@ func BenchmarkDefinitionTokens(b *testing.B) {
 	c := NewCatalog()
 	c.Replace("skills", sk, PartitionOptions{})
 	skills := Compute(c.Snapshot().View(""), Inputs{}, NewDiscovery())
-	b.ReportMetric(float64(realTokens(b, skills.IndexText())), "tokens-100-skill-index")
+	b.ReportMetric(float64(tokens.Count(skills.IndexText())), "tokens-100-skill-index")
 }

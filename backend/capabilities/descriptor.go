@@ -1,7 +1,6 @@
 package capabilities
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -11,6 +10,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"tinyelf/backend/tokens"
 	"tinyelf/backend/tools"
 )
 
@@ -257,8 +257,8 @@ func ToolEntry(t tools.Tool) Entry {
 		d.Problem = fmt.Sprintf("it cannot be offered: %v", err)
 	}
 	d.Params, d.ParamText = paramWords(params)
-	d.IndexTokens = EstimateTokens(d.IndexLine()) + 2
-	d.FullTokens = ToolTokens(info.Name, info.Description, params)
+	d.IndexTokens = tokens.Estimate(d.IndexLine()) + 2
+	d.FullTokens = tokens.EstimateTool(info.Name, info.Description, params)
 	def := tools.FunctionDef{Name: info.Name, Description: info.Description, Parameters: params}
 	return Entry{Descriptor: d, Tool: t, def: def, hash: SchemaHash(def.Name, def.Description, def.Parameters), prepared: prepared}
 }
@@ -407,31 +407,4 @@ func isAbbrevEnd(s string) bool {
 		}
 	}
 	return false
-}
-
-// EstimateTokens estimates the tokens of a text: about four bytes of English
-// per token, and one per character for CJK text, which tokenizers split
-// finely. It is what budgets use; benchmarks report real tokenizer counts.
-func EstimateTokens(s string) int {
-	ascii, other := 0, 0
-	for _, r := range s {
-		if r < utf8.RuneSelf {
-			ascii++
-		} else {
-			other++
-		}
-	}
-	return (ascii+3)/4 + other
-}
-
-// ToolTokens estimates what one tool definition costs: its name, its
-// description and its compacted schema, plus the wire format's overhead.
-func ToolTokens(name, description string, schema json.RawMessage) int {
-	var buf bytes.Buffer
-	if json.Compact(&buf, schema) != nil {
-		buf.Reset()
-		buf.Write(schema)
-	}
-	// JSON is denser in tokens than prose: about three bytes a token.
-	return 8 + EstimateTokens(name) + EstimateTokens(description) + (buf.Len()+2)/3
 }

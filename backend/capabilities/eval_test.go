@@ -16,6 +16,7 @@ import (
 
 	tmcp "tinyelf/backend/mcp"
 	"tinyelf/backend/tools"
+	"tinyelf/internal/cputime"
 )
 
 // The retrieval evaluation: public MCP servers' tool lists and public
@@ -576,13 +577,13 @@ func BenchmarkToolSearchLarge(b *testing.B) {
 			texts := kindTexts(c, g.kind)
 			b.ReportMetric(float64(c.View.Len()), "descriptors")
 			b.ResetTimer()
-			cpu := processCPU()
+			cpu := cputime.Self()
 			for i := 0; b.Loop(); i++ {
 				if _, _, err := c.View.Search(Query{Text: texts[i%len(texts)], Kind: KindTool}); err != nil {
 					b.Fatal(err)
 				}
 			}
-			b.ReportMetric(float64(processCPU()-cpu)/float64(b.N), "cpu-ns/op")
+			b.ReportMetric(float64(cputime.Self()-cpu)/float64(b.N), "cpu-ns/op")
 		})
 	}
 }

@@ -9,6 +9,7 @@ import (
 
 	"tinyelf/backend/capabilities/captest"
 	"tinyelf/backend/shell"
+	"tinyelf/backend/tokens"
 	"tinyelf/backend/tools"
 	"tinyelf/backend/tools/agent"
 	"tinyelf/backend/tools/fs"
@@ -68,7 +69,7 @@ func skillEntries(n int) []Entry {
 		desc := skills[name]
 		out = append(out, Entry{Descriptor: Descriptor{
 			ID: "skill__" + name, Kind: KindSkill, Name: name, Title: name, Summary: desc, Description: desc,
-			Source: "skill:builtin", Risk: RiskLow, ReadOnly: true, IndexTokens: EstimateTokens(name + " — " + desc),
+			Source: "skill:builtin", Risk: RiskLow, ReadOnly: true, IndexTokens: tokens.Estimate(name + " — " + desc),
 			FullTokens: 400,
 		}, LoadDetail: func(context.Context) (Detail, error) { return Detail{Body: "# " + name + "\nsteps…"}, nil }})
 	}

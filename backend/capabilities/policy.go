@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+
+	"tinyelf/backend/tokens"
 )
 
 // DeferMode says when the policy defers tools to the index.
@@ -276,7 +278,7 @@ func Compute(v *View, in Inputs, d *Discovery) *VisibleSet {
 		key.WriteString(string(vs.decisions[e.ID].State))
 	}
 	vs.skillIndex = d.cachedIndex(1, key.String(), func() string { return renderSkills(vs.Skills, vs.decisions, set.SkillBudget) })
-	vs.IndexTokens = EstimateTokens(vs.index) + EstimateTokens(vs.skillIndex)
+	vs.IndexTokens = tokens.Estimate(vs.index) + tokens.Estimate(vs.skillIndex)
 	vs.Inputs = record(in, v, st, set, window)
 	return vs
 }

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"tinyelf/backend/tokens"
 	"tinyelf/backend/tools"
 )
 
@@ -208,7 +209,7 @@ func renderIndex(deferred []*Entry, budget int) string {
 		full.WriteString(e.IndexLine())
 		full.WriteByte('\n')
 	}
-	if EstimateTokens(full.String()) <= budget {
+	if tokens.Estimate(full.String()) <= budget {
 		return full.String()
 	}
 	type group struct {
@@ -253,7 +254,7 @@ func renderIndex(deferred []*Entry, budget int) string {
 	left := budget
 	for i, g := range groups {
 		lines[i] = summaryLine(g)
-		left -= EstimateTokens(lines[i])
+		left -= tokens.Estimate(lines[i])
 	}
 	bySize := make([]int, len(groups))
 	for i := range bySize {
@@ -262,7 +263,7 @@ func renderIndex(deferred []*Entry, budget int) string {
 	slices.SortStableFunc(bySize, func(a, b int) int { return len(groups[a].names) - len(groups[b].names) })
 	for _, i := range bySize {
 		full := namesLine(groups[i])
-		if extra := EstimateTokens(full) - EstimateTokens(lines[i]); extra <= left {
+		if extra := tokens.Estimate(full) - tokens.Estimate(lines[i]); extra <= left {
 			lines[i] = full
 			left -= extra
 		}
@@ -325,7 +326,7 @@ func renderSkills(skills []*Entry, decisions map[string]Decision, budget int) st
 	for _, e := range skills {
 		sb.WriteString(line(e, true))
 	}
-	if EstimateTokens(sb.String()) <= budget {
+	if tokens.Estimate(sb.String()) <= budget {
 		return sb.String()
 	}
 	sb.Reset()

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
-	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
@@ -14,6 +13,7 @@ import (
 
 	"tinyelf/backend/config"
 	"tinyelf/backend/llm/llmtest"
+	"tinyelf/internal/testutil"
 )
 
 // binRun runs the real tinyelf binary with a data folder of its own and
@@ -179,7 +179,7 @@ func TestToolAgentFlagsThroughTheBinary(t *testing.T) {
 			t.Errorf("list --agent ops --mode plan: %s", stdout)
 		}
 		outside := filepath.Join(t.TempDir(), "outside.txt")
-		writeFileT(t, outside, "far away\n")
+		testutil.WriteFile(t, outside, "far away\n", 0)
 		code, stdout, _ = binRun(t, bin, home, nil, append([]string{"tool", "Read", "--unrestricted", "--args", `{"path":"` + outside + `"}`}, wsArgs...)...)
 		if code != 0 || !strings.Contains(stdout, "far away") {
 			t.Errorf("--unrestricted Read: exit %d %s", code, stdout)
@@ -204,11 +204,4 @@ func TestToolAgentFlagsThroughTheBinary(t *testing.T) {
 			}
 		}
 	})
-}
-
-func writeFileT(t *testing.T, path, content string) {
-	t.Helper()
-	if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
-		t.Fatal(err)
-	}
 }

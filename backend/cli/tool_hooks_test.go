@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"tinyelf/backend/config"
+	"tinyelf/internal/testutil"
 )
 
 // `tinyelf tool` goes through the engine's one gate, so the user's hooks
@@ -58,8 +59,8 @@ func TestToolRunsTheHooks(t *testing.T) {
 func TestUserToolActionThroughTheGate(t *testing.T) {
 	home := cliEnv(t)
 	personal := filepath.Join(home, "agents", "default", "tools")
-	writeToolFile(t, filepath.Join(personal, "hello.sh"), "#!/bin/sh\nread -r line\necho \"{\\\"got\\\": $line}\"\n", 0o755)
-	writeToolFile(t, filepath.Join(personal, "hello.tool.json"), `{"command": ["./hello.sh"], "schemas": [
+	testutil.WriteFile(t, filepath.Join(personal, "hello.sh"), "#!/bin/sh\nread -r line\necho \"{\\\"got\\\": $line}\"\n", 0o755)
+	testutil.WriteFile(t, filepath.Join(personal, "hello.tool.json"), `{"command": ["./hello.sh"], "schemas": [
 		{"name": "hello_greet", "description": "Greets.", "input_schema": {"type": "object", "properties": {"who": {"type": "string"}}, "required": ["who"]}}]}`, 0o644)
 	checkRun(t, []string{"tool", "hello", "greet", "--args", `{"who":"Bo"}`}, exitOK, []string{`"who":"Bo"`}, nil)
 	settings, err := config.OpenStore(filepath.Join(home, config.SettingsFile))

@@ -4,38 +4,29 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
-	"tinyelf/internal/testdeps"
-)
 
-func writeToolFile(t *testing.T, path, content string, mode os.FileMode) {
-	t.Helper()
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(path, []byte(content), mode); err != nil {
-		t.Fatal(err)
-	}
-}
+	"tinyelf/internal/testdeps"
+	"tinyelf/internal/testutil"
+)
 
 func TestUserToolCommands(t *testing.T) {
 	home := cliEnv(t)
 	personal := filepath.Join(home, "agents", "default", "tools")
 	// An executable tool without a CLI: it echoes its request.
-	writeToolFile(t, filepath.Join(personal, "hello.sh"), "#!/bin/sh\nread -r line\necho \"{\\\"got\\\": $line}\"\n", 0o755)
-	writeToolFile(t, filepath.Join(personal, "hello.tool.json"), `{"command": ["./hello.sh"], "schemas": [
+	testutil.WriteFile(t, filepath.Join(personal, "hello.sh"), "#!/bin/sh\nread -r line\necho \"{\\\"got\\\": $line}\"\n", 0o755)
+	testutil.WriteFile(t, filepath.Join(personal, "hello.tool.json"), `{"command": ["./hello.sh"], "schemas": [
 		{"name": "hello_greet", "description": "Greets.", "input_schema": {"type": "object", "properties": {"who": {"type": "string"}}, "required": ["who"]}},
 		{"name": "hello_send", "description": "Sends a greeting."}],
 		"profile": {"send": {"gated": true}, "greet": {"background_eligible": true}}}`, 0o644)
 	// One with a command line, which prints a control character.
-	writeToolFile(t, filepath.Join(personal, "shcli.sh"), "#!/bin/sh\nprintf 'cli args: %s\\033[2J\\n' \"$*\"\nexit 3\n", 0o755)
-	writeToolFile(t, filepath.Join(personal, "shcli.tool.json"), `{"command": ["./shcli.sh"], "cli": ["./shcli.sh"], "schemas": [{"name": "shcli_run", "description": "x"}]}`, 0o644)
+	testutil.WriteFile(t, filepath.Join(personal, "shcli.sh"), "#!/bin/sh\nprintf 'cli args: %s\\033[2J\\n' \"$*\"\nexit 3\n", 0o755)
+	testutil.WriteFile(t, filepath.Join(personal, "shcli.tool.json"), `{"command": ["./shcli.sh"], "cli": ["./shcli.sh"], "schemas": [{"name": "shcli_run", "description": "x"}]}`, 0o644)
 	// Named like a core tool: skipped, with a warning.
-	writeToolFile(t, filepath.Join(personal, "grep.tool.json"), `{"command": ["./hello.sh"], "schemas": [{"name": "grep_x", "description": "x"}]}`, 0o644)
+	testutil.WriteFile(t, filepath.Join(personal, "grep.tool.json"), `{"command": ["./hello.sh"], "schemas": [{"name": "grep_x", "description": "x"}]}`, 0o644)
 
 	tests := []struct {
 		name   string
@@ -76,8 +67,8 @@ func TestUserToolCommands(t *testing.T) {
 func TestUserToolSubmitAndTasks(t *testing.T) {
 	home := cliEnv(t)
 	personal := filepath.Join(home, "agents", "default", "tools")
-	writeToolFile(t, filepath.Join(personal, "slow.sh"), "#!/bin/sh\nread -r line\nsleep 0.2\necho '\"built\"'\n", 0o755)
-	writeToolFile(t, filepath.Join(personal, "slow.tool.json"), `{"command": ["./slow.sh"], "schemas": [{"name": "slow_build", "description": "x"}],
+	testutil.WriteFile(t, filepath.Join(personal, "slow.sh"), "#!/bin/sh\nread -r line\nsleep 0.2\necho '\"built\"'\n", 0o755)
+	testutil.WriteFile(t, filepath.Join(personal, "slow.tool.json"), `{"command": ["./slow.sh"], "schemas": [{"name": "slow_build", "description": "x"}],
 		"profile": {"build": {"background_eligible": true}}}`, 0o644)
 	runners := make(chan int, 1)
 	o := Options{Version: "test", Detach: func(args []string) error {
@@ -113,7 +104,7 @@ func TestUserToolSubmitAndTasks(t *testing.T) {
 func TestUserToolPythonCLIMain(t *testing.T) {
 	testdeps.Python(t)
 	home := cliEnv(t)
-	writeToolFile(t, filepath.Join(home, "agents", "default", "tools", "weather.py"), `
+	testutil.WriteFile(t, filepath.Join(home, "agents", "default", "tools", "weather.py"), `
 def get_tool_schemas():
     return [{"name": "weather_now", "description": "x"}]
 def dispatch(name, args):

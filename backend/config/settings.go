@@ -8,11 +8,12 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
-	"path/filepath"
 	"regexp"
 	"strings"
 	"sync"
 	"time"
+
+	"tinyelf/internal/atomicfile"
 )
 
 // SettingsVersion is the version of the settings file this build writes.
@@ -633,45 +634,16 @@ func decodeCopy(b []byte) Settings {
 	return out
 }
 
-// WriteJSONAtomic writes v as indented JSON to path through a temporary
-// file in the same folder, synced, and a rename, with mode 0600 (the
-// settings hold API keys), creating the folder when missing: readers never
-// see half a file, and a failed write leaves the old file and no temporary.
+// WriteJSONAtomic writes v as indented JSON to path in one step
+// (atomicfile.WriteFile) with mode 0600 (the settings hold API keys),
+// creating the folder when missing: readers never see half a file, and a
+// failed write leaves the old file and no temporary.
 func WriteJSONAtomic(path string, v any) error {
 	b, err := json.MarshalIndent(v, "", "  ")
 	if err != nil {
 		return err
 	}
-	b = append(b, '\n')
-	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
-		return err
-	}
-	var rnd [6]byte
-	_, _ = rand.Read(rnd[:])
-	tmp := path + ".tmp-" + hex.EncodeToString(rnd[:])
-	f, err := os.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
-	if err != nil {
-		return err
-	}
-	if _, err := f.Write(b); err != nil {
-		f.Close()
-		os.Remove(tmp)
-		return err
-	}
-	if err := f.Sync(); err != nil {
-		f.Close()
-		os.Remove(tmp)
-		return err
-	}
-	if err := f.Close(); err != nil {
-		os.Remove(tmp)
-		return err
-	}
-	if err := os.Rename(tmp, path); err != nil {
-		os.Remove(tmp)
-		return err
-	}
-	return nil
+	return atomicfile.WriteFile(path, append(b, '\n'), 0o600)
 }
 
 // NewID returns a short random identifier for rules and the like.

@@ -7,8 +7,10 @@ import (
 	"slices"
 	"strings"
 
+	"tinyelf/backend/capabilities"
 	"tinyelf/backend/llm"
 	"tinyelf/backend/sessions"
+	"tinyelf/backend/tokens"
 	"tinyelf/backend/tools"
 )
 
@@ -20,19 +22,21 @@ const summaryPrompt = `The conversation above is about to be replaced by your su
 - the exact next steps.
 Be complete but concise. Answer with the summary only.`
 
-// EstimateTokens is a fast, provider-independent token estimate: about four
-// bytes of text per token plus a small overhead per message. It errs high
-// for non-English text, which is the safe side for a budget.
-func EstimateTokens(req llm.Request) int {
-	n := len(req.System)/4 + 8
+// requestTokens estimates what req costs in tokens, with the one fast
+// estimate (tokens.Estimate, tokens.EstimateTool) plus a small overhead for
+// the request and for each message and tool call. It errs neither way by
+// much (within 15% of the tokenizer on real text); budgets keep their own
+// reserve.
+func requestTokens(req llm.Request) int {
+	n := 8 + tokens.Estimate(req.System)
 	for _, m := range req.Messages {
-		n += 4 + len(m.Content)/4
+		n += 4 + tokens.Estimate(m.Content)
 		for _, c := range m.ToolCalls {
-			n += 8 + (len(c.Name)+len(c.Arguments))/4
+			n += 8 + tokens.Estimate(c.Name) + tokens.Estimate(c.Arguments)
 		}
 	}
 	for _, t := range req.Tools {
-		n += 8 + (len(t.Name)+len(t.Description)+len(t.Parameters))/4
+		n += tokens.EstimateTool(t.Name, t.Description, t.Parameters)
 	}
 	return n
 }
@@ -53,7 +57,7 @@ type promptCall struct {
 	inputTokens  int // input, cache reads and cache writes: the whole prompt
 	outputTokens int
 	messages     int // messages in that request
-	systemEst    int // EstimateTokens of its system prompt and tools
+	systemEst    int // requestTokens of its system prompt and tools
 }
 
 // noteCall remembers a successful model call's reported usage.
@@ -65,12 +69,51 @@ func (t *turn) noteCall(req llm.Request, u llm.Usage) {
 		t.s.lastCall = nil // the provider reported nothing usable
 		return
 	}
-	t.s.lastCall = &promptCall{inputTokens: in, outputTokens: u.OutputTokens, messages: len(req.Messages), systemEst: frameTokens(req)}
+	t.s.lastCall = &promptCall{inputTokens: in, outputTokens: u.OutputTokens, messages: len(req.Messages), systemEst: t.frameTokens(req)}
 }
 
-// frameTokens estimates the system prompt and tool definitions.
-func frameTokens(req llm.Request) int {
-	return EstimateTokens(llm.Request{System: req.System, Tools: req.Tools})
+// frameEstimate is the estimate of one request's system prompt and tool
+// definitions, kept for the model call it was made for: promptTokens and
+// noteCall both need it.
+type frameEstimate struct {
+	system string
+	tools  []llm.ToolDef
+	tokens int
+}
+
+// frameTokens estimates the system prompt and tool definitions of req,
+// once per request (the same system text and the same tool list, one slice:
+// every call builds its own). The tool definitions are what the visible set
+// holds (t.definitions), whose ToolTokens the catalog summed from each
+// entry's estimate when it was made (tokens.EstimateTool of the same
+// definition); a tool list that is not the visible set's is estimated
+// here.
+func (t *turn) frameTokens(req llm.Request) int {
+	f := &t.frame
+	if f.tools != nil && len(f.tools) == len(req.Tools) && len(req.Tools) > 0 && &f.tools[0] == &req.Tools[0] && f.system == req.System {
+		return f.tokens
+	}
+	n := requestTokens(llm.Request{System: req.System})
+	if t.vs != nil && visibleDefinitions(t.vs.Tools, req.Tools) {
+		n += t.vs.ToolTokens
+	} else {
+		n += requestTokens(llm.Request{Tools: req.Tools}) - requestTokens(llm.Request{})
+	}
+	*f = frameEstimate{system: req.System, tools: req.Tools, tokens: n}
+	return n
+}
+
+// visibleDefinitions reports whether defs are the visible tools, in order.
+func visibleDefinitions(visible []*capabilities.Entry, defs []llm.ToolDef) bool {
+	if len(visible) != len(defs) {
+		return false
+	}
+	for i, e := range visible {
+		if e.Name != defs[i].Name {
+			return false
+		}
+	}
+	return true
 }
 
 // promptTokens is the size of req in tokens: the input the provider
@@ -84,10 +127,10 @@ func (t *turn) promptTokens(req llm.Request) int {
 	t.s.mu.Unlock()
 	// The previous request's messages, then its answer, then what is new.
 	if last == nil || len(req.Messages) < last.messages+1 {
-		return EstimateTokens(req)
+		return requestTokens(req)
 	}
-	added := EstimateTokens(llm.Request{Messages: req.Messages[last.messages+1:]}) - EstimateTokens(llm.Request{})
-	return max(0, last.inputTokens+last.outputTokens+added+frameTokens(req)-last.systemEst)
+	added := requestTokens(llm.Request{Messages: req.Messages[last.messages+1:]}) - requestTokens(llm.Request{})
+	return max(0, last.inputTokens+last.outputTokens+added+t.frameTokens(req)-last.systemEst)
 }
 
 // currentMarker precedes the turn's user message, kept verbatim, in a
@@ -118,7 +161,7 @@ func (t *turn) maybeCompact(ctx context.Context, req llm.Request) (llm.Request, 
 			return req, err
 		}
 		req = compacted
-		if EstimateTokens(req) <= limit {
+		if requestTokens(req) <= limit {
 			return req, nil
 		}
 		k = t.currentIndex(req.Messages)
@@ -128,13 +171,13 @@ func (t *turn) maybeCompact(ctx context.Context, req llm.Request) (llm.Request, 
 		if err != nil {
 			return req, err
 		}
-		compacted, err := t.compact(ctx, req, withoutVerbatim(req.Messages), upTo, t.userText, EstimateTokens(req), nil)
+		compacted, err := t.compact(ctx, req, withoutVerbatim(req.Messages), upTo, t.userText, requestTokens(req), nil)
 		if err != nil {
 			return req, err
 		}
 		req = compacted
 	}
-	if est, room := EstimateTokens(req), window-outputReserve(window); est > room {
+	if est, room := requestTokens(req), window-outputReserve(window); est > room {
 		return req, fmt.Errorf("the request does not fit the model's context window even after compacting the conversation: about %d tokens for a window of %d (%d kept for the answer). "+
 			"Shorten your message or the files it brings in, start a new session, or pick a model with a larger context window (Settings → Providers)", est, window, window-room)
 	}
@@ -219,7 +262,7 @@ func (t *turn) compact(ctx context.Context, req llm.Request, input []llm.Message
 	after := req
 	after.Messages = append([]llm.Message{{Role: llm.RoleUser, Content: summary}}, kept...)
 	if err := t.record(ctx, sessions.NewEvent(sessions.EventCompaction, sessions.Compaction{
-		Summary: summary, UpToSeq: upTo, TokensBefore: before, TokensAfter: EstimateTokens(after),
+		Summary: summary, UpToSeq: upTo, TokensBefore: before, TokensAfter: requestTokens(after),
 	})); err != nil {
 		return req, err
 	}

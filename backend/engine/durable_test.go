@@ -14,6 +14,7 @@ import (
 	"tinyelf/backend/llm/llmtest"
 	"tinyelf/backend/sessions"
 	"tinyelf/backend/skills"
+	"tinyelf/internal/testutil"
 )
 
 // The state that changes how a resumed session behaves is in its log and
@@ -156,7 +157,7 @@ func TestPromotionSurvivesReopen(t *testing.T) {
 func waitPending(t *testing.T, h *harness, id string) []string {
 	t.Helper()
 	var pending []string
-	waitUntil(t, "an approval waits", func() bool { pending = h.engine.Pending(id); return len(pending) > 0 })
+	testutil.WaitFor(t, "an approval waits", func() bool { pending = h.engine.Pending(id); return len(pending) > 0 })
 	return pending
 }
 
@@ -214,7 +215,7 @@ func TestApprovalWaitingAtCloseIsAskedAgain(t *testing.T) {
 	if err := h.engine.Answer(id, "b1", ApprovalAnswer{Decision: AllowOnce}); err != nil {
 		t.Fatal(err)
 	}
-	waitUntil(t, "the turn taken up ends", func() bool {
+	testutil.WaitFor(t, "the turn taken up ends", func() bool {
 		return len(logged[sessions.TurnEnd](h, id, sessions.EventTurnEnd)) == 2 && !h.engine.Running(id)
 	})
 	if b, err := os.ReadFile(filepath.Join(h.workspace, "made.txt")); err != nil || string(b) != "made\n" {
@@ -378,7 +379,7 @@ func TestAbandonedTurnClosesItsApprovals(t *testing.T) {
 	s.mu.Unlock()
 	h.engine.abandon(s, run) // as Cancel does when the turn does not stop in time
 	_ = h.engine.Wait(context.Background(), id)
-	waitUntil(t, "the approval is closed", func() bool {
+	testutil.WaitFor(t, "the approval is closed", func() bool {
 		ot, err := h.store.OpenTurn(context.Background(), id)
 		return err == nil && len(ot.Approvals) == 0
 	})

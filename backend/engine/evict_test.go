@@ -9,6 +9,7 @@ import (
 
 	"tinyelf/backend/llm/llmtest"
 	"tinyelf/backend/tools"
+	"tinyelf/internal/testutil"
 )
 
 // releasingSource is a tool source with per-session resources: it counts
@@ -43,17 +44,6 @@ func (h *harness) states() int {
 	h.engine.mu.Lock()
 	defer h.engine.mu.Unlock()
 	return len(h.engine.sessions)
-}
-
-func waitUntil(t *testing.T, what string, ok func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
-	for !ok() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting until %s", what)
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
 }
 
 // TestReadOnlyLookupsKeepNoState: listing sessions (Running, Pending,
@@ -119,7 +109,7 @@ func TestIdleTimeoutReleasesASession(t *testing.T) {
 	})
 	id := h.session(ModeDefault)
 	h.run(id, "first")
-	waitUntil(t, "the idle session is released", func() bool { return !src.holds(id) && h.states() == 0 })
+	testutil.WaitFor(t, "the idle session is released", func() bool { return !src.holds(id) && h.states() == 0 })
 	if res := h.run(id, "second"); res.Reason != EndDone || res.Text != "two" {
 		t.Fatalf("the released session's next turn: %+v", res)
 	}

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"tinyelf/backend/hooks"
+	"tinyelf/backend/llm"
 	"tinyelf/backend/sessions"
 	"tinyelf/backend/tools"
 )
@@ -225,11 +226,7 @@ func (e *Engine) transcript(ctx context.Context, s *sessionState, workspace stri
 		if m.Seq <= s.transcriptSeq {
 			continue
 		}
-		tm := hooks.TranscriptMessage{Role: string(m.Role), Text: m.Content, ToolCallID: m.ToolCallID, IsError: m.IsError}
-		for _, c := range m.ToolCalls {
-			tm.ToolCalls = append(tm.ToolCalls, hooks.TranscriptToolCall{ID: c.ID, Name: c.Name, Input: c.Arguments})
-		}
-		fresh = append(fresh, tm)
+		fresh = append(fresh, transcriptMessage(conversationMessage(m)))
 		last = max(last, m.Seq)
 	}
 	switch {
@@ -259,15 +256,21 @@ func (e *Engine) rewriteTranscript(ctx context.Context, s *sessionState, path, w
 	}
 	out := make([]hooks.TranscriptMessage, 0, len(msgs))
 	for _, m := range msgs {
-		tm := hooks.TranscriptMessage{Role: string(m.Role), Text: m.Content, ToolCallID: m.ToolCallID, IsError: m.IsError}
-		for _, c := range m.ToolCalls {
-			tm.ToolCalls = append(tm.ToolCalls, hooks.TranscriptToolCall{ID: c.ID, Name: c.Name, Input: c.Arguments})
-		}
-		out = append(out, tm)
+		out = append(out, transcriptMessage(m))
 	}
 	if hooks.WriteTranscript(path, s.id, workspace, out) == nil {
 		s.transcriptSeq = seq
 	}
+}
+
+// transcriptMessage is a conversation message as the hooks' transcript
+// writes it.
+func transcriptMessage(m llm.Message) hooks.TranscriptMessage {
+	tm := hooks.TranscriptMessage{Role: string(m.Role), Text: m.Content, ToolCallID: m.ToolCallID, IsError: m.IsError}
+	for _, c := range m.ToolCalls {
+		tm.ToolCalls = append(tm.ToolCalls, hooks.TranscriptToolCall{ID: c.ID, Name: c.Name, Input: c.Arguments})
+	}
+	return tm
 }
 
 // hookRun is what one hook.run event says about a run.

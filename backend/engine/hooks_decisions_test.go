@@ -15,6 +15,7 @@ import (
 	"tinyelf/backend/llm"
 	"tinyelf/backend/llm/llmtest"
 	"tinyelf/backend/sessions"
+	"tinyelf/internal/testutil"
 )
 
 // lastRequest returns the text of the last request the fake model got.
@@ -240,20 +241,7 @@ func TestHookPastItsTimeoutIsKilledWithItsChildren(t *testing.T) {
 		t.Fatal(err)
 	}
 	pid, _ := strconv.Atoi(strings.TrimSpace(string(b)))
-	waitGone(t, pid)
-}
-
-// waitGone waits until pid no longer runs (a zombie counts as gone).
-func waitGone(t *testing.T, pid int) {
-	t.Helper()
-	waitFor(t, "process "+strconv.Itoa(pid)+" to end", func() bool {
-		b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
-		if err != nil {
-			return true
-		}
-		f := strings.Fields(string(b[strings.LastIndexByte(string(b), ')')+1:]))
-		return len(f) > 0 && f[0] == "Z"
-	})
+	testutil.WaitGone(t, testutil.WaitTimeout, "the timed-out hook's child", pid)
 }
 
 // TestGarbageOutputIsReportedNotObeyed: output TinyElf cannot use is in

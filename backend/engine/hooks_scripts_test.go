@@ -17,6 +17,7 @@ import (
 	"tinyelf/backend/llm/llmtest"
 	"tinyelf/backend/proc"
 	"tinyelf/backend/sessions"
+	"tinyelf/internal/testutil"
 )
 
 // Hook scripts in the style people share for Claude Code, run unchanged:
@@ -169,7 +170,7 @@ func TestSharedHookScriptsRunUnchanged(t *testing.T) {
 	if err != nil || strings.TrimSpace(string(last)) != "Edited main.go; the formatter tidied it." {
 		t.Errorf("the Stop hook read %q from the transcript (%v)", last, err)
 	}
-	waitFor(t, "the notifier", func() bool { return hasRun(h, id, hooks.Notification) })
+	testutil.WaitFor(t, "the notifier", func() bool { return hasRun(h, id, hooks.Notification) })
 	log, _ := os.ReadFile(filepath.Join(h.workspace, ".claude", "notifications.log"))
 	mustContain(t, "the notification log", string(log), "[idle_prompt] TinyElf finished: Edited main.go")
 	for _, r := range hookRuns(h, id) {
@@ -193,8 +194,8 @@ func TestNotifierOnApproval(t *testing.T) {
 	if err := h.engine.Send(id, "say hi"); err != nil {
 		t.Fatal(err)
 	}
-	waitFor(t, "the approval", func() bool { return len(h.engine.Pending(id)) == 1 })
-	waitFor(t, "the notifier", func() bool { return hasRun(h, id, hooks.Notification) })
+	testutil.WaitFor(t, "the approval", func() bool { return len(h.engine.Pending(id)) == 1 })
+	testutil.WaitFor(t, "the notifier", func() bool { return hasRun(h, id, hooks.Notification) })
 	log, _ := os.ReadFile(filepath.Join(h.workspace, ".claude", "notifications.log"))
 	mustContain(t, "the notification log", string(log), "[permission_prompt] TinyElf needs your approval: TinyElf needs your permission to use Bash")
 	if err := h.engine.Answer(id, "c1", ApprovalAnswer{Decision: AllowOnce}); err != nil {

@@ -19,6 +19,7 @@ import (
 	"tinyelf/backend/llm/llmtest"
 	"tinyelf/backend/proc"
 	"tinyelf/backend/sessions"
+	"tinyelf/internal/testutil"
 )
 
 // withHooks turns the user's hooks on with raw as the settings' hooks
@@ -105,19 +106,6 @@ func captured(t *testing.T, dir string, ev hooks.Event) []map[string]any {
 		out[i] = f.in
 	}
 	return out
-}
-
-// waitFor polls cond until it holds (background hooks: Notification,
-// SessionEnd), failing after a generous deadline.
-func waitFor(t *testing.T, what string, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(15 * time.Second)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting for %s", what)
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
 }
 
 // fields checks an input field by field.
@@ -230,7 +218,7 @@ func TestHookInputsAtEveryPoint(t *testing.T) {
 	}
 	fields(t, "Stop", one(hooks.Stop), map[string]any{"stop_hook_active": false})
 	// Notification runs beside the turn: TinyElf told the user it finished.
-	waitFor(t, "the Notification hook", func() bool { return hasRun(h, id, hooks.Notification) })
+	testutil.WaitFor(t, "the Notification hook", func() bool { return hasRun(h, id, hooks.Notification) })
 	note := one(hooks.Notification)
 	fields(t, "Notification", note, map[string]any{"notification_type": "idle_prompt", "title": "TinyElf finished"})
 	if !strings.Contains(fmt.Sprint(note["message"]), "All done.") {
@@ -357,7 +345,7 @@ func TestSessionStartResumeAndSessionEndOnRelease(t *testing.T) {
 	id := h.session(ModeDefault)
 	h.run(id, "first")
 	h.engine.evictIf(h.engine.peek(id), -1)
-	waitFor(t, "SessionEnd", func() bool { return hasRun(h, id, hooks.SessionEnd) })
+	testutil.WaitFor(t, "SessionEnd", func() bool { return hasRun(h, id, hooks.SessionEnd) })
 	fields(t, "SessionEnd", captured(t, cap, hooks.SessionEnd)[0], map[string]any{"reason": "other", "session_id": id})
 	h.run(id, "second")
 	starts := captured(t, cap, hooks.SessionStart)

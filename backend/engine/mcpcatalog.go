@@ -6,6 +6,7 @@ import (
 
 	"tinyelf/backend/capabilities"
 	"tinyelf/backend/mcp"
+	"tinyelf/backend/tokens"
 )
 
 // The user's MCP servers live in the catalog as one partition each, kept
@@ -85,8 +86,8 @@ func promptEntry(p mcp.PromptCommand) capabilities.Entry {
 		ID: "prompt__" + p.Server + "__" + p.Prompt, Kind: capabilities.KindPrompt, Name: "/" + p.Name, Title: title,
 		Summary: summary, Description: p.Description, Source: "mcp:" + p.Server, Server: p.Server,
 		Risk: capabilities.RiskLow, ReadOnly: true, Params: params, ParamText: text.String(),
-		IndexTokens: capabilities.EstimateTokens(p.Name + " — " + summary),
-		FullTokens:  capabilities.EstimateTokens(p.Description) + 20,
+		IndexTokens: tokens.Estimate(p.Name + " — " + summary),
+		FullTokens:  tokens.Estimate(p.Description) + 20,
 	}
 	return capabilities.Entry{Descriptor: d}
 }
@@ -110,7 +111,7 @@ func resourceDescriptor(r mcp.ResourceInfo) capabilities.Entry {
 		ID: "resource__" + r.Server + "__" + r.URI, Kind: capabilities.KindResource, Name: r.URI, Title: title,
 		Summary: summary, Description: desc, Source: "mcp:" + r.Server, Server: r.Server,
 		Risk: capabilities.RiskLow, ReadOnly: true, Keywords: []string{r.Name, r.MIMEType},
-		IndexTokens: capabilities.EstimateTokens(r.URI + " — " + summary),
+		IndexTokens: tokens.Estimate(r.URI + " — " + summary),
 	}
 	return capabilities.Entry{Descriptor: d}
 }

@@ -17,6 +17,7 @@ import (
 	"tinyelf/backend/capabilities/captest"
 	"tinyelf/backend/config"
 	"tinyelf/backend/mcp"
+	"tinyelf/internal/testutil"
 )
 
 // The test binary doubles as a real stdio MCP server: started with
@@ -97,7 +98,7 @@ func startRealServer(t *testing.T, cat *capabilities.Catalog, name string) *real
 	if err := rs.svc.WaitReady(ctx); err != nil {
 		t.Fatal(err)
 	}
-	waitUntil(t, "the server's tools are in the catalog", func() bool {
+	testutil.WaitFor(t, "the server's tools are in the catalog", func() bool {
 		_, ok := cat.Snapshot().View("").ToolByName(fmt.Sprintf("mcp__%s__", name) + firstTool(t, name))
 		return ok
 	})
@@ -126,7 +127,7 @@ func (rs *realServer) kill(t *testing.T, name string) {
 	if err := syscall.Kill(pid, syscall.SIGKILL); err != nil {
 		t.Fatalf("kill the server: %v", err)
 	}
-	waitUntil(t, "the client sees the server gone", func() bool {
+	testutil.WaitFor(t, "the client sees the server gone", func() bool {
 		st, ok := rs.svc.State(name)
 		return ok && st.Status != mcp.StatusConnected
 	})

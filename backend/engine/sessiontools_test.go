@@ -9,6 +9,7 @@ import (
 	"tinyelf/backend/config"
 	"tinyelf/backend/llm/llmtest"
 	"tinyelf/backend/sessions"
+	"tinyelf/internal/testutil"
 )
 
 func TestSessionTools(t *testing.T) {
@@ -33,7 +34,7 @@ func TestSessionTools(t *testing.T) {
 		if err := h.engine.Send(busy, "BUSY-B: think hard"); err != nil {
 			t.Fatal(err)
 		}
-		waitUntil(t, "B is running", func() bool { return len(a.requests("BUSY-B")) == 1 })
+		testutil.WaitFor(t, "B is running", func() bool { return len(a.requests("BUSY-B")) == 1 })
 		self := h.session(ModePlan)
 		caller := h.session(ModeAcceptEdits)
 		a.push("",
@@ -81,8 +82,8 @@ func TestSessionTools(t *testing.T) {
 		if strings.Contains(strings.Join(asked, " "), "SessionsHistory") || !strings.Contains(strings.Join(asked, " "), "SessionsList") {
 			t.Errorf("asked for %v", asked)
 		}
-		waitUntil(t, "C answers the follow-up", func() bool { return len(a.requests("IDLE-C")) == 2 && !h.engine.Running(idle) })
-		waitUntil(t, "D starts", func() bool { return len(a.requests("NEW-D")) == 1 })
+		testutil.WaitFor(t, "C answers the follow-up", func() bool { return len(a.requests("IDLE-C")) == 2 && !h.engine.Running(idle) })
+		testutil.WaitFor(t, "D starts", func() bool { return len(a.requests("NEW-D")) == 1 })
 		var d sessions.Session
 		list, _ := h.store.List(ctx, sessions.ListOptions{})
 		for _, s := range list {

@@ -6,6 +6,7 @@ import (
 
 	"tinyelf/backend/capabilities"
 	"tinyelf/backend/skills"
+	"tinyelf/backend/tokens"
 )
 
 // Skills in the catalog: each skill is a descriptor of kind skill whose
@@ -83,7 +84,7 @@ func describeSkill(sk *skills.Skill) capabilities.Entry {
 	d := capabilities.Descriptor{
 		ID: sk.ID(), Kind: capabilities.KindSkill, Name: sk.Name, Title: sk.Name,
 		Summary: idx.Description, Description: desc, Source: "skill:" + string(sk.Source),
-		Risk: risk, ReadOnly: true, IndexTokens: idx.Tokens, FullTokens: int(sk.Size+3) / 4,
+		Risk: risk, ReadOnly: true, IndexTokens: idx.Tokens, FullTokens: tokens.EstimateSize(sk.Size),
 		Keywords: keywords,
 	}
 	return capabilities.Entry{Descriptor: d, LoadDetail: func(context.Context) (capabilities.Detail, error) {

@@ -84,17 +84,27 @@ func (l StoreLog) ModelMessages(ctx context.Context, sessionID string) ([]llm.Me
 	}
 	out := make([]llm.Message, len(msgs))
 	for i, m := range msgs {
-		calls := make([]llm.ToolCall, len(m.ToolCalls))
-		for j, c := range m.ToolCalls {
-			calls[j] = llm.ToolCall{ID: c.ID, Name: c.Name, Arguments: c.Arguments}
-		}
-		out[i] = llm.Message{
-			Role: llm.Role(m.Role), Content: m.Content, ToolCalls: calls,
-			ToolCallID: m.ToolCallID, ToolName: m.ToolName, IsError: m.IsError,
-			Parts: attachmentParts(l.Store.Blobs(), m.Attachments),
-		}
+		out[i] = conversationMessage(m)
+		out[i].Parts = attachmentParts(l.Store.Blobs(), m.Attachments)
 	}
 	return out, nil
+}
+
+// conversationMessage is the one conversion between the two forms of a
+// conversation's message: the session log's model history
+// (sessions.Message, with its seq, attachments and summary mark) and the
+// message the provider is sent and the hooks' transcript is written from
+// (llm.Message). Attachments become parts only where the caller loads
+// them (ModelMessages).
+func conversationMessage(m sessions.Message) llm.Message {
+	calls := make([]llm.ToolCall, len(m.ToolCalls))
+	for j, c := range m.ToolCalls {
+		calls[j] = llm.ToolCall{ID: c.ID, Name: c.Name, Arguments: c.Arguments}
+	}
+	return llm.Message{
+		Role: llm.Role(m.Role), Content: m.Content, ToolCalls: calls,
+		ToolCallID: m.ToolCallID, ToolName: m.ToolName, IsError: m.IsError,
+	}
 }
 
 // LastCapabilities implements SessionLog.

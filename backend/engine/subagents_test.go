@@ -18,6 +18,7 @@ import (
 	"tinyelf/backend/sessions"
 	"tinyelf/backend/tools"
 	"tinyelf/backend/tools/agent"
+	"tinyelf/internal/testutil"
 )
 
 // actors scripts a conversation between sessions on one fake server: a
@@ -312,11 +313,11 @@ func TestSubagentBackgroundNotifiesAndReports(t *testing.T) {
 			t.Fatalf("runs %+v", runs)
 		}
 		runID := runs[0].RunID
-		waitUntil(t, "the background child ends", func() bool { return h.engine.Subagents().RunsOf(parent)[0].Over() })
+		testutil.WaitFor(t, "the background child ends", func() bool { return h.engine.Subagents().RunsOf(parent)[0].Over() })
 		if got := h.engine.Subagents().RunsOf(parent)[0]; got.State != agent.RunDone || got.Text != "The README explains the build." {
 			t.Errorf("run %+v", got)
 		}
-		waitUntil(t, "the user is notified", func() bool {
+		testutil.WaitFor(t, "the user is notified", func() bool {
 			return slices.ContainsFunc(n.all(), func(x notice) bool {
 				return x.kind == "ended" && x.background && strings.Contains(x.title, "subagent") && strings.Contains(x.text, "README explains")
 			})
@@ -580,7 +581,7 @@ func TestSubagentCancelCascades(t *testing.T) {
 		if err := h.engine.Send(parent, "go"); err != nil {
 			t.Fatal(err)
 		}
-		waitUntil(t, "both children run", func() bool {
+		testutil.WaitFor(t, "both children run", func() bool {
 			return len(a.requests("TASK-H1")) == 1 && len(a.requests("TASK-H2")) == 1
 		})
 		h.engine.Cancel(parent)
@@ -589,7 +590,7 @@ func TestSubagentCancelCascades(t *testing.T) {
 		if err := h.engine.Wait(ctx, parent); err != nil {
 			t.Fatal(err)
 		}
-		waitUntil(t, "both children end", func() bool {
+		testutil.WaitFor(t, "both children end", func() bool {
 			runs := h.engine.Subagents().RunsOf(parent)
 			return len(runs) == 2 && runs[0].Over() && runs[1].Over()
 		})
@@ -623,7 +624,7 @@ func TestSubagentApprovalAnsweredForTheChild(t *testing.T) {
 		}
 		answer := func(session, callID string) Event {
 			var asked Event
-			waitUntil(t, "approval of "+callID, func() bool {
+			testutil.WaitFor(t, "approval of "+callID, func() bool {
 				h.mu.Lock()
 				defer h.mu.Unlock()
 				for _, ev := range h.events {
@@ -644,7 +645,7 @@ func TestSubagentApprovalAnsweredForTheChild(t *testing.T) {
 		}
 		answer(parent, "sp1")
 		var child string
-		waitUntil(t, "the child exists", func() bool {
+		testutil.WaitFor(t, "the child exists", func() bool {
 			kids := h.children(parent)
 			if len(kids) == 1 {
 				child = kids[0].ID

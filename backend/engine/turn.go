@@ -79,6 +79,7 @@ type turn struct {
 	held []sessions.Event
 
 	system, systemKey string // the turn's system prompt, and what it was made for
+	frame             frameEstimate
 
 	userText string // the message that started the turn
 	userSeq  int64  // its seq in the log (0 until logged; a resumed turn's: the last one's)

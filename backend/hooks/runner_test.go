@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"tinyelf/backend/proc"
+	"tinyelf/internal/testutil"
 )
 
 // newRunner returns a Runner whose children die with the test.
@@ -103,30 +104,10 @@ func TestRunnerKillsAHookPastItsTimeoutWithItsChildren(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	waitGone(t, pid)
+	testutil.WaitGone(t, 10*time.Second, "the timed-out hook's grandchild", pid)
 	// What it printed before it was killed is not obeyed.
 	if o := Combine(runs); o.Decision != "" {
 		t.Errorf("a timed-out hook decided %q", o.Decision)
-	}
-}
-
-// waitGone waits until pid no longer runs (a zombie waiting for its reaper
-// counts as gone).
-func waitGone(t *testing.T, pid int) {
-	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
-	for {
-		b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
-		if err != nil {
-			return
-		}
-		if f := strings.Fields(string(b[strings.LastIndexByte(string(b), ')')+1:])); len(f) > 0 && f[0] == "Z" {
-			return
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("process %d still runs: %s", pid, b)
-		}
-		time.Sleep(10 * time.Millisecond)
 	}
 }
 

@@ -4,8 +4,10 @@ import (
 	"bufio"
 	"encoding/json"
 	"fmt"
+	"io"
 	"os"
-	"path/filepath"
+
+	"tinyelf/internal/atomicfile"
 )
 
 // TranscriptMessage is one message of a session for its transcript: a
@@ -62,26 +64,10 @@ type contentBlock struct {
 // message or the tools used read TinyElf's sessions unchanged. The file is
 // replaced in one step (a temporary file renamed over it) with mode 0600.
 func WriteTranscript(path, sessionID, cwd string, msgs []TranscriptMessage) error {
-	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
-		return fmt.Errorf("write transcript: %w", err)
-	}
-	tmp, err := os.CreateTemp(filepath.Dir(path), ".transcript-*")
+	err := atomicfile.Write(path, 0o600, func(w io.Writer) error {
+		return writeLines(w, sessionID, cwd, msgs, 0)
+	})
 	if err != nil {
-		return fmt.Errorf("write transcript: %w", err)
-	}
-	defer os.Remove(tmp.Name())
-	if err := writeLines(tmp, sessionID, cwd, msgs, 0); err != nil {
-		tmp.Close()
-		return fmt.Errorf("write transcript: %w", err)
-	}
-	if err := tmp.Chmod(0o600); err != nil {
-		tmp.Close()
-		return fmt.Errorf("write transcript: %w", err)
-	}
-	if err := tmp.Close(); err != nil {
-		return fmt.Errorf("write transcript: %w", err)
-	}
-	if err := os.Rename(tmp.Name(), path); err != nil {
 		return fmt.Errorf("write transcript: %w", err)
 	}
 	return nil
@@ -107,7 +93,7 @@ func AppendTranscript(path, sessionID, cwd string, msgs []TranscriptMessage, wri
 
 // writeLines writes msgs as transcript lines numbered after the first
 // `before`, each pointing at the one before it.
-func writeLines(f *os.File, sessionID, cwd string, msgs []TranscriptMessage, before int) error {
+func writeLines(f io.Writer, sessionID, cwd string, msgs []TranscriptMessage, before int) error {
 	w := bufio.NewWriter(f)
 	enc := json.NewEncoder(w)
 	enc.SetEscapeHTML(false)

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"fmt"
 	"io"
 	"net"
 	"net/http"
@@ -20,25 +19,6 @@ import (
 	"tinyelf/backend/mcp/oauth"
 	"tinyelf/backend/mcp/oauth/oauthtest"
 )
-
-// followRedirects is the user's browser on the auto-approving test
-// authorization server.
-func followRedirects(ctx context.Context, authURL string) error {
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, authURL, nil)
-	if err != nil {
-		return err
-	}
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		return err
-	}
-	defer resp.Body.Close()
-	if resp.StatusCode != http.StatusOK {
-		b, _ := io.ReadAll(resp.Body)
-		return fmt.Errorf("sign-in page: HTTP %d: %s", resp.StatusCode, b)
-	}
-	return nil
-}
 
 // oauthServer is an mcp-go streamable HTTP server guarded by a test
 // authorization server; "write" needs the scope files:write.
@@ -105,7 +85,7 @@ func TestSignIn(t *testing.T) {
 	var opened []string
 	must(t, svc.SignIn(ctx, "files", func(ctx context.Context, u string) error {
 		opened = append(opened, u)
-		return followRedirects(ctx, u)
+		return oauthtest.Browser(ctx, u)
 	}))
 	if len(opened) != 1 || !strings.Contains(opened[0], "code_challenge_method=S256") {
 		t.Errorf("the browser opened %q", opened)
@@ -131,7 +111,7 @@ func TestSignIn(t *testing.T) {
 	}
 	st = waitState(t, svc, "files", 10*time.Second, func(s ServerState) bool { return s.Auth != nil && s.Auth.Required })
 	signedIn := time.Now()
-	must(t, svc.SignIn(ctx, "files", followRedirects))
+	must(t, svc.SignIn(ctx, "files", oauthtest.Browser))
 	waitState(t, svc, "files", 20*time.Second, func(s ServerState) bool {
 		return s.Status == StatusConnected && s.Since.After(signedIn) && s.Auth != nil && !s.Auth.Required
 	})

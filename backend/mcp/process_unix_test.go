@@ -3,31 +3,17 @@
 package mcp
 
 import (
-	"errors"
 	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
 	"tinyelf/backend/config"
 	"tinyelf/backend/proc"
+	"tinyelf/internal/testutil"
 )
-
-// gone reports whether pid has exited (a zombie no one reaps counts).
-func gone(pid int) bool {
-	if errors.Is(syscall.Kill(pid, 0), syscall.ESRCH) {
-		return true
-	}
-	stat, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
-	if err != nil {
-		return errors.Is(err, os.ErrNotExist)
-	}
-	fields := strings.Fields(string(stat))
-	return len(fields) > 2 && fields[2] == "Z"
-}
 
 // TestCloseKillsProcessGroup: a stdio server that left a child of its own
 // running takes it down with it when the service closes (the per-session
@@ -48,18 +34,11 @@ func TestCloseKillsProcessGroup(t *testing.T) {
 	must(t, err)
 	pid, err := strconv.Atoi(strings.TrimSpace(string(raw)))
 	must(t, err)
-	if gone(pid) {
+	if testutil.ProcessGone(pid) {
 		t.Fatal("the grandchild is not running before Close")
 	}
 	must(t, svc.Close())
-	deadline := time.Now().Add(3 * time.Second)
-	for !gone(pid) {
-		if time.Now().After(deadline) {
-			syscall.Kill(pid, syscall.SIGKILL)
-			t.Fatal("the server's own child survived Close")
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+	testutil.WaitGone(t, 3*time.Second, "the server's own child after Close", pid)
 }
 
 // TestExitIsReportedWithTheLastStderr: by the time a server's exit is

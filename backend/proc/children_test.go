@@ -67,7 +67,7 @@ func TestChildrenKillAll(t *testing.T) {
 		t.Errorf("Live = %d", c.Live())
 	}
 	c.KillAll()
-	testutil.WaitGone(t, 5*time.Second, pids...) // the escaped one goes by its tag
+	testutil.WaitGone(t, 5*time.Second, "the child processes", pids...) // the escaped one goes by its tag
 	if entries, _ := os.ReadDir(root); len(entries) != 0 {
 		t.Errorf("records left after KillAll: %v", entries)
 	}
@@ -77,7 +77,7 @@ func TestChildrenKillAll(t *testing.T) {
 		t.Fatal(err)
 	}
 	go func() { _ = cmd.Wait() }()
-	testutil.WaitGone(t, 5*time.Second, cmd.Process.Pid)
+	testutil.WaitGone(t, 5*time.Second, "the child processes", cmd.Process.Pid)
 }
 
 func TestChildrenForgetEndedGroups(t *testing.T) {
@@ -160,12 +160,12 @@ func TestReapOrphans(t *testing.T) {
 	if killed != 2 {
 		t.Errorf("killed %d, want 2 (the recorded group and the tagged process)", killed)
 	}
-	testutil.WaitGone(t, 5*time.Second, recorded.Process.Pid, tagged.Process.Pid)
-	if testutil.ProcGone(reused.Process.Pid) {
+	testutil.WaitGone(t, 5*time.Second, "the child processes", recorded.Process.Pid, tagged.Process.Pid)
+	if testutil.ProcessGone(reused.Process.Pid) {
 		t.Error("a process whose pid only matched a record was killed")
 	}
 	for _, pid := range livePids {
-		if testutil.ProcGone(pid) {
+		if testutil.ProcessGone(pid) {
 			t.Errorf("a live owner's child %d was killed", pid)
 		}
 	}
@@ -192,9 +192,9 @@ func TestPdeathsig(t *testing.T) {
 	pids := readPids(t, filepath.Join(dir, "pids"), 2)
 	child, detached := pids[0], pids[1]
 	t.Cleanup(func() { _ = syscall.Kill(detached, syscall.SIGKILL) })
-	testutil.WaitGone(t, 5*time.Second, child)
+	testutil.WaitGone(t, 5*time.Second, "the child processes", child)
 	// The child is gone, so the kernel has acted on the helper's death.
-	if testutil.ProcGone(detached) {
+	if testutil.ProcessGone(detached) {
 		t.Error("the detached child died with the process that started it")
 	}
 }

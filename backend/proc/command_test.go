@@ -171,7 +171,7 @@ func TestCommandContextKillsTheGroup(t *testing.T) {
 	pids := readPids(t, pidFile, 2)
 	go func() { _ = cmd.Wait(); ch.Exited() }()
 	cancel()
-	testutil.WaitGone(t, 5*time.Second, pids...)
+	testutil.WaitGone(t, 5*time.Second, "the child processes", pids...)
 }
 
 // TestCommandDetach: a detached child (the file manager) gets the clean
@@ -202,8 +202,8 @@ func TestCommandDetach(t *testing.T) {
 		t.Errorf("the detached child's environment:\n%s", env)
 	}
 	c.KillAll()
-	testutil.WaitGone(t, 5*time.Second, ch.Pid())
-	if testutil.ProcGone(pid) {
+	testutil.WaitGone(t, 5*time.Second, "the child processes", ch.Pid())
+	if testutil.ProcessGone(pid) {
 		t.Error("KillAll killed the detached child")
 	}
 	if st, ok := readProcStat(pid); !ok || st.pgid != pid {

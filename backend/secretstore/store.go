@@ -23,6 +23,8 @@ import (
 	"sync"
 
 	"github.com/zalando/go-keyring"
+
+	"tinyelf/internal/atomicfile"
 )
 
 // ErrNotFound is returned by Get for a key that holds nothing.
@@ -261,7 +263,7 @@ func (s *Store) fileKey(create bool) ([]byte, error) {
 	if err := os.MkdirAll(s.dir, 0o700); err != nil {
 		return nil, fmt.Errorf("create %s: %w", s.dir, err)
 	}
-	if err := writeAtomic(path, k); err != nil {
+	if err := atomicfile.WriteFile(path, k, 0o600); err != nil {
 		return nil, fmt.Errorf("write the key file: %w", err)
 	}
 	return k, nil
@@ -305,36 +307,10 @@ func (s *Store) writeFile(entries map[string]string) error {
 	if err != nil {
 		return err
 	}
-	if err := writeAtomic(filepath.Join(s.dir, SecretsFile), b); err != nil {
+	if err := atomicfile.WriteFile(filepath.Join(s.dir, SecretsFile), b, 0o600); err != nil {
 		return fmt.Errorf("write the secrets file: %w", err)
 	}
 	return nil
-}
-
-// writeAtomic writes b to path through a 0600 temporary file and a rename,
-// so a crash leaves the old file or the new one.
-func writeAtomic(path string, b []byte) error {
-	tmp, err := os.CreateTemp(filepath.Dir(path), ".tmp-"+filepath.Base(path)+"-*")
-	if err != nil {
-		return err
-	}
-	defer os.Remove(tmp.Name())
-	if err := tmp.Chmod(0o600); err != nil {
-		tmp.Close()
-		return err
-	}
-	if _, err := tmp.Write(b); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Sync(); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Close(); err != nil {
-		return err
-	}
-	return os.Rename(tmp.Name(), path)
 }
 
 // seal encrypts value, binding it to its key name (a sealed value moved to

@@ -8,6 +8,8 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+
+	"tinyelf/internal/atomicfile"
 )
 
 // Attachment kinds: how an attached file reaches the model.
@@ -96,21 +98,7 @@ func (b *Blobs) Put(data []byte) (string, error) {
 	if _, err := os.Stat(p); err == nil {
 		return id, nil
 	}
-	if err := os.MkdirAll(filepath.Dir(p), 0o700); err != nil {
-		return "", fmt.Errorf("store attachment: %w", err)
-	}
-	f, err := os.CreateTemp(filepath.Dir(p), ".put-*")
-	if err != nil {
-		return "", fmt.Errorf("store attachment: %w", err)
-	}
-	tmp := f.Name()
-	_, werr := f.Write(data)
-	if err := errors.Join(werr, f.Sync(), f.Close()); err != nil {
-		os.Remove(tmp)
-		return "", fmt.Errorf("store attachment: %w", err)
-	}
-	if err := os.Rename(tmp, p); err != nil {
-		os.Remove(tmp)
+	if err := atomicfile.WriteFile(p, data, 0o600); err != nil {
 		return "", fmt.Errorf("store attachment: %w", err)
 	}
 	return id, nil

@@ -170,7 +170,7 @@ wait`
 	}
 	for _, name := range []string{"pid0", "pid1", "pid2"} {
 		pid := readPID(t, f.path(name))
-		testutil.WaitGone(t, 10*time.Second, pid)
+		testutil.WaitGone(t, 10*time.Second, "the timed-out command's group", pid)
 	}
 	// The marker's writer is gone, so the marker can no longer appear.
 	if _, err := os.Stat(f.path("late-marker")); !errors.Is(err, os.ErrNotExist) {
@@ -229,7 +229,7 @@ func TestBashCancellationKillsTheProcessGroup(t *testing.T) {
 	if !res.IsError || res.Meta["cancelled"] != true || !strings.Contains(res.Content, "cancelled") || !strings.Contains(res.Content, "started") {
 		t.Fatalf("want a cancelled result with the output so far, got %+v", res)
 	}
-	testutil.WaitGone(t, 10*time.Second, readPID(t, f.path("pid")))
+	testutil.WaitGone(t, 10*time.Second, "the cancelled command's child", readPID(t, f.path("pid")))
 }
 
 func TestBashDoesNotWaitForBackgroundProcesses(t *testing.T) {

@@ -6,7 +6,9 @@ import (
 	"strings"
 	"testing"
 
+	"tinyelf/backend/tokens"
 	"tinyelf/internal/cputime"
+	"tinyelf/internal/testutil"
 )
 
 // makeSkills writes n skills shaped like published ones: a description of
@@ -18,9 +20,9 @@ func makeSkills(tb testing.TB, dir string, n int) {
 		name := fmt.Sprintf("skill-%03d", i)
 		desc := fmt.Sprintf("Handle task family %d: inspect the inputs, apply the checklist for this kind of work, verify the result with the narrowest test. Use when the user mentions topic-%d or area-%d.", i, i, i)
 		md := fmt.Sprintf("---\nname: %s\ndescription: %s\nlicense: MIT\nmetadata:\n  author: bench\n  version: \"1.0\"\nallowed-tools: Bash(git:*) Read\n---\n\n# %s\n\n%s", name, desc, name, body)
-		writeFile(tb, dir, name+"/SKILL.md", md)
-		writeFile(tb, dir, name+"/scripts/run.sh", "#!/bin/sh\necho run\n")
-		writeFile(tb, dir, name+"/references/guide.md", "# Guide\n")
+		testutil.WriteFile(tb, filepath.Join(dir, name+"/SKILL.md"), md, 0)
+		testutil.WriteFile(tb, filepath.Join(dir, name+"/scripts/run.sh"), "#!/bin/sh\necho run\n", 0)
+		testutil.WriteFile(tb, filepath.Join(dir, name+"/references/guide.md"), "# Guide\n", 0)
 	}
 }
 
@@ -46,7 +48,7 @@ func BenchmarkLoadAndIndex500(b *testing.B) {
 }
 
 // BenchmarkIndex100 reports the index size for 100 skills in estimated
-// tokens (EstimateTokens: ASCII characters / 4, other characters 1 each)
+// tokens (tokens.Estimate: ASCII characters / 4, others 3/4 each)
 // and the per-skill line budget.
 func BenchmarkIndex100(b *testing.B) {
 	data := b.TempDir()
@@ -60,7 +62,7 @@ func BenchmarkIndex100(b *testing.B) {
 	b.StopTimer()
 	// The cap: a 64-character name and a 250-character description.
 	budget := IndexEntryFor(&Skill{Name: strings.Repeat("n", MaxNameLength), Description: strings.Repeat("d", 2000)}, DefaultIndexDescriptionRunes).Tokens
-	b.ReportMetric(float64(idx.Tokens+EstimateTokens(strings.SplitN(idx.Text(), "\n", 2)[0])), "index-tokens/100-skills")
+	b.ReportMetric(float64(idx.Tokens+tokens.Estimate(strings.SplitN(idx.Text(), "\n", 2)[0])), "index-tokens/100-skills")
 	b.ReportMetric(float64(idx.Tokens)/float64(len(idx.Entries)), "tokens/skill")
 	b.ReportMetric(float64(budget), "budget-tokens/skill")
 	b.ReportMetric(float64(len(idx.Text())), "index-bytes/100-skills")

@@ -4,9 +4,12 @@ import (
 	"context"
 	"errors"
 	"maps"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
+
+	"tinyelf/internal/testutil"
 )
 
 func TestSplitArgs(t *testing.T) {
@@ -87,15 +90,15 @@ func (f *fakePrompts) RunPrompt(ctx context.Context, name string, args map[strin
 
 func TestCommands(t *testing.T) {
 	e := newEnv(t)
-	writeFile(t, e.data, "commands/review-pr.md", "---\ndescription: Review a pull request\nargument-hint: [pr-number] [priority]\nallowed-tools: Bash(gh pr view:*), Read\nmodel: opus\n---\nReview PR #$1 with priority $2.\n")
-	writeFile(t, e.data, "commands/frontend/component.md", "# Make a component\n\nCreate the component $ARGUMENTS.\n")
-	writeFile(t, e.ws, ".claude/commands/review-pr.md", "---\ndescription: project copy\n---\nproject\n")
-	writeFile(t, e.ws, ".claude/commands/deploy.md", "---\ndescription: Deploy\nallowed-tools: Bash(./deploy.sh:*)\n---\nDeploy to $1.\n")
-	writeFile(t, e.ws, ".tinyelf/commands/broken.md", "---\ndescription: \"unterminated\n---\nx\n")
-	writeFile(t, e.ws, ".tinyelf/commands/test-fix.md", "---\ndescription: loses to the skill\n---\nx\n")
-	writeFile(t, e.data, "skills/greet/SKILL.md", "---\nname: greet\ndescription: Greet someone\narguments: [who]\nargument-hint: \"<who>\"\nallowed-tools: Bash(echo:*)\ncontext: fork\nagent: Explore\n---\nSay hello to $who from ${CLAUDE_SKILL_DIR}.\n")
-	writeFile(t, e.data, "skills/hidden/SKILL.md", "---\nname: hidden\ndescription: not a command\nuser-invocable: false\n---\nx\n")
-	writeFile(t, e.ws, ".claude/skills/proj/SKILL.md", "---\nname: proj\ndescription: project skill\n---\nProject $0.\n")
+	testutil.WriteFile(t, filepath.Join(e.data, "commands/review-pr.md"), "---\ndescription: Review a pull request\nargument-hint: [pr-number] [priority]\nallowed-tools: Bash(gh pr view:*), Read\nmodel: opus\n---\nReview PR #$1 with priority $2.\n", 0)
+	testutil.WriteFile(t, filepath.Join(e.data, "commands/frontend/component.md"), "# Make a component\n\nCreate the component $ARGUMENTS.\n", 0)
+	testutil.WriteFile(t, filepath.Join(e.ws, ".claude/commands/review-pr.md"), "---\ndescription: project copy\n---\nproject\n", 0)
+	testutil.WriteFile(t, filepath.Join(e.ws, ".claude/commands/deploy.md"), "---\ndescription: Deploy\nallowed-tools: Bash(./deploy.sh:*)\n---\nDeploy to $1.\n", 0)
+	testutil.WriteFile(t, filepath.Join(e.ws, ".tinyelf/commands/broken.md"), "---\ndescription: \"unterminated\n---\nx\n", 0)
+	testutil.WriteFile(t, filepath.Join(e.ws, ".tinyelf/commands/test-fix.md"), "---\ndescription: loses to the skill\n---\nx\n", 0)
+	testutil.WriteFile(t, filepath.Join(e.data, "skills/greet/SKILL.md"), "---\nname: greet\ndescription: Greet someone\narguments: [who]\nargument-hint: \"<who>\"\nallowed-tools: Bash(echo:*)\ncontext: fork\nagent: Explore\n---\nSay hello to $who from ${CLAUDE_SKILL_DIR}.\n", 0)
+	testutil.WriteFile(t, filepath.Join(e.data, "skills/hidden/SKILL.md"), "---\nname: hidden\ndescription: not a command\nuser-invocable: false\n---\nx\n", 0)
+	testutil.WriteFile(t, filepath.Join(e.ws, ".claude/skills/proj/SKILL.md"), "---\nname: proj\ndescription: project skill\n---\nProject $0.\n", 0)
 
 	lib := NewLibrary(e.opts(), nil)
 	prompts := &fakePrompts{}

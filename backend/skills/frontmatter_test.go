@@ -4,6 +4,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"tinyelf/internal/testutil"
 )
 
 // frontmatterCases are SKILL.md files whose frontmatter is unusual: YAML
@@ -63,7 +65,7 @@ func TestFrontmatterYAML(t *testing.T) {
 	e := newEnv(t)
 	root := filepath.Join(e.data, "skills")
 	for _, c := range frontmatterCases {
-		writeFile(t, root, c.name+"/SKILL.md", c.content)
+		testutil.WriteFile(t, filepath.Join(root, c.name+"/SKILL.md"), c.content, 0)
 	}
 	snap := Load(Options{DataDir: e.data, NoDefaultBuiltins: true})
 	invalid := map[string]Invalid{}
@@ -118,7 +120,7 @@ func TestValidateIsStrictOnRetriedYAML(t *testing.T) {
 		}
 		t.Run(c.name, func(t *testing.T) {
 			dir := filepath.Join(t.TempDir(), c.name)
-			writeFile(t, filepath.Dir(dir), c.name+"/SKILL.md", c.content)
+			testutil.WriteFile(t, filepath.Join(filepath.Dir(dir), c.name+"/SKILL.md"), c.content, 0)
 			ps := Validate(dir)
 			if !HasErrors(ps) || ps[0].Rule != "yaml" || !strings.Contains(ps[0].Message, "must be quoted") {
 				t.Errorf("validate: %v", ps)

@@ -5,21 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
-	"time"
 )
-
-// writeFile writes content to dir/rel, creating folders.
-func writeFile(t testing.TB, dir, rel, content string) string {
-	t.Helper()
-	p := filepath.Join(dir, filepath.FromSlash(rel))
-	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	return p
-}
 
 // skillMD returns a minimal SKILL.md.
 func skillMD(name, desc, body string) string {
@@ -71,16 +57,4 @@ func newEnv(t *testing.T) testEnv {
 
 func (e testEnv) opts() Options {
 	return Options{DataDir: e.data, Home: e.home, Workspace: e.ws}
-}
-
-// eventually waits for cond, failing after a deadline.
-func eventually(t *testing.T, what string, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting for %s", what)
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
 }

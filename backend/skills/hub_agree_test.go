@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"tinyelf/internal/testutil"
 )
 
 // TestInstallAgreesWithLoad: every SKILL.md variant — the frontmatter
@@ -79,7 +81,7 @@ func TestInstallAgreesWithLoad(t *testing.T) {
 	byHand := t.TempDir()
 	for _, v := range variants {
 		for _, f := range v.files {
-			writeFile(t, filepath.Join(byHand, "skills", v.name), f.name, f.body)
+			testutil.WriteFile(t, filepath.Join(filepath.Join(byHand, "skills", v.name), f.name), f.body, 0)
 		}
 	}
 	handSnap := Load(Options{DataDir: byHand, NoDefaultBuiltins: true})

@@ -21,6 +21,8 @@ import (
 	"strings"
 	"sync"
 	"testing"
+
+	"tinyelf/internal/testutil"
 )
 
 // archiveFile is one member of a test archive.
@@ -167,7 +169,7 @@ func TestHubInstall(t *testing.T) {
 	srv := newHubServer(t)
 	e := newEnv(t)
 	dir := filepath.Join(e.data, "skills")
-	writeFile(t, dir, "handmade/SKILL.md", skillMD("handmade", "mine", ""))
+	testutil.WriteFile(t, filepath.Join(dir, "handmade/SKILL.md"), skillMD("handmade", "mine", ""), 0)
 	outside := filepath.Join(e.data, "outside")
 
 	good := makeZip(t, []archiveFile{
@@ -330,8 +332,8 @@ func TestHubInstallGit(t *testing.T) {
 	}
 	e := newEnv(t)
 	repo := filepath.Join(e.home, "repo")
-	writeFile(t, repo, "SKILL.md", skillMD("from-git", "Cloned.", "body"))
-	writeFile(t, repo, "scripts/run.sh", "echo run\n")
+	testutil.WriteFile(t, filepath.Join(repo, "SKILL.md"), skillMD("from-git", "Cloned.", "body"), 0)
+	testutil.WriteFile(t, filepath.Join(repo, "scripts/run.sh"), "echo run\n", 0)
 	for _, args := range [][]string{
 		{"init", "-q", "-b", "main"},
 		{"add", "."},
@@ -370,7 +372,7 @@ func TestHubGitCleanEnv(t *testing.T) {
 	e := newEnv(t)
 	dump := filepath.Join(e.home, "env.txt")
 	fake := filepath.Join(e.home, "fake-git")
-	writeFile(t, e.home, "fake-git", "#!/bin/sh\nenv > "+dump+"\nexit 1\n")
+	testutil.WriteFile(t, filepath.Join(e.home, "fake-git"), "#!/bin/sh\nenv > "+dump+"\nexit 1\n", 0)
 	if err := os.Chmod(fake, 0o755); err != nil {
 		t.Fatal(err)
 	}

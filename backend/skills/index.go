@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strings"
 	"unicode/utf8"
+
+	"tinyelf/backend/tokens"
 )
 
 // DefaultIndexDescriptionRunes caps each skill's description in the index:
@@ -20,7 +22,7 @@ type IndexEntry struct {
 	Description string `json:"description"`
 	// Line is what the model reads: "- name: description".
 	Line string `json:"line"`
-	// Tokens estimates Line's cost (EstimateTokens).
+	// Tokens estimates Line's cost (tokens.Estimate).
 	Tokens int `json:"tokens"`
 }
 
@@ -71,7 +73,7 @@ func IndexEntryFor(sk *Skill, limit int) IndexEntry {
 	}
 	desc = capRunes(desc, limit)
 	line := "- " + sk.Name + ": " + desc
-	return IndexEntry{Name: sk.Name, ID: sk.ID(), Source: sk.Source, Description: desc, Line: line, Tokens: EstimateTokens(line) + 1}
+	return IndexEntry{Name: sk.Name, ID: sk.ID(), Source: sk.Source, Description: desc, Line: line, Tokens: tokens.Estimate(line) + 1}
 }
 
 // Text renders the index as the lines the model reads, with a one-line
@@ -100,22 +102,6 @@ func capRunes(s string, limit int) string {
 		cut = cut[:i]
 	}
 	return strings.TrimRight(cut, " ,.;:") + "…"
-}
-
-// EstimateTokens estimates how many tokens s costs a model without a
-// tokenizer: ASCII text at 4 characters per token (the usual figure for
-// English and code with BPE tokenizers), every other character (CJK, accented
-// letters, symbols) at one token each, which over-counts rather than under.
-func EstimateTokens(s string) int {
-	ascii, other := 0, 0
-	for _, r := range s {
-		if r < utf8.RuneSelf {
-			ascii++
-		} else {
-			other++
-		}
-	}
-	return (ascii+3)/4 + other
 }
 
 // CompactedNote is the one line that replaces a loaded skill's body in the

@@ -1,18 +1,21 @@
 package skills
 
 import (
+	"path/filepath"
 	"strings"
 	"testing"
 	"unicode/utf8"
+
+	"tinyelf/internal/testutil"
 )
 
 func TestIndex(t *testing.T) {
 	e := newEnv(t)
 	long := strings.Repeat("word ", 100)
-	writeFile(t, e.data, "skills/long/SKILL.md", skillMD("long", long, ""))
-	writeFile(t, e.data, "skills/manual/SKILL.md", "---\nname: manual\ndescription: hidden\ndisable-model-invocation: true\n---\n")
-	writeFile(t, e.data, "skills/when/SKILL.md", "---\nname: when\ndescription: Does X.\nwhen_to_use: the user says Y\n---\n")
-	writeFile(t, e.data, "skills/nihongo/SKILL.md", skillMD("nihongo", "日本語の説明です", ""))
+	testutil.WriteFile(t, filepath.Join(e.data, "skills/long/SKILL.md"), skillMD("long", long, ""), 0)
+	testutil.WriteFile(t, filepath.Join(e.data, "skills/manual/SKILL.md"), "---\nname: manual\ndescription: hidden\ndisable-model-invocation: true\n---\n", 0)
+	testutil.WriteFile(t, filepath.Join(e.data, "skills/when/SKILL.md"), "---\nname: when\ndescription: Does X.\nwhen_to_use: the user says Y\n---\n", 0)
+	testutil.WriteFile(t, filepath.Join(e.data, "skills/nihongo/SKILL.md"), skillMD("nihongo", "日本語の説明です", ""), 0)
 	lib := NewLibrary(Options{DataDir: e.data, NoDefaultBuiltins: true}, nil)
 	idx := lib.Index(IndexOptions{})
 	var names []string
@@ -43,15 +46,6 @@ func TestIndex(t *testing.T) {
 	short := lib.Index(IndexOptions{MaxDescriptionRunes: 20, Include: func(s *Skill) bool { return s.Name == "long" }})
 	if len(short.Entries) != 1 || utf8.RuneCountInString(short.Entries[0].Description) > 20 {
 		t.Errorf("options: %+v", short)
-	}
-}
-
-func TestEstimateTokens(t *testing.T) {
-	cases := map[string]int{"": 0, "abcd": 1, "abcde": 2, "日本語": 3, "ab日本": 3}
-	for s, want := range cases {
-		if got := EstimateTokens(s); got != want {
-			t.Errorf("EstimateTokens(%q) = %d, want %d", s, got, want)
-		}
 	}
 }
 

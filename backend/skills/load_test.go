@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 	"testing/fstest"
+
+	"tinyelf/internal/testutil"
 )
 
 // TestPublishedSkillsLoadUnchanged loads skills written the way public
@@ -117,11 +119,11 @@ func TestInvalidSkills(t *testing.T) {
 	e := newEnv(t)
 	root := filepath.Join(e.data, "skills")
 	for _, c := range cases {
-		writeFile(t, root, c.name+"/SKILL.md", c.content)
+		testutil.WriteFile(t, filepath.Join(root, c.name+"/SKILL.md"), c.content, 0)
 	}
-	writeFile(t, root, "good/SKILL.md", skillMD("good", "A good skill.", "Body."))
-	writeFile(t, root, "not-a-skill/README.md", "no SKILL.md here")
-	writeFile(t, root, "stray.md", "a file, not a folder")
+	testutil.WriteFile(t, filepath.Join(root, "good/SKILL.md"), skillMD("good", "A good skill.", "Body."), 0)
+	testutil.WriteFile(t, filepath.Join(root, "not-a-skill/README.md"), "no SKILL.md here", 0)
+	testutil.WriteFile(t, filepath.Join(root, "stray.md"), "a file, not a folder", 0)
 
 	snap := Load(Options{DataDir: e.data, NoDefaultBuiltins: true})
 	if got := snap.Names(); !slices.Equal(got, []string{"good"}) {
@@ -169,7 +171,7 @@ func TestLenientWarnings(t *testing.T) {
 	e := newEnv(t)
 	root := filepath.Join(e.data, "skills")
 	for _, c := range cases {
-		writeFile(t, root, c.dir+"/SKILL.md", c.content)
+		testutil.WriteFile(t, filepath.Join(root, c.dir+"/SKILL.md"), c.content, 0)
 	}
 	snap := Load(Options{DataDir: e.data, NoDefaultBuiltins: true})
 	if len(snap.Invalid) > 0 {
@@ -201,13 +203,13 @@ func TestLenientWarnings(t *testing.T) {
 // within one source.
 func TestShadowing(t *testing.T) {
 	e := newEnv(t)
-	writeFile(t, e.data, "skills/shared/SKILL.md", skillMD("shared", "user copy", ""))
-	writeFile(t, e.ws, ".claude/skills/shared/SKILL.md", skillMD("shared", "project copy", ""))
-	writeFile(t, e.ws, ".tinyelf/skills/proj/SKILL.md", skillMD("proj", "tinyelf folder", ""))
-	writeFile(t, e.ws, ".agents/skills/proj/SKILL.md", skillMD("proj", "agents folder", ""))
-	writeFile(t, e.ws, ".claude/skills/code-review/SKILL.md", skillMD("code-review", "project review", ""))
-	writeFile(t, e.home, ".agents/skills/home/SKILL.md", skillMD("home", "home agents", ""))
-	writeFile(t, e.home, ".claude/skills/home/SKILL.md", skillMD("home", "home claude", ""))
+	testutil.WriteFile(t, filepath.Join(e.data, "skills/shared/SKILL.md"), skillMD("shared", "user copy", ""), 0)
+	testutil.WriteFile(t, filepath.Join(e.ws, ".claude/skills/shared/SKILL.md"), skillMD("shared", "project copy", ""), 0)
+	testutil.WriteFile(t, filepath.Join(e.ws, ".tinyelf/skills/proj/SKILL.md"), skillMD("proj", "tinyelf folder", ""), 0)
+	testutil.WriteFile(t, filepath.Join(e.ws, ".agents/skills/proj/SKILL.md"), skillMD("proj", "agents folder", ""), 0)
+	testutil.WriteFile(t, filepath.Join(e.ws, ".claude/skills/code-review/SKILL.md"), skillMD("code-review", "project review", ""), 0)
+	testutil.WriteFile(t, filepath.Join(e.home, ".agents/skills/home/SKILL.md"), skillMD("home", "home agents", ""), 0)
+	testutil.WriteFile(t, filepath.Join(e.home, ".claude/skills/home/SKILL.md"), skillMD("home", "home claude", ""), 0)
 
 	lib := NewLibrary(e.opts(), nil)
 	snap := lib.Snapshot()
@@ -323,8 +325,8 @@ func mustRead(t *testing.T, sk *Skill) []byte {
 func TestReadFileStaysInside(t *testing.T) {
 	e := newEnv(t)
 	root := filepath.Join(e.data, "skills")
-	writeFile(t, root, "s/SKILL.md", skillMD("s", "d", ""))
-	writeFile(t, e.data, "secret.txt", "secret")
+	testutil.WriteFile(t, filepath.Join(root, "s/SKILL.md"), skillMD("s", "d", ""), 0)
+	testutil.WriteFile(t, filepath.Join(e.data, "secret.txt"), "secret", 0)
 	if err := os.Symlink(filepath.Join(e.data, "secret.txt"), filepath.Join(root, "s", "link.txt")); err != nil {
 		t.Skip("no symlinks:", err)
 	}
@@ -358,8 +360,8 @@ func TestRootsDeduplicated(t *testing.T) {
 func TestSymlinkedSkillFolder(t *testing.T) {
 	e := newEnv(t)
 	real := filepath.Join(e.home, "dev", "linked")
-	writeFile(t, real, "SKILL.md", skillMD("linked", "Kept elsewhere.", "Linked body."))
-	writeFile(t, real, "references/r.md", "ref")
+	testutil.WriteFile(t, filepath.Join(real, "SKILL.md"), skillMD("linked", "Kept elsewhere.", "Linked body."), 0)
+	testutil.WriteFile(t, filepath.Join(real, "references/r.md"), "ref", 0)
 	root := filepath.Join(e.home, ".claude", "skills")
 	os.MkdirAll(root, 0o755)
 	if err := os.Symlink(real, filepath.Join(root, "linked")); err != nil {

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"tinyelf/backend/tools"
+	"tinyelf/internal/testutil"
 )
 
 // fakeAsker answers trust questions and records them.
@@ -44,10 +45,10 @@ func newToolEnv(t *testing.T, answer TrustState) *toolEnv {
 	t.Helper()
 	e := newEnv(t)
 	copyTree(t, "testdata/published/pdf-processing", filepath.Join(e.data, "skills", "pdf-processing"))
-	writeFile(t, e.ws, ".claude/skills/proj/SKILL.md", "---\nname: proj\ndescription: A project skill.\nallowed-tools: Bash(make:*)\n---\nUse make.\n")
-	writeFile(t, e.data, "skills/manual/SKILL.md", "---\nname: manual\ndescription: Only by hand.\ndisable-model-invocation: true\n---\nx\n")
-	writeFile(t, e.data, "skills/broken/SKILL.md", "no frontmatter")
-	writeFile(t, e.data, "commands/greet.md", "---\ndescription: Greet\nallowed-tools: Read\n---\nGreet $1 warmly.\n")
+	testutil.WriteFile(t, filepath.Join(e.ws, ".claude/skills/proj/SKILL.md"), "---\nname: proj\ndescription: A project skill.\nallowed-tools: Bash(make:*)\n---\nUse make.\n", 0)
+	testutil.WriteFile(t, filepath.Join(e.data, "skills/manual/SKILL.md"), "---\nname: manual\ndescription: Only by hand.\ndisable-model-invocation: true\n---\nx\n", 0)
+	testutil.WriteFile(t, filepath.Join(e.data, "skills/broken/SKILL.md"), "no frontmatter", 0)
+	testutil.WriteFile(t, filepath.Join(e.data, "commands/greet.md"), "---\ndescription: Greet\nallowed-tools: Read\n---\nGreet $1 warmly.\n", 0)
 	store, err := OpenTrustStore(filepath.Join(e.data, TrustFile))
 	if err != nil {
 		t.Fatal(err)

@@ -8,6 +8,8 @@ import (
 	"strings"
 	"sync"
 	"testing"
+
+	"tinyelf/internal/testutil"
 )
 
 // TestTrustPersisted checks that an answer survives a restart, is seen by
@@ -94,7 +96,7 @@ func TestTrustConcurrentStores(t *testing.T) {
 func TestTrustCorruptFileSetAside(t *testing.T) {
 	e := newEnv(t)
 	path := filepath.Join(e.data, TrustFile)
-	writeFile(t, e.data, TrustFile, "{not json")
+	testutil.WriteFile(t, filepath.Join(e.data, TrustFile), "{not json", 0)
 	s, err := OpenTrustStore(path)
 	if err != nil {
 		t.Fatal(err)
@@ -114,8 +116,8 @@ func TestTrustCorruptFileSetAside(t *testing.T) {
 // TestLibraryTrust checks the trust of each source and the question asked.
 func TestLibraryTrust(t *testing.T) {
 	e := newEnv(t)
-	writeFile(t, e.ws, ".claude/skills/proj/SKILL.md", "---\nname: proj\ndescription: project skill\nallowed-tools: Bash(git:*)\n---\nbody\n")
-	writeFile(t, e.data, "skills/mine/SKILL.md", skillMD("mine", "user skill", ""))
+	testutil.WriteFile(t, filepath.Join(e.ws, ".claude/skills/proj/SKILL.md"), "---\nname: proj\ndescription: project skill\nallowed-tools: Bash(git:*)\n---\nbody\n", 0)
+	testutil.WriteFile(t, filepath.Join(e.data, "skills/mine/SKILL.md"), skillMD("mine", "user skill", ""), 0)
 	store, _ := OpenTrustStore(filepath.Join(e.data, TrustFile))
 	lib := NewLibrary(e.opts(), store)
 	proj, _ := lib.Get("proj")

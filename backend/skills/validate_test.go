@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"tinyelf/internal/testutil"
 )
 
 // TestValidate checks every rule of the spec with its file and line.
@@ -47,7 +49,7 @@ func TestValidate(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.dir, func(t *testing.T) {
 			dir := filepath.Join(root, c.dir)
-			file := writeFile(t, dir, "SKILL.md", c.content)
+			file := testutil.WriteFile(t, filepath.Join(dir, "SKILL.md"), c.content, 0)
 			got := Validate(dir)
 			if len(got) != len(c.want) {
 				t.Fatalf("got %d problems, want %d:\n%s", len(got), len(c.want), render(got))
@@ -75,10 +77,10 @@ func render(ps []Problem) string {
 
 func TestValidateFolderProblems(t *testing.T) {
 	root := t.TempDir()
-	writeFile(t, root, "file", "x")
+	testutil.WriteFile(t, filepath.Join(root, "file"), "x", 0)
 	os.MkdirAll(filepath.Join(root, "empty"), 0o755)
-	writeFile(t, root, "long/SKILL.md", "---\nname: long\ndescription: d\n---\n"+strings.Repeat("line\n", 501))
-	writeFile(t, root, "lower/skill.md", "---\nname: lower\ndescription: d\n---\n")
+	testutil.WriteFile(t, filepath.Join(root, "long/SKILL.md"), "---\nname: long\ndescription: d\n---\n"+strings.Repeat("line\n", 501), 0)
+	testutil.WriteFile(t, filepath.Join(root, "lower/skill.md"), "---\nname: lower\ndescription: d\n---\n", 0)
 	cases := []struct {
 		dir, rule string
 		warning   bool

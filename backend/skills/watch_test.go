@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"tinyelf/internal/testutil"
 )
 
 // TestWatch checks that adding, changing, breaking and removing skills is
@@ -74,7 +76,7 @@ func TestWatch(t *testing.T) {
 		t.Fatal(err)
 	}
 	w.Close() // twice is fine
-	writeFile(t, e.ws, ".agents/skills/gamma/SKILL.md", skillMD("gamma", "after close", ""))
+	testutil.WriteFile(t, filepath.Join(e.ws, ".agents/skills/gamma/SKILL.md"), skillMD("gamma", "after close", ""), 0)
 	select {
 	case cs := <-got:
 		t.Fatalf("a change after Close: %+v", cs)

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"tinyelf/backend/tools"
+	"tinyelf/internal/testutil"
 )
 
 // benchRegistry registers an agent's user tools in a registry, as a session
@@ -30,15 +31,15 @@ func benchRegistry(b *testing.B, s *Service) *tools.Registry {
 func BenchmarkCall(b *testing.B) {
 	data := b.TempDir()
 	dir := personalDir(data, "default")
-	writeFile(b, filepath.Join(dir, "noop.py"), pyTool("noop", "run", `return {"echo": args.get("text")}`, `{"run": {"read_only": True}}`), 0)
+	testutil.WriteFile(b, filepath.Join(dir, "noop.py"), pyTool("noop", "run", `return {"echo": args.get("text")}`, `{"run": {"read_only": True}}`), 0)
 	cat, err := exec.LookPath("cat")
 	if err != nil {
 		b.Skip("no cat")
 	}
 	// cat echoes the request: a native executable that does nothing else.
-	writeFile(b, filepath.Join(dir, "echo.tool.json"), `{"command": ["`+cat+`"], "schemas": [{"name": "echo_run", "description": "x", "input_schema": {"type": "object", "properties": {"text": {"type": "string"}}}}]}`, 0)
-	writeFile(b, filepath.Join(dir, "shecho.sh"), "#!/bin/sh\nexec cat\n", 0o755)
-	writeFile(b, filepath.Join(dir, "shecho.tool.json"), `{"command": ["./shecho.sh"], "schemas": [{"name": "shecho_run", "description": "x", "input_schema": {"type": "object", "properties": {"text": {"type": "string"}}}}]}`, 0)
+	testutil.WriteFile(b, filepath.Join(dir, "echo.tool.json"), `{"command": ["`+cat+`"], "schemas": [{"name": "echo_run", "description": "x", "input_schema": {"type": "object", "properties": {"text": {"type": "string"}}}}]}`, 0)
+	testutil.WriteFile(b, filepath.Join(dir, "shecho.sh"), "#!/bin/sh\nexec cat\n", 0o755)
+	testutil.WriteFile(b, filepath.Join(dir, "shecho.tool.json"), `{"command": ["./shecho.sh"], "schemas": [{"name": "shecho_run", "description": "x", "input_schema": {"type": "object", "properties": {"text": {"type": "string"}}}}]}`, 0)
 	s := newTestService(b, data)
 	if rep := s.Load(context.Background()); len(rep.Loaded) != 3 {
 		b.Fatalf("loaded %+v", rep)
@@ -102,9 +103,9 @@ func BenchmarkDiscovery(b *testing.B) {
 			for i := range 200 {
 				name := fmt.Sprintf("tool_%03d", i)
 				if kind == KindPython {
-					writeFile(b, filepath.Join(commonDir(data), name+".py"), pyTool(name, "run", `return 1`, `{"run": {"expected_seconds": 5}}`), 0)
+					testutil.WriteFile(b, filepath.Join(commonDir(data), name+".py"), pyTool(name, "run", `return 1`, `{"run": {"expected_seconds": 5}}`), 0)
 				} else {
-					writeFile(b, filepath.Join(commonDir(data), name+".tool.json"), `{"command": ["/bin/cat"], "schemas": [{"name": "`+name+`_run", "description": "x", "input_schema": {"type": "object", "properties": {"a": {"type": "string"}}}}]}`, 0)
+					testutil.WriteFile(b, filepath.Join(commonDir(data), name+".tool.json"), `{"command": ["/bin/cat"], "schemas": [{"name": "`+name+`_run", "description": "x", "input_schema": {"type": "object", "properties": {"a": {"type": "string"}}}}]}`, 0)
 				}
 			}
 			s := newTestService(b, data)
@@ -140,7 +141,7 @@ for line in sys.stdin:
 func BenchmarkKeptWorkerPrototype(b *testing.B) {
 	data := b.TempDir()
 	mod := filepath.Join(data, "noop.py")
-	writeFile(b, mod, pyTool("noop", "run", `return {"echo": args.get("text")}`, ""), 0)
+	testutil.WriteFile(b, mod, pyTool("noop", "run", `return {"echo": args.get("text")}`, ""), 0)
 	python := needPython(b)
 	cmd := exec.Command(python, "-E", "-c", workerLoop, mod)
 	in, err := cmd.StdinPipe()

@@ -11,11 +11,12 @@ import (
 	"time"
 
 	"tinyelf/backend/config"
+	"tinyelf/internal/testutil"
 )
 
 func TestGatedAction(t *testing.T) {
 	data := t.TempDir()
-	writeFile(t, filepath.Join(personalDir(data, "default"), "mail.py"), `
+	testutil.WriteFile(t, filepath.Join(personalDir(data, "default"), "mail.py"), `
 EXECUTION_PROFILE = {"send": {"gated": True}, "draft": {"read_only": True}}
 def get_tool_schemas():
     return [{"name": "mail_send", "description": "Sends mail.", "input_schema": {"type": "object", "properties": {"to": {"type": "string"}}}},
@@ -56,7 +57,7 @@ def dispatch(name, args):
 		})
 	}
 	// A permissions file that does not parse refuses rather than guesses.
-	writeFile(t, filepath.Join(data, "agents", "default", PermissionsFile), "{oops", 0)
+	testutil.WriteFile(t, filepath.Join(data, "agents", "default", PermissionsFile), "{oops", 0)
 	if res := call(t, s, "default", "mail_send", map[string]any{}); !res.IsError || !strings.Contains(res.Content, "cannot be read") {
 		t.Fatalf("corrupt permissions: %s", res.Content)
 	}
@@ -70,26 +71,26 @@ def dispatch(name, args):
 func TestMisbehavingTools(t *testing.T) {
 	data := t.TempDir()
 	dir := personalDir(data, "default")
-	writeFile(t, filepath.Join(dir, "slow.py"), pyTool("slow", "wait", `
+	testutil.WriteFile(t, filepath.Join(dir, "slow.py"), pyTool("slow", "wait", `
 time.sleep(300)
 return "never"`, `{"wait": {"expected_seconds": 2}}`), 0)
 	// A tool that starts a child of its own and hangs.
-	writeFile(t, filepath.Join(dir, "spawns.sh"), "#!/bin/sh\nsleep 300 &\necho $! > \"$TINYELF_AGENT_DIR/child.pid\"\nwait\n", 0o755)
-	writeFile(t, filepath.Join(dir, "spawns.tool.json"), `{"command": ["./spawns.sh"], "schemas": [{"name": "spawns_run", "description": "x"}], "profile": {"run": {"expected_seconds": 2}}}`, 0)
-	writeFile(t, filepath.Join(dir, "crash.py"), pyTool("crash", "run", `
+	testutil.WriteFile(t, filepath.Join(dir, "spawns.sh"), "#!/bin/sh\nsleep 300 &\necho $! > \"$TINYELF_AGENT_DIR/child.pid\"\nwait\n", 0o755)
+	testutil.WriteFile(t, filepath.Join(dir, "spawns.tool.json"), `{"command": ["./spawns.sh"], "schemas": [{"name": "spawns_run", "description": "x"}], "profile": {"run": {"expected_seconds": 2}}}`, 0)
+	testutil.WriteFile(t, filepath.Join(dir, "crash.py"), pyTool("crash", "run", `
 print("about to crash", file=sys.stderr)
 os._exit(9)`, ""), 0)
-	writeFile(t, filepath.Join(dir, "raises.py"), pyTool("raises", "run", `raise ValueError("the city is unknown")`, ""), 0)
-	writeFile(t, filepath.Join(dir, "chatty.py"), pyTool("chatty", "run", `
+	testutil.WriteFile(t, filepath.Join(dir, "raises.py"), pyTool("raises", "run", `raise ValueError("the city is unknown")`, ""), 0)
+	testutil.WriteFile(t, filepath.Join(dir, "chatty.py"), pyTool("chatty", "run", `
 print("debug output that is not the result")
 return {"ok": True}`, ""), 0)
-	writeFile(t, filepath.Join(dir, "huge.py"), pyTool("huge", "run", `return "x" * (100 * 1024 * 1024)`, ""), 0)
-	writeFile(t, filepath.Join(dir, "noise.sh"), "#!/bin/sh\ncat >/dev/null\necho 'hello, not json'\n", 0o755)
-	writeFile(t, filepath.Join(dir, "noise.tool.json"), `{"command": ["./noise.sh"], "schemas": [{"name": "noise_run", "description": "x"}]}`, 0)
-	writeFile(t, filepath.Join(dir, "flood.sh"), "#!/bin/sh\ncat >/dev/null\nhead -c 104857600 /dev/zero\n", 0o755)
-	writeFile(t, filepath.Join(dir, "flood.tool.json"), `{"command": ["./flood.sh"], "schemas": [{"name": "flood_run", "description": "x"}]}`, 0)
-	writeFile(t, filepath.Join(dir, "exits.sh"), "#!/bin/sh\ncat >/dev/null\necho 'disk full' >&2\nexit 4\n", 0o755)
-	writeFile(t, filepath.Join(dir, "exits.tool.json"), `{"command": ["./exits.sh"], "schemas": [{"name": "exits_run", "description": "x"}]}`, 0)
+	testutil.WriteFile(t, filepath.Join(dir, "huge.py"), pyTool("huge", "run", `return "x" * (100 * 1024 * 1024)`, ""), 0)
+	testutil.WriteFile(t, filepath.Join(dir, "noise.sh"), "#!/bin/sh\ncat >/dev/null\necho 'hello, not json'\n", 0o755)
+	testutil.WriteFile(t, filepath.Join(dir, "noise.tool.json"), `{"command": ["./noise.sh"], "schemas": [{"name": "noise_run", "description": "x"}]}`, 0)
+	testutil.WriteFile(t, filepath.Join(dir, "flood.sh"), "#!/bin/sh\ncat >/dev/null\nhead -c 104857600 /dev/zero\n", 0o755)
+	testutil.WriteFile(t, filepath.Join(dir, "flood.tool.json"), `{"command": ["./flood.sh"], "schemas": [{"name": "flood_run", "description": "x"}]}`, 0)
+	testutil.WriteFile(t, filepath.Join(dir, "exits.sh"), "#!/bin/sh\ncat >/dev/null\necho 'disk full' >&2\nexit 4\n", 0o755)
+	testutil.WriteFile(t, filepath.Join(dir, "exits.tool.json"), `{"command": ["./exits.sh"], "schemas": [{"name": "exits_run", "description": "x"}]}`, 0)
 	s := newTestService(t, data)
 	if rep := s.Load(context.Background()); len(rep.Errors) > 0 {
 		t.Fatalf("load: %+v", rep.Errors)
@@ -143,13 +144,7 @@ return {"ok": True}`, ""), 0)
 	if err := json.Unmarshal(b, &pid); err != nil {
 		t.Fatal(err)
 	}
-	deadline := time.Now().Add(5 * time.Second)
-	for processAlive(pid) {
-		if time.Now().After(deadline) {
-			t.Fatalf("the child %d of the timed-out tool is still running", pid)
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+	testutil.WaitGone(t, 5*time.Second, "the child of the timed-out tool", pid)
 	// A tool that prints on stdout keeps its result: the print goes to stderr.
 	res := call(t, s, "default", "chatty_run", map[string]any{})
 	if res.IsError || res.Content != `{"ok":true}` || !strings.Contains(res.Meta["stderr"].(string), "debug output") {
@@ -163,7 +158,7 @@ return {"ok": True}`, ""), 0)
 func TestCredentialReachesOnlyTheTool(t *testing.T) {
 	const secret = "sk-live-4f9a8b7c6d5e"
 	data := t.TempDir()
-	writeFile(t, filepath.Join(personalDir(data, "default"), "api.py"), `
+	testutil.WriteFile(t, filepath.Join(personalDir(data, "default"), "api.py"), `
 import os
 CREDENTIALS = ["MYAPI_KEY"]
 EXECUTION_PROFILE = {"leak": {"background_eligible": True}}
@@ -232,7 +227,7 @@ func TestCredentialOrder(t *testing.T) {
 		{"nowhere", func() {}, "", ""},
 		{"environment", func() { env["MYAPI_KEY"] = "from-env" }, "from-env", FromEnvironment},
 		{"shared file beats the environment", func() {
-			writeFile(t, filepath.Join(data, SharedCredentialDir, SharedCredentials), `{"MYAPI_KEY": "from-file"}`, 0)
+			testutil.WriteFile(t, filepath.Join(data, SharedCredentialDir, SharedCredentials), `{"MYAPI_KEY": "from-file"}`, 0)
 		}, "from-file", FromSharedFile},
 		{"vault beats the file", func() {
 			if err := s.Vault().Set("MYAPI_KEY", "from-vault"); err != nil {
@@ -269,7 +264,7 @@ func TestCredentialOrder(t *testing.T) {
 		t.Errorf("vault key: %v %v", st, err)
 	}
 	// A damaged source is reported and skipped.
-	writeFile(t, filepath.Join(data, SharedCredentialDir, SharedCredentials), `[1,2]`, 0)
+	testutil.WriteFile(t, filepath.Join(data, SharedCredentialDir, SharedCredentials), `[1,2]`, 0)
 	delete(settings, "myapi")
 	if err := s.Vault().Set("MYAPI_KEY", ""); err != nil {
 		t.Fatal(err)
@@ -283,7 +278,7 @@ func TestCredentialOrder(t *testing.T) {
 // schema, with anima_dir only when it takes it.
 func TestFunctionNamedLikeTheSchema(t *testing.T) {
 	data := t.TempDir()
-	writeFile(t, filepath.Join(personalDir(data, "default"), "calc.py"), `
+	testutil.WriteFile(t, filepath.Join(personalDir(data, "default"), "calc.py"), `
 def get_tool_schemas():
     return [
         {"name": "calc_add", "description": "Adds.", "parameters": {"type": "object", "properties": {"a": {"type": "number"}, "b": {"type": "number"}}, "required": ["a", "b"]}},
@@ -312,7 +307,7 @@ async def calc_where(anima_dir):
 func TestPythonProcessModes(t *testing.T) {
 	data := t.TempDir()
 	dir := personalDir(data, "default")
-	writeFile(t, filepath.Join(dir, "modes.py"), `
+	testutil.WriteFile(t, filepath.Join(dir, "modes.py"), `
 import os, sys, time
 CALLS = 0
 CREDENTIALS = ["MODES_KEY"]

@@ -8,11 +8,13 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"tinyelf/internal/testutil"
 )
 
 func TestRunCLI(t *testing.T) {
 	data := t.TempDir()
-	writeFile(t, filepath.Join(personalDir(data, "default"), "weather.py"), `
+	testutil.WriteFile(t, filepath.Join(personalDir(data, "default"), "weather.py"), `
 import sys, os
 CREDENTIALS = ["WEATHER_KEY"]
 def get_tool_schemas():
@@ -25,9 +27,9 @@ def cli_main(argv):
     print("to stderr", file=sys.stderr)
     return 3
 `, 0)
-	writeFile(t, filepath.Join(personalDir(data, "default"), "nocli.py"), pyTool("nocli", "run", `return 1`, ""), 0)
-	writeFile(t, filepath.Join(personalDir(data, "default"), "sh.sh"), "#!/bin/sh\necho \"cli: $*\"\n", 0o755)
-	writeFile(t, filepath.Join(personalDir(data, "default"), "sh.tool.json"), `{"command": ["./sh.sh"], "cli": ["./sh.sh", "--cli"], "schemas": [{"name": "sh_run", "description": "x"}]}`, 0)
+	testutil.WriteFile(t, filepath.Join(personalDir(data, "default"), "nocli.py"), pyTool("nocli", "run", `return 1`, ""), 0)
+	testutil.WriteFile(t, filepath.Join(personalDir(data, "default"), "sh.sh"), "#!/bin/sh\necho \"cli: $*\"\n", 0o755)
+	testutil.WriteFile(t, filepath.Join(personalDir(data, "default"), "sh.tool.json"), `{"command": ["./sh.sh"], "cli": ["./sh.sh", "--cli"], "schemas": [{"name": "sh_run", "description": "x"}]}`, 0)
 	s := newTestService(t, data, withEnv(testEnv{"WEATHER_KEY": "wk-123456"}))
 	var out, errOut bytes.Buffer
 	code, err := s.RunCLI(context.Background(), "default", "weather", []string{"now", "--city", "Tokyo"}, strings.NewReader(""), &out, &errOut)
@@ -55,7 +57,7 @@ def cli_main(argv):
 
 func TestList(t *testing.T) {
 	data := t.TempDir()
-	writeFile(t, filepath.Join(commonDir(data), "mail.py"), `
+	testutil.WriteFile(t, filepath.Join(commonDir(data), "mail.py"), `
 CREDENTIALS = ["MAIL_TOKEN"]
 EXECUTION_PROFILE = {"send": {"gated": True, "expected_seconds": 15}, "sync": {"background_eligible": True, "expected_seconds": 1800}}
 def get_tool_schemas():
@@ -63,10 +65,10 @@ def get_tool_schemas():
 def dispatch(name, args):
     return None
 `, 0)
-	writeFile(t, filepath.Join(commonDir(data), "mail2.py"), pyTool("mail2", "x", "return 1", ""), 0)
-	writeFile(t, filepath.Join(personalDir(data, "default"), "mail2.py"), pyTool("mail2", "x", "return 2", ""), 0)
-	writeFile(t, filepath.Join(personalDir(data, "default"), "bash.py"), pyTool("bash", "x", "return 1", ""), 0)
-	writeFile(t, filepath.Join(personalDir(data, "default"), "broken.py"), "def (\n", 0)
+	testutil.WriteFile(t, filepath.Join(commonDir(data), "mail2.py"), pyTool("mail2", "x", "return 1", ""), 0)
+	testutil.WriteFile(t, filepath.Join(personalDir(data, "default"), "mail2.py"), pyTool("mail2", "x", "return 2", ""), 0)
+	testutil.WriteFile(t, filepath.Join(personalDir(data, "default"), "bash.py"), pyTool("bash", "x", "return 1", ""), 0)
+	testutil.WriteFile(t, filepath.Join(personalDir(data, "default"), "broken.py"), "def (\n", 0)
 	s := newTestService(t, data, withEnv(testEnv{"MAIL_TOKEN": "t0k3n-value"}))
 	if err := s.SavePermissions("default", Permissions{ExternalTools: []string{"mail_send"}}); err != nil {
 		t.Fatal(err)

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"tinyelf/backend/tools"
+	"tinyelf/internal/atomicfile"
 )
 
 //go:embed refresh_tools.md
@@ -210,7 +211,7 @@ func copyFile(src, dst string) error {
 	if err != nil {
 		return err
 	}
-	if err := writeFileAtomic(dst, b, st.Mode().Perm()); err != nil {
+	if err := atomicfile.WriteFile(dst, b, st.Mode().Perm()); err != nil {
 		return err
 	}
 	return os.Chmod(dst, st.Mode().Perm())

@@ -19,6 +19,7 @@ import (
 
 	"tinyelf/backend/config"
 	"tinyelf/backend/proc"
+	"tinyelf/internal/atomicfile"
 )
 
 // Where a credential was found, in the order they are looked at (seed
@@ -353,7 +354,7 @@ func (v *Vault) write(c vaultContent) error {
 	if err != nil {
 		return err
 	}
-	return writeFileAtomic(v.path, b, 0o600)
+	return atomicfile.WriteFile(v.path, b, 0o600)
 }
 
 // key reads the vault key, creating it when create is set.
@@ -364,7 +365,7 @@ func (v *Vault) key(create bool) ([]byte, error) {
 		if _, err := rand.Read(key); err != nil {
 			return nil, err
 		}
-		if err := writeFileAtomic(v.keyPath, []byte(hex.EncodeToString(key)+"\n"), 0o600); err != nil {
+		if err := atomicfile.WriteFile(v.keyPath, []byte(hex.EncodeToString(key)+"\n"), 0o600); err != nil {
 			return nil, fmt.Errorf("create the vault key: %w", err)
 		}
 		return key, nil
@@ -385,40 +386,6 @@ func newGCM(key []byte) (cipher.AEAD, error) {
 		return nil, err
 	}
 	return cipher.NewGCM(block)
-}
-
-// writeFileAtomic writes data to path through a temporary file and a
-// rename, creating the folder.
-func writeFileAtomic(path string, data []byte, perm os.FileMode) error {
-	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
-		return err
-	}
-	var rnd [6]byte
-	_, _ = rand.Read(rnd[:])
-	tmp := path + ".tmp-" + hex.EncodeToString(rnd[:])
-	f, err := os.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, perm)
-	if err != nil {
-		return err
-	}
-	if _, err := f.Write(data); err != nil {
-		f.Close()
-		os.Remove(tmp)
-		return err
-	}
-	if err := f.Sync(); err != nil {
-		f.Close()
-		os.Remove(tmp)
-		return err
-	}
-	if err := f.Close(); err != nil {
-		os.Remove(tmp)
-		return err
-	}
-	if err := os.Rename(tmp, path); err != nil {
-		os.Remove(tmp)
-		return err
-	}
-	return nil
 }
 
 // masker replaces the credential values of a call in everything that

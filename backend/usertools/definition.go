@@ -3,17 +3,14 @@ package usertools
 import (
 	"bytes"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"math"
 	"regexp"
 	"sort"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/google/jsonschema-go/jsonschema"
-	metaschema "github.com/santhosh-tekuri/jsonschema/v6"
 )
 
 // Kind is the form a user tool takes on disk.
@@ -265,7 +262,7 @@ var emptyObjectSchema = json.RawMessage(`{"type":"object","properties":{}}`)
 
 // buildActions turns the schemas and profile a tool declares into actions.
 // A bad schema is an error for that schema only; the rest still load.
-func buildActions(checker *schemaChecker, tool string, schemas json.RawMessage, profile json.RawMessage) ([]Action, []string) {
+func buildActions(tool string, schemas json.RawMessage, profile json.RawMessage) ([]Action, []string) {
 	var errs []string
 	profiles := map[string]Profile{}
 	if len(profile) > 0 && !isNull(profile) {
@@ -313,7 +310,7 @@ func buildActions(checker *schemaChecker, tool string, schemas json.RawMessage, 
 		if len(params) == 0 || isNull(params) {
 			params = s.InputSchema
 		}
-		norm, err := normalizeParameters(checker, params)
+		norm, err := normalizeParameters(params)
 		if err != nil {
 			errs = append(errs, fmt.Sprintf("schema %s: %v", s.Name, err))
 			continue
@@ -339,7 +336,7 @@ func buildActions(checker *schemaChecker, tool string, schemas json.RawMessage, 
 // normalizeParameters checks that raw is an object JSON Schema the
 // validator understands and returns it compacted; a missing schema means
 // no parameters.
-func normalizeParameters(checker *schemaChecker, raw json.RawMessage) (json.RawMessage, error) {
+func normalizeParameters(raw json.RawMessage) (json.RawMessage, error) {
 	if len(raw) == 0 || isNull(raw) {
 		return emptyObjectSchema, nil
 	}
@@ -359,7 +356,7 @@ func normalizeParameters(checker *schemaChecker, raw json.RawMessage) (json.RawM
 	if _, err := c.Resolve(nil); err != nil {
 		return nil, fmt.Errorf("its parameters are not valid JSON Schema: %v", err)
 	}
-	if err := checker.check(raw); err != nil {
+	if err := checkMetaSchema(probe); err != nil {
 		return nil, fmt.Errorf("its parameters are not valid JSON Schema: %v", err)
 	}
 	if s.Type == "" {
@@ -401,97 +398,6 @@ func withSubmit(params json.RawMessage) json.RawMessage {
 		return params
 	}
 	return b
-}
-
-// schemaChecker validates parameter schemas against their draft's
-// meta-schema (2020-12 unless a schema declares another), which catches
-// what the registry's validator lets through: a misspelt type, a "required"
-// that is not a list. Each meta-schema is compiled once; no reference is
-// ever fetched, from the network or from a file. It is safe for concurrent
-// use.
-type schemaChecker struct {
-	mu    sync.Mutex
-	metas map[string]*metaschema.Schema
-}
-
-const defaultMetaSchema = "https://json-schema.org/draft/2020-12/schema"
-
-func (c *schemaChecker) check(raw json.RawMessage) error {
-	doc, err := metaschema.UnmarshalJSON(bytes.NewReader(raw))
-	if err != nil {
-		return err
-	}
-	url := defaultMetaSchema
-	if m, ok := doc.(map[string]any); ok {
-		if u, ok := m["$schema"].(string); ok && u != "" {
-			url = u
-		}
-	}
-	meta, err := c.meta(url)
-	if err != nil {
-		return err
-	}
-	if err := meta.Validate(doc); err != nil {
-		return errors.New(compactSchemaError(err))
-	}
-	return nil
-}
-
-func (c *schemaChecker) meta(url string) (*metaschema.Schema, error) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if m, ok := c.metas[url]; ok {
-		return m, nil
-	}
-	comp := metaschema.NewCompiler()
-	comp.UseLoader(noLoader{})
-	m, err := comp.Compile(url)
-	if err != nil {
-		return nil, fmt.Errorf("its $schema %q is not a JSON Schema draft TinyElf knows", url)
-	}
-	if c.metas == nil {
-		c.metas = map[string]*metaschema.Schema{}
-	}
-	c.metas[url] = m
-	return m, nil
-}
-
-// noLoader refuses every external reference.
-type noLoader struct{}
-
-func (noLoader) Load(url string) (any, error) {
-	return nil, fmt.Errorf("external references ($ref to %s) are not allowed in a user tool's schema", url)
-}
-
-// compactSchemaError names the innermost problems of a meta-schema
-// failure, where the schema is wrong, instead of every "allOf failed"
-// around them.
-func compactSchemaError(err error) string {
-	var sve *metaschema.SchemaValidationError
-	if errors.As(err, &sve) {
-		err = sve.Err
-	}
-	var ve *metaschema.ValidationError
-	if !errors.As(err, &ve) {
-		return err.Error()
-	}
-	var leaves []string
-	var walk func(e *metaschema.ValidationError)
-	walk = func(e *metaschema.ValidationError) {
-		if len(e.Causes) == 0 {
-			lines := strings.Split(strings.TrimSpace(e.Error()), "\n")
-			leaves = append(leaves, strings.TrimPrefix(strings.TrimSpace(lines[len(lines)-1]), "- "))
-			return
-		}
-		for _, c := range e.Causes {
-			walk(c)
-		}
-	}
-	walk(ve)
-	if len(leaves) > 3 {
-		leaves = append(leaves[:3], "…")
-	}
-	return strings.Join(leaves, "; ")
 }
 
 func isNull(b json.RawMessage) bool { return string(bytes.TrimSpace(b)) == "null" }

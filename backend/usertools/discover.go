@@ -145,7 +145,7 @@ func (s *Service) scanFolder(ctx context.Context, dir string, origin Origin) []*
 		env := s.toolEnv("", nil, "")
 		infos := s.py.scan(ctx, env, mods)
 		for _, m := range mods {
-			defs = append(defs, pythonDefinition(&s.schemas, m, origin, infos[m.Name]))
+			defs = append(defs, pythonDefinition(m, origin, infos[m.Name]))
 		}
 	}
 	sort.Slice(defs, func(i, j int) bool { return defs[i].Name < defs[j].Name })
@@ -208,7 +208,7 @@ func (s *Service) manifestDefinition(c candidate, origin Origin) *Definition {
 			d.CLI, d.HasCLI = m.CLI, true
 		}
 	}
-	actions, errs := buildActions(&s.schemas, c.name, m.Schemas, m.Profile)
+	actions, errs := buildActions(c.name, m.Schemas, m.Profile)
 	d.Actions, d.Errors = actions, append(d.Errors, errs...)
 	return d
 }

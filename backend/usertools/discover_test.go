@@ -8,21 +8,23 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"tinyelf/internal/testutil"
 )
 
 func TestDiscoveryMerge(t *testing.T) {
 	data := t.TempDir()
-	writeFile(t, filepath.Join(commonDir(data), "greet.py"), pyTool("greet", "hello", `return "common hello"`, ""), 0)
-	writeFile(t, filepath.Join(personalDir(data, "default"), "greet.py"), pyTool("greet", "hello", `return "personal hello"`, ""), 0)
-	writeFile(t, filepath.Join(commonDir(data), "shared_only.py"), pyTool("shared_only", "run", `return "common"`, ""), 0)
+	testutil.WriteFile(t, filepath.Join(commonDir(data), "greet.py"), pyTool("greet", "hello", `return "common hello"`, ""), 0)
+	testutil.WriteFile(t, filepath.Join(personalDir(data, "default"), "greet.py"), pyTool("greet", "hello", `return "personal hello"`, ""), 0)
+	testutil.WriteFile(t, filepath.Join(commonDir(data), "shared_only.py"), pyTool("shared_only", "run", `return "common"`, ""), 0)
 	// Named like core tools (Read, WebFetch): skipped and reported.
-	writeFile(t, filepath.Join(personalDir(data, "default"), "read.py"), pyTool("read", "file", `return "x"`, ""), 0)
-	writeFile(t, filepath.Join(commonDir(data), "web_fetch.py"), pyTool("web_fetch", "get", `return "x"`, ""), 0)
+	testutil.WriteFile(t, filepath.Join(personalDir(data, "default"), "read.py"), pyTool("read", "file", `return "x"`, ""), 0)
+	testutil.WriteFile(t, filepath.Join(commonDir(data), "web_fetch.py"), pyTool("web_fetch", "get", `return "x"`, ""), 0)
 	// Private helpers are not scanned, even when they would fail.
-	writeFile(t, filepath.Join(personalDir(data, "default"), "_private.py"), "raise SystemExit('must not be imported')\n", 0)
-	writeFile(t, filepath.Join(personalDir(data, "default"), ".hidden.py"), "syntax error here\n", 0)
+	testutil.WriteFile(t, filepath.Join(personalDir(data, "default"), "_private.py"), "raise SystemExit('must not be imported')\n", 0)
+	testutil.WriteFile(t, filepath.Join(personalDir(data, "default"), ".hidden.py"), "syntax error here\n", 0)
 	// Another agent has its own personal tools.
-	writeFile(t, filepath.Join(personalDir(data, "reviewer"), "lint.py"), pyTool("lint", "check", `return "ok"`, ""), 0)
+	testutil.WriteFile(t, filepath.Join(personalDir(data, "reviewer"), "lint.py"), pyTool("lint", "check", `return "ok"`, ""), 0)
 
 	var reports []Report
 	s := newTestService(t, data, func(o *Options) { o.OnReport = func(r Report) { reports = append(reports, r) } })
@@ -76,7 +78,7 @@ func TestDiscoveryOnlyAtStartAndRefresh(t *testing.T) {
 	if names := toolNames(s.Tools(context.Background(), "default")); !slices.Equal(names, []string{"use_tool", "refresh_tools", "share_tool", "tool_tasks"}) {
 		t.Fatalf("empty set: %v", names)
 	}
-	writeFile(t, filepath.Join(personalDir(data, "default"), "late.py"), pyTool("late", "run", `return "late"`, ""), 0)
+	testutil.WriteFile(t, filepath.Join(personalDir(data, "default"), "late.py"), pyTool("late", "run", `return "late"`, ""), 0)
 	if toolByName(s.Tools(context.Background(), "default"), "late_run") != nil {
 		t.Fatal("a file added after start-up was picked up without refresh")
 	}
@@ -93,13 +95,13 @@ func TestDiscoveryOnlyAtStartAndRefresh(t *testing.T) {
 func TestDiscoveryBrokenTools(t *testing.T) {
 	data := t.TempDir()
 	dir := personalDir(data, "default")
-	writeFile(t, filepath.Join(dir, "good.py"), pyTool("good", "run", `return "fine"`, ""), 0)
-	writeFile(t, filepath.Join(dir, "syntax.py"), "def get_tool_schemas(:\n    pass\n", 0)
-	writeFile(t, filepath.Join(dir, "hangs.py"), "import time\ntime.sleep(60)\n", 0)
-	writeFile(t, filepath.Join(dir, "exits.py"), "import os\nos._exit(3)\n", 0)
-	writeFile(t, filepath.Join(dir, "raises.py"), "raise RuntimeError('no config file')\n", 0)
-	writeFile(t, filepath.Join(dir, "noschemas.py"), "def dispatch(name, args):\n    return 1\n", 0)
-	writeFile(t, filepath.Join(dir, "badschema.py"), `
+	testutil.WriteFile(t, filepath.Join(dir, "good.py"), pyTool("good", "run", `return "fine"`, ""), 0)
+	testutil.WriteFile(t, filepath.Join(dir, "syntax.py"), "def get_tool_schemas(:\n    pass\n", 0)
+	testutil.WriteFile(t, filepath.Join(dir, "hangs.py"), "import time\ntime.sleep(60)\n", 0)
+	testutil.WriteFile(t, filepath.Join(dir, "exits.py"), "import os\nos._exit(3)\n", 0)
+	testutil.WriteFile(t, filepath.Join(dir, "raises.py"), "raise RuntimeError('no config file')\n", 0)
+	testutil.WriteFile(t, filepath.Join(dir, "noschemas.py"), "def dispatch(name, args):\n    return 1\n", 0)
+	testutil.WriteFile(t, filepath.Join(dir, "badschema.py"), `
 def get_tool_schemas():
     return [
         {"name": "badschema_ok", "description": "fine", "parameters": {"type": "object", "properties": {}}},
@@ -110,13 +112,13 @@ def get_tool_schemas():
 def dispatch(name, args):
     return name
 `, 0)
-	writeFile(t, filepath.Join(dir, "nohandler.py"), `
+	testutil.WriteFile(t, filepath.Join(dir, "nohandler.py"), `
 def get_tool_schemas():
     return [{"name": "nohandler_run", "description": "x"}]
 `, 0)
-	writeFile(t, filepath.Join(dir, "Bad-Name.tool.json"), `{"schemas": []}`, 0)
-	writeFile(t, filepath.Join(dir, "manifest.tool.json"), `{not json`, 0)
-	writeFile(t, filepath.Join(dir, "nocmd.tool.json"), `{"command": ["./missing.sh"], "schemas": [{"name": "nocmd_run", "description": "x"}]}`, 0)
+	testutil.WriteFile(t, filepath.Join(dir, "Bad-Name.tool.json"), `{"schemas": []}`, 0)
+	testutil.WriteFile(t, filepath.Join(dir, "manifest.tool.json"), `{not json`, 0)
+	testutil.WriteFile(t, filepath.Join(dir, "nocmd.tool.json"), `{"command": ["./missing.sh"], "schemas": [{"name": "nocmd_run", "description": "x"}]}`, 0)
 
 	s := newTestService(t, data, withImport(2*time.Second))
 	start := time.Now()
@@ -170,9 +172,9 @@ def get_tool_schemas():
 func TestDiscoveryWithoutPython(t *testing.T) {
 	data := t.TempDir()
 	bin := t.TempDir()
-	writeFile(t, filepath.Join(bin, "sh-tool"), "#!/bin/sh\ncat >/dev/null\necho '\"from sh\"'\n", 0o755)
-	writeFile(t, filepath.Join(personalDir(data, "default"), "pytool.py"), pyTool("pytool", "run", `return 1`, ""), 0)
-	writeFile(t, filepath.Join(personalDir(data, "default"), "shtool.tool.json"), `{"command": ["`+filepath.Join(bin, "sh-tool")+`"], "schemas": [{"name": "shtool_run", "description": "x"}]}`, 0)
+	testutil.WriteFile(t, filepath.Join(bin, "sh-tool"), "#!/bin/sh\ncat >/dev/null\necho '\"from sh\"'\n", 0o755)
+	testutil.WriteFile(t, filepath.Join(personalDir(data, "default"), "pytool.py"), pyTool("pytool", "run", `return 1`, ""), 0)
+	testutil.WriteFile(t, filepath.Join(personalDir(data, "default"), "shtool.tool.json"), `{"command": ["`+filepath.Join(bin, "sh-tool")+`"], "schemas": [{"name": "shtool_run", "description": "x"}]}`, 0)
 	s := newTestService(t, data, withPython("python3"), withEnv(testEnv{"PATH": bin}))
 	rep := s.Load(context.Background())
 	if !slices.Equal(rep.Loaded, []string{"shtool"}) || len(rep.Errors) != 1 ||
@@ -191,7 +193,7 @@ func TestNodeToolWithManifest(t *testing.T) {
 	}
 	data := t.TempDir()
 	dir := personalDir(data, "default")
-	writeFile(t, filepath.Join(dir, "hello.js"), `
+	testutil.WriteFile(t, filepath.Join(dir, "hello.js"), `
 let input = "";
 process.stdin.on("data", d => input += d);
 process.stdin.on("end", () => {
@@ -201,7 +203,7 @@ process.stdin.on("end", () => {
   process.stdout.write(JSON.stringify({greeting: "Hello, " + req.args.who + "!", schema: req.schema, agentDir: req.agent_dir}));
 });
 `, 0)
-	writeFile(t, filepath.Join(dir, "hello.tool.json"), `{
+	testutil.WriteFile(t, filepath.Join(dir, "hello.tool.json"), `{
   "description": "Greets people.",
   "command": ["node", "hello.js"],
   "schemas": [
@@ -239,7 +241,7 @@ process.stdin.on("end", () => {
 // The catalog reads a user tool's details through ActionTool.
 func TestActionToolDetails(t *testing.T) {
 	data := t.TempDir()
-	writeFile(t, filepath.Join(commonDir(data), "notes.py"), pyTool("notes", "add", `return 1`, `{"add": {"expected_seconds": 5}}`), 0)
+	testutil.WriteFile(t, filepath.Join(commonDir(data), "notes.py"), pyTool("notes", "add", `return 1`, `{"add": {"expected_seconds": 5}}`), 0)
 	s := newTestService(t, data)
 	var found int
 	for _, tool := range s.Tools(context.Background(), "default") {
@@ -260,8 +262,8 @@ func TestActionToolDetails(t *testing.T) {
 // A personal tool that fails to load does not hide the working common one.
 func TestBrokenPersonalKeepsCommon(t *testing.T) {
 	data := t.TempDir()
-	writeFile(t, filepath.Join(commonDir(data), "greet.py"), pyTool("greet", "hello", `return "common"`, ""), 0)
-	writeFile(t, filepath.Join(personalDir(data, "default"), "greet.py"), "def get_tool_schemas(:\n", 0)
+	testutil.WriteFile(t, filepath.Join(commonDir(data), "greet.py"), pyTool("greet", "hello", `return "common"`, ""), 0)
+	testutil.WriteFile(t, filepath.Join(personalDir(data, "default"), "greet.py"), "def get_tool_schemas(:\n", 0)
 	s := newTestService(t, data)
 	rep := s.Load(context.Background())
 	if len(rep.Errors) != 1 || !strings.Contains(rep.Errors[0].Message, "the common tool of that name is used: syntax error") || len(rep.Overrides) != 0 {

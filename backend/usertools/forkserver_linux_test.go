@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"tinyelf/internal/testutil"
 )
 
 // A call forked from the fork server dies with it: closing the service (or
@@ -16,7 +18,7 @@ import (
 func TestForkedCallDiesWithTheForkServer(t *testing.T) {
 	data := t.TempDir()
 	pidFile := filepath.Join(t.TempDir(), "pid")
-	writeFile(t, filepath.Join(personalDir(data, "default"), "sleepy.py"), pyTool("sleepy", "run", `
+	testutil.WriteFile(t, filepath.Join(personalDir(data, "default"), "sleepy.py"), pyTool("sleepy", "run", `
 open(`+strconv.Quote(pidFile)+`, "w").write(str(os.getpid()))
 time.sleep(300)`, `{"run": {"expected_seconds": 600}}`), 0)
 	s, err := New(Options{DataDir: data, Python: needPython(t), Getenv: testEnv{}.get})
@@ -48,11 +50,6 @@ time.sleep(300)`, `{"run": {"expected_seconds": 600}}`), 0)
 	case <-time.After(20 * time.Second):
 		t.Fatal("the call did not end when the fork server went away")
 	}
-	for processAlive(pid) {
-		if time.Now().After(deadline) {
-			t.Fatalf("the tool process %d outlived the fork server", pid)
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
+	testutil.WaitGone(t, 20*time.Second, "the tool process after its fork server went away", pid)
 	_ = s.Close()
 }

@@ -79,20 +79,6 @@ func newTestService(t testing.TB, dataDir string, opts ...svcOption) *Service {
 	return s
 }
 
-// writeFile writes a file, creating its folder; mode 0 means 0644.
-func writeFile(t testing.TB, path, content string, mode os.FileMode) {
-	t.Helper()
-	if mode == 0 {
-		mode = 0o644
-	}
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(path, []byte(content), mode); err != nil {
-		t.Fatal(err)
-	}
-}
-
 func commonDir(data string) string { return filepath.Join(data, CommonToolsDir) }
 func personalDir(data, agent string) string {
 	return filepath.Join(data, AgentsDir, agent, PersonalDir)

@@ -10,6 +10,8 @@ import (
 	"slices"
 	"sort"
 	"strings"
+
+	"tinyelf/internal/atomicfile"
 )
 
 // PermissionsFile is an agent's permissions file, in its folder
@@ -101,7 +103,7 @@ func SavePermissions(agentDir string, p Permissions) error {
 	if err != nil {
 		return err
 	}
-	if err := writeFileAtomic(filepath.Join(agentDir, PermissionsFile), append(b, '\n'), 0o600); err != nil {
+	if err := atomicfile.WriteFile(filepath.Join(agentDir, PermissionsFile), append(b, '\n'), 0o600); err != nil {
 		return fmt.Errorf("save the permissions of %s: %w", filepath.Base(agentDir), err)
 	}
 	return nil

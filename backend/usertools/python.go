@@ -20,6 +20,7 @@ import (
 	"time"
 
 	"tinyelf/backend/proc"
+	"tinyelf/internal/atomicfile"
 )
 
 //go:embed host.py
@@ -82,7 +83,7 @@ func newPyHost(cacheDir, python string, importTimeout time.Duration, children *p
 		if got, err := os.ReadFile(path); err == nil && bytes.Equal(got, b) {
 			return nil
 		}
-		if err := writeFileAtomic(path, b, 0o600); err != nil {
+		if err := atomicfile.WriteFile(path, b, 0o600); err != nil {
 			return fmt.Errorf("write the Python tool host: %w", err)
 		}
 		return nil
@@ -344,7 +345,7 @@ func lastLines(s string, n int) string {
 }
 
 // pythonDefinition builds a Definition from the host's record.
-func pythonDefinition(checker *schemaChecker, m pyModule, origin Origin, info pyModuleInfo) *Definition {
+func pythonDefinition(m pyModule, origin Origin, info pyModuleInfo) *Definition {
 	d := &Definition{Name: m.Name, Kind: KindPython, Origin: origin, Path: m.Path, Dir: filepath.Dir(m.Path), Description: info.Doc}
 	if info.Error != "" {
 		msg := info.Error
@@ -358,7 +359,7 @@ func pythonDefinition(checker *schemaChecker, m pyModule, origin Origin, info py
 		d.Errors = append(d.Errors, "it has no get_tool_schemas(): define one returning the schemas of its actions")
 		return d
 	}
-	actions, errs := buildActions(checker, m.Name, info.Schemas, info.Profile)
+	actions, errs := buildActions(m.Name, info.Schemas, info.Profile)
 	d.Errors = append(d.Errors, errs...)
 	if len(info.Credentials) > 0 && !isNull(info.Credentials) {
 		if err := json.Unmarshal(info.Credentials, &d.Credentials); err != nil {

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"tinyelf/backend/config"
+	"tinyelf/internal/testutil"
 )
 
 func withAgentCredentials(m map[string]map[string]config.Credential) svcOption {
@@ -83,7 +84,7 @@ func TestSeedExampleToolsRunUnchanged(t *testing.T) {
 		want  string
 	}{
 		{"the environment", func() { env["MYAPI_KEY"] = "key-env" }, "default", "key-env"},
-		{"the shared credentials file over the environment", func() { writeFile(t, shared, `{"MYAPI_KEY": "key-shared"}`, 0) }, "default", "key-shared"},
+		{"the shared credentials file over the environment", func() { testutil.WriteFile(t, shared, `{"MYAPI_KEY": "key-shared"}`, 0) }, "default", "key-shared"},
 		{"the vault over the file", func() {
 			if err := s.Vault().Set("MYAPI_KEY", "key-vault"); err != nil {
 				t.Fatal(err)
@@ -142,8 +143,8 @@ def dispatch(name, args):
     return get_credential("weather", "weather", env_var="WEATHER_API_KEY")[::-1]
 `
 	}
-	writeFile(t, filepath.Join(personalDir(data, "default"), "weather.py"), body(`CREDENTIALS = ["WEATHER_API_KEY"]`), 0)
-	writeFile(t, filepath.Join(personalDir(data, "other"), "weather.py"), body(""), 0)
+	testutil.WriteFile(t, filepath.Join(personalDir(data, "default"), "weather.py"), body(`CREDENTIALS = ["WEATHER_API_KEY"]`), 0)
+	testutil.WriteFile(t, filepath.Join(personalDir(data, "other"), "weather.py"), body(""), 0)
 	env := testEnv{"WEATHER_API_KEY": "from-env"}
 	settings := map[string]config.Credential{"weather": {APIKey: "from-settings"}}
 	s := newTestService(t, data, withEnv(env), withCredentials(settings))
@@ -165,7 +166,7 @@ def dispatch(name, args):
 func TestDynamicCredentialNameWarns(t *testing.T) {
 	t.Parallel()
 	data := t.TempDir()
-	writeFile(t, filepath.Join(personalDir(data, "default"), "dyn.py"), `
+	testutil.WriteFile(t, filepath.Join(personalDir(data, "default"), "dyn.py"), `
 from core.tools._base import get_credential
 def get_tool_schemas():
     return [{"name": "dyn_run", "description": "x", "input_schema": {"type": "object", "properties": {"which": {"type": "string"}}}}]
@@ -190,7 +191,7 @@ def dispatch(name, args):
 func TestCoreToolsBaseHelpers(t *testing.T) {
 	t.Parallel()
 	data := t.TempDir()
-	writeFile(t, filepath.Join(personalDir(data, "default"), "chat.py"), `from __future__ import annotations
+	testutil.WriteFile(t, filepath.Join(personalDir(data, "default"), "chat.py"), `from __future__ import annotations
 import dataclasses
 from core.tools._base import ToolConfigError, ToolResult, auto_cli_guide, get_env_or_fail, resolve_env_style_credential
 
@@ -230,7 +231,7 @@ def dispatch(name, args):
 func TestToolCannotTakeTinyElfsOwnKey(t *testing.T) {
 	t.Parallel()
 	data := t.TempDir()
-	writeFile(t, filepath.Join(personalDir(data, "default"), "grab.py"), `
+	testutil.WriteFile(t, filepath.Join(personalDir(data, "default"), "grab.py"), `
 CREDENTIALS = ["OPENAI_API_KEY"]
 def get_tool_schemas():
     return [{"name": "grab_key", "description": "x"}]

@@ -100,8 +100,6 @@ type Service struct {
 	creds *Credentials
 	vault *Vault
 	tasks *taskList
-	// schemas validates the tools' parameter schemas.
-	schemas schemaChecker
 	// writes counts the agents' writes into the tool folders.
 	writes writeCounter
 

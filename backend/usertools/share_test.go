@@ -10,15 +10,16 @@ import (
 
 	"tinyelf/backend/tools"
 	"tinyelf/backend/tools/fs"
+	"tinyelf/internal/testutil"
 )
 
 func boolPtr(b bool) *bool { return &b }
 
 func TestShareTool(t *testing.T) {
 	data := t.TempDir()
-	writeFile(t, filepath.Join(personalDir(data, "default"), "notes.py"), pyTool("notes", "add", `return "added"`, ""), 0)
-	writeFile(t, filepath.Join(personalDir(data, "default"), "hello.sh"), "#!/bin/sh\ncat >/dev/null\necho '\"hi\"'\n", 0o755)
-	writeFile(t, filepath.Join(personalDir(data, "default"), "hello.tool.json"), `{"command": ["./hello.sh"], "schemas": [{"name": "hello_run", "description": "x"}]}`, 0)
+	testutil.WriteFile(t, filepath.Join(personalDir(data, "default"), "notes.py"), pyTool("notes", "add", `return "added"`, ""), 0)
+	testutil.WriteFile(t, filepath.Join(personalDir(data, "default"), "hello.sh"), "#!/bin/sh\ncat >/dev/null\necho '\"hi\"'\n", 0o755)
+	testutil.WriteFile(t, filepath.Join(personalDir(data, "default"), "hello.tool.json"), `{"command": ["./hello.sh"], "schemas": [{"name": "hello_run", "description": "x"}]}`, 0)
 	s := newTestService(t, data)
 	info := toolByName(s.Tools(context.Background(), "default"), "share_tool").Info()
 	if info.Safe || info.ReadOnly {
@@ -126,8 +127,8 @@ func TestToolFolderWrites(t *testing.T) {
 // the next refresh.
 func TestReadOnlyToolsTheAgentCannotRewrite(t *testing.T) {
 	data := t.TempDir()
-	writeFile(t, filepath.Join(personalDir(data, "default"), "peek.py"), pyTool("peek", "run", `return "peeked"`, `{"run": {"read_only": True}}`), 0)
-	writeFile(t, filepath.Join(commonDir(data), "look.py"), pyTool("look", "run", `return "looked"`, `{"run": {"read_only": True}}`), 0)
+	testutil.WriteFile(t, filepath.Join(personalDir(data, "default"), "peek.py"), pyTool("peek", "run", `return "peeked"`, `{"run": {"read_only": True}}`), 0)
+	testutil.WriteFile(t, filepath.Join(commonDir(data), "look.py"), pyTool("look", "run", `return "looked"`, `{"run": {"read_only": True}}`), 0)
 	s := newTestService(t, data)
 	if err := s.SavePermissions("default", Permissions{ToolCreation: ToolCreation{Personal: boolPtr(false)}}); err != nil {
 		t.Fatal(err)

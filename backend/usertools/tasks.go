@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"tinyelf/backend/tools"
+	"tinyelf/internal/atomicfile"
 )
 
 // TaskState is where a background task is.
@@ -329,7 +330,7 @@ func (l *taskList) save(t *Task) error {
 	if err != nil {
 		return err
 	}
-	return writeFileAtomic(filepath.Join(l.dir, t.ID+".json"), b, 0o600)
+	return atomicfile.WriteFile(filepath.Join(l.dir, t.ID+".json"), b, 0o600)
 }
 
 // newTaskID returns a sortable, unique task ID.

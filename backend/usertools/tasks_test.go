@@ -8,16 +8,18 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"tinyelf/internal/testutil"
 )
 
 func TestBackgroundTask(t *testing.T) {
 	data := t.TempDir()
 	release := filepath.Join(t.TempDir(), "release")
-	writeFile(t, filepath.Join(personalDir(data, "default"), "report.py"), pyTool("report", "build", `
+	testutil.WriteFile(t, filepath.Join(personalDir(data, "default"), "report.py"), pyTool("report", "build", `
 while not os.path.exists(`+strconv.Quote(release)+`):
     time.sleep(0.02)
 return "report ready: " + str(args.get("n"))`, `{"build": {"expected_seconds": 30, "background_eligible": True}}`), 0)
-	writeFile(t, filepath.Join(personalDir(data, "default"), "quick.py"), pyTool("quick", "run", `return "now"`, ""), 0)
+	testutil.WriteFile(t, filepath.Join(personalDir(data, "default"), "quick.py"), pyTool("quick", "run", `return "now"`, ""), 0)
 	n := newFakeNotifier()
 	var changes []TaskState
 	s := newTestService(t, data, withNotifier(n), func(o *Options) {
@@ -78,8 +80,8 @@ return "report ready: " + str(args.get("n"))`, `{"build": {"expected_seconds": 3
 // interrupted.
 func TestBackgroundTasksAfterRestart(t *testing.T) {
 	data := t.TempDir()
-	writeFile(t, filepath.Join(personalDir(data, "default"), "long.py"), pyTool("long", "run", `time.sleep(300)`, `{"run": {"expected_seconds": 600, "background_eligible": True}}`), 0)
-	writeFile(t, filepath.Join(personalDir(data, "default"), "short.py"), pyTool("short", "run", `return "short done"`, `{"run": {"background_eligible": True}}`), 0)
+	testutil.WriteFile(t, filepath.Join(personalDir(data, "default"), "long.py"), pyTool("long", "run", `time.sleep(300)`, `{"run": {"expected_seconds": 600, "background_eligible": True}}`), 0)
+	testutil.WriteFile(t, filepath.Join(personalDir(data, "default"), "short.py"), pyTool("short", "run", `return "short done"`, `{"run": {"background_eligible": True}}`), 0)
 	n := newFakeNotifier()
 	s, err := New(Options{DataDir: data, Python: needPython(t), Notifier: n, Getenv: testEnv{}.get})
 	if err != nil {
@@ -112,9 +114,9 @@ func TestBackgroundTasksAfterRestart(t *testing.T) {
 // process sees its state.
 func TestQueuedTaskRunByAnotherProcess(t *testing.T) {
 	data := t.TempDir()
-	writeFile(t, filepath.Join(personalDir(data, "default"), "report.py"), pyTool("report", "build", `return "report " + str(args["n"])`,
+	testutil.WriteFile(t, filepath.Join(personalDir(data, "default"), "report.py"), pyTool("report", "build", `return "report " + str(args["n"])`,
 		`{"build": {"background_eligible": True}, "send": {"background_eligible": True, "gated": True}}`), 0)
-	writeFile(t, filepath.Join(personalDir(data, "default"), "quick.py"), pyTool("quick", "run", `return 1`, ""), 0)
+	testutil.WriteFile(t, filepath.Join(personalDir(data, "default"), "quick.py"), pyTool("quick", "run", `return 1`, ""), 0)
 	submitter := newTestService(t, data)
 	task, err := submitter.Enqueue(context.Background(), "default", "report", "build", map[string]any{"n": "7"})
 	if err != nil {

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"tinyelf/backend/llm/llmtest"
+	"tinyelf/internal/testutil"
 )
 
 // The keys TinyElf holds in this test: two in its environment (one of them
@@ -65,8 +66,8 @@ func TestChildrenCleanGroupedAndGoneWithTinyElf(t *testing.T) {
 		}, func(t *testing.T, r *runner, out string, _ map[string]any) {
 			dir := filepath.Join(r.home, "common_tools")
 			writeExec(t, filepath.Join(dir, "probe.sh"), recorder(out))
-			writeFile(t, filepath.Join(dir, "probe.tool.json"), `{"description": "records its environment", "command": ["./probe.sh"],
-				"schemas": [{"name": "probe_run", "description": "records its environment"}]}`)
+			testutil.WriteFile(t, filepath.Join(dir, "probe.tool.json"), `{"description": "records its environment", "command": ["./probe.sh"],
+				"schemas": [{"name": "probe_run", "description": "records its environment"}]}`, 0)
 		}},
 	}
 	for _, tc := range cases {
@@ -83,7 +84,7 @@ func TestChildrenCleanGroupedAndGoneWithTinyElf(t *testing.T) {
 			if tc.setup != nil {
 				tc.setup(t, r, out, settings)
 			}
-			writeFile(t, filepath.Join(r.home, "settings.json"), mustJSON(settings))
+			testutil.WriteFile(t, filepath.Join(r.home, "settings.json"), mustJSON(settings), 0)
 			r.extraEnv = []string{
 				"OPENAI_API_KEY=" + envKey, "ANTHROPIC_API_KEY=" + envAntKey,
 				"INNOCENT_COPY=" + envKey, "SETTINGS_COPY=" + settingsKey, "PLAIN_VARIABLE=kept",
@@ -115,7 +116,7 @@ func TestChildrenCleanGroupedAndGoneWithTinyElf(t *testing.T) {
 				t.Fatal(err)
 			}
 			_, _ = cmd.Process.Wait()
-			waitDead(t, 5*time.Second, tc.name+" after kill -9 of TinyElf", pid)
+			testutil.WaitGone(t, 5*time.Second, tc.name+" after kill -9 of TinyElf", pid)
 		})
 	}
 }
@@ -126,19 +127,9 @@ func recorder(out string) string {
 	return fmt.Sprintf("env > %[1]s/env.tmp && mv %[1]s/env.tmp %[1]s/env; echo $$ > %[1]s/pid.tmp && mv %[1]s/pid.tmp %[1]s/pid; exec sleep 300", out)
 }
 
-func writeFile(t *testing.T, path, content string) {
-	t.Helper()
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
-		t.Fatal(err)
-	}
-}
-
 func writeExec(t *testing.T, path, script string) {
 	t.Helper()
-	writeFile(t, path, "#!/bin/sh\n"+script+"\n")
+	testutil.WriteFile(t, path, "#!/bin/sh\n"+script+"\n", 0)
 	if err := os.Chmod(path, 0o755); err != nil {
 		t.Fatal(err)
 	}

@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"tinyelf/backend/llm/llmtest"
+	"tinyelf/internal/testutil"
 )
 
 // binary is the tinyelf built once for this package's tests.
@@ -107,34 +108,6 @@ func (r *runner) pidsIn(name string, n int) []int {
 	}
 }
 
-// alive reports whether pid runs (a zombie does not count).
-func alive(pid int) bool {
-	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
-	if err != nil {
-		return false
-	}
-	i := bytes.LastIndexByte(b, ')')
-	return i < 0 || !bytes.HasPrefix(bytes.TrimSpace(b[i+1:]), []byte("Z"))
-}
-
-// waitDead polls /proc until every pid is gone; it kills the survivors and
-// fails after the deadline.
-func waitDead(t *testing.T, d time.Duration, what string, pids ...int) {
-	t.Helper()
-	deadline := time.Now().Add(d)
-	for _, pid := range pids {
-		for alive(pid) {
-			if time.Now().After(deadline) {
-				for _, p := range pids {
-					_ = syscall.Kill(p, syscall.SIGKILL)
-				}
-				t.Fatalf("%s: process %d still runs after %s", what, pid, d)
-			}
-			time.Sleep(10 * time.Millisecond)
-		}
-	}
-}
-
 // TestSIGINTDuringATurn: a Write to a FIFO answers at once with an error
 // (it used to hang), and a SIGINT while the next tool runs ends `tinyelf
 // run` within a second, its Bash child with it.
@@ -167,7 +140,7 @@ func TestSIGINTDuringATurn(t *testing.T) {
 	case <-time.After(10 * time.Second):
 		t.Fatalf("tinyelf run ignored SIGINT:\n%s", out)
 	}
-	waitDead(t, 5*time.Second, "the Bash child after SIGINT", bash)
+	testutil.WaitGone(t, 5*time.Second, "the Bash child after SIGINT", bash)
 	reqs := r.srv.ChatRequests()
 	if len(reqs) < 2 {
 		t.Fatalf("the model was asked %d times:\n%s", len(reqs), out)
@@ -199,7 +172,7 @@ func TestKill9LeavesNoChild(t *testing.T) {
 		t.Fatal(err)
 	}
 	_, _ = cmd.Process.Wait()
-	waitDead(t, 5*time.Second, "the Bash child after kill -9", bash)
+	testutil.WaitGone(t, 5*time.Second, "the Bash child after kill -9", bash)
 
 	// The next TinyElf to start kills what was left behind.
 	next, out := r.start("hello again")
@@ -210,5 +183,5 @@ func TestKill9LeavesNoChild(t *testing.T) {
 		}
 		t.Logf("second run: %v\n%s", err, out)
 	}
-	waitDead(t, 5*time.Second, "the background child after the next start", bg)
+	testutil.WaitGone(t, 5*time.Second, "the background child after the next start", bg)
 }

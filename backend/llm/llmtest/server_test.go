@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"tinyelf/backend/llm/llmtest"
+	"tinyelf/internal/testutil"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files")
@@ -254,7 +255,7 @@ func TestPauseHoldsUntilResume(t *testing.T) {
 		defer mu.Unlock()
 		return got.String()
 	}
-	waitUntil(t, "the stream pauses after two deltas", func() bool {
+	testutil.WaitFor(t, "the stream pauses after two deltas", func() bool {
 		return srv.Paused() == 1 && strings.Contains(read(), `"content":"two "`)
 	})
 	if s := read(); strings.Contains(s, "three") || strings.Contains(s, "[DONE]") {
@@ -276,18 +277,6 @@ func TestPauseHoldsUntilResume(t *testing.T) {
 	}
 	if n := srv.Paused(); n != 0 {
 		t.Errorf("Paused() = %d after the stream ended", n)
-	}
-}
-
-// waitUntil polls cond until it holds, failing the test after 10 seconds.
-func waitUntil(t *testing.T, what string, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting until %s", what)
-		}
-		time.Sleep(5 * time.Millisecond)
 	}
 }
 

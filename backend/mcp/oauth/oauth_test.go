@@ -16,25 +16,6 @@ import (
 	"tinyelf/backend/mcp/oauth/oauthtest"
 )
 
-// browser is what a user's browser does on the auto-approving test
-// server: it follows the redirects to TinyElf's loopback callback.
-func browser(ctx context.Context, authURL string) error {
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, authURL, nil)
-	if err != nil {
-		return err
-	}
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		return err
-	}
-	defer resp.Body.Close()
-	if resp.StatusCode != http.StatusOK {
-		b, _ := io.ReadAll(resp.Body)
-		return fmt.Errorf("the sign-in page answered %d: %s", resp.StatusCode, b)
-	}
-	return nil
-}
-
 // resourceServer is an MCP endpoint guarded by as: "ok" to any request
 // with a good token.
 type resourceServer struct {
@@ -102,7 +83,7 @@ func TestPreRegisteredClientSignsInAndRefreshes(t *testing.T) {
 	as := startAS(t, oauthtest.Options{AutoApprove: true, Clients: []oauthtest.Client{{ID: "tinyelf-test", Secret: "s3cret", AuthMethod: "client_secret_basic"}}})
 	rs := startResource(t, as, []string{"files:read"}, nil)
 	store := &oauth.MemoryStore{}
-	c := oauth.New(oauth.Config{Server: "files", ServerURL: rs.URL, ClientID: "tinyelf-test", ClientSecret: "s3cret", Store: store, Browser: browser})
+	c := oauth.New(oauth.Config{Server: "files", ServerURL: rs.URL, ClientID: "tinyelf-test", ClientSecret: "s3cret", Store: store, Browser: oauthtest.Browser})
 	hc := &http.Client{Transport: &oauth.Transport{Client: c}}
 
 	if err := call(t, hc, rs.URL, "tools/list", ""); err != nil {
@@ -128,7 +109,7 @@ func TestPreRegisteredClientSignsInAndRefreshes(t *testing.T) {
 		t.Fatalf("request after the access token expired: %v", err)
 	}
 	if n := count(as, "authorize"); n != 1 {
-		t.Errorf("%d authorization requests, want 1 (a refresh needs no browser)", n)
+		t.Errorf("%d authorization requests, want 1 (a refresh needs no oauthtest.Browser)", n)
 	}
 	if n := as.Issued("refresh_token"); n != 1 {
 		t.Errorf("%d refreshes, want 1", n)
@@ -156,7 +137,7 @@ func TestRevokedTokenNeedsSignIn(t *testing.T) {
 	// the browser.
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
-	if err := c.SignIn(ctx, browser); err != nil {
+	if err := c.SignIn(ctx, oauthtest.Browser); err != nil {
 		t.Fatalf("SignIn: %v", err)
 	}
 	if count(as, "register") != 1 {
@@ -176,7 +157,7 @@ func TestRevokedTokenNeedsSignIn(t *testing.T) {
 		t.Errorf("status after revocation: %+v", st)
 	}
 	// Signing in again reuses the registration.
-	if err := c.SignIn(ctx, browser); err != nil {
+	if err := c.SignIn(ctx, oauthtest.Browser); err != nil {
 		t.Fatal(err)
 	}
 	if err := call(t, hc, rs.URL, "tools/list", ""); err != nil {
@@ -198,7 +179,7 @@ func TestStepUp(t *testing.T) {
 	t.Parallel()
 	as := startAS(t, oauthtest.Options{AutoApprove: true, Registration: true})
 	rs := startResource(t, as, []string{"files:read"}, map[string]string{"write_file": "files:write"})
-	c := oauth.New(oauth.Config{Server: "files", ServerURL: rs.URL, Browser: browser})
+	c := oauth.New(oauth.Config{Server: "files", ServerURL: rs.URL, Browser: oauthtest.Browser})
 	hc := &http.Client{Transport: &oauth.Transport{Client: c}}
 	if err := call(t, hc, rs.URL, "tools/call", "read_file"); err != nil {
 		t.Fatal(err)
@@ -233,7 +214,7 @@ func TestStepUpRetryLimit(t *testing.T) {
 	srv := &http.Server{Handler: prm}
 	go func() { _ = srv.Serve(ln) }()
 	t.Cleanup(func() { _ = srv.Close() })
-	c := oauth.New(oauth.Config{Server: "stubborn", ServerURL: url, Browser: browser})
+	c := oauth.New(oauth.Config{Server: "stubborn", ServerURL: url, Browser: oauthtest.Browser})
 	hc := &http.Client{Transport: &oauth.Transport{Client: c}}
 	done := make(chan error, 1)
 	go func() { done <- call(t, hc, url, "tools/call", "x") }()

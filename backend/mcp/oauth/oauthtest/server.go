@@ -11,6 +11,7 @@
 package oauthtest
 
 import (
+	"context"
 	"crypto/rand"
 	"crypto/sha256"
 	"encoding/base64"
@@ -18,6 +19,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"html"
+	"io"
 	"net"
 	"net/http"
 	"net/url"
@@ -465,4 +467,25 @@ func random() string {
 	b := make([]byte, 16)
 	_, _ = rand.Read(b)
 	return hex.EncodeToString(b)
+}
+
+// Browser is what a user's browser does on an auto-approving Server: it
+// follows the redirects from authURL to the client's loopback callback and
+// reports a page that did not answer 200 as an error. It fits where a
+// sign-in takes a function that opens the browser.
+func Browser(ctx context.Context, authURL string) error {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, authURL, nil)
+	if err != nil {
+		return err
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return err
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		b, _ := io.ReadAll(resp.Body)
+		return fmt.Errorf("the sign-in page answered %d: %s", resp.StatusCode, b)
+	}
+	return nil
 }
