@@ -5,6 +5,7 @@ import (
 	"compress/gzip"
 	"context"
 	"tinyelf/backend/tools"
+	"tinyelf/internal/testutil"
 
 	"fmt"
 	"image"
@@ -106,8 +107,8 @@ func TestWebFetchPages(t *testing.T) {
 	mux.HandleFunc("/eucjp", serveHTML([]byte(eucjp), "text/html"))
 	mux.HandleFunc("/api/items", serveHTML([]byte(`{"items":[{"id":1,"name":"bolt"},{"id":2,"name":"nut"}],"total":2}`), "application/json"))
 	mux.HandleFunc("/readme.md", serveHTML([]byte("# Title\n\nSome *markdown*.\n"), "text/markdown; charset=utf-8"))
-	mux.HandleFunc("/doc.pdf", serveHTML(minimalPDF("Hello PDF world"), "application/pdf"))
-	mux.HandleFunc("/scan.pdf", serveHTML(minimalPDF(""), "application/pdf"))
+	mux.HandleFunc("/doc.pdf", serveHTML(testutil.OnePagePDF("Hello PDF world"), "application/pdf"))
+	mux.HandleFunc("/scan.pdf", serveHTML(testutil.OnePagePDF(""), "application/pdf"))
 	mux.HandleFunc("/logo.png", serveHTML(pngBuf.Bytes(), "image/png"))
 	mux.HandleFunc("/blob", serveHTML([]byte("\x00\x01\x02binary\x00"), "application/octet-stream"))
 	mux.HandleFunc("/gzip", func(w http.ResponseWriter, r *http.Request) {
@@ -520,36 +521,6 @@ func TestSummaryCacheBounds(t *testing.T) {
 	if c.bytes > summaryCacheBytes {
 		t.Errorf("bytes = %d over %d", c.bytes, summaryCacheBytes)
 	}
-}
-
-// minimalPDF builds a one-page PDF that draws text with Helvetica (no text
-// when empty).
-func minimalPDF(text string) []byte {
-	content := "q 0 0 1 rg 0 0 10 10 re f Q"
-	if text != "" {
-		content = fmt.Sprintf("BT /F1 24 Tf 72 720 Td (%s) Tj ET", text)
-	}
-	objs := []string{
-		"<< /Type /Catalog /Pages 2 0 R >>",
-		"<< /Type /Pages /Kids [3 0 R] /Count 1 >>",
-		"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Contents 4 0 R /Resources << /Font << /F1 5 0 R >> >> >>",
-		fmt.Sprintf("<< /Length %d >>\nstream\n%s\nendstream", len(content), content),
-		"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica /Encoding /WinAnsiEncoding >>",
-	}
-	var b bytes.Buffer
-	b.WriteString("%PDF-1.4\n")
-	offsets := make([]int, len(objs))
-	for i, o := range objs {
-		offsets[i] = b.Len()
-		fmt.Fprintf(&b, "%d 0 obj\n%s\nendobj\n", i+1, o)
-	}
-	xref := b.Len()
-	fmt.Fprintf(&b, "xref\n0 %d\n0000000000 65535 f \n", len(objs)+1)
-	for _, off := range offsets {
-		fmt.Fprintf(&b, "%010d 00000 n \n", off)
-	}
-	fmt.Fprintf(&b, "trailer\n<< /Size %d /Root 1 0 R >>\nstartxref\n%d\n%%%%EOF\n", len(objs)+1, xref)
-	return b.Bytes()
 }
 
 func TestWebFetchLongPageIsCut(t *testing.T) {

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 )
@@ -71,6 +72,28 @@ func WriteFile(t testing.TB, path, content string, mode os.FileMode) string {
 		t.Fatal(err)
 	}
 	return path
+}
+
+// WriteTree writes files (name → content, names slash-separated) under
+// dir, creating their folders. A content starting with "->" makes a
+// symbolic link to the rest of it instead.
+func WriteTree(t testing.TB, dir string, files map[string]string) {
+	t.Helper()
+	for name, content := range files {
+		p := filepath.Join(dir, filepath.FromSlash(name))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if target, ok := strings.CutPrefix(content, "->"); ok {
+			if err := os.Symlink(target, p); err != nil {
+				t.Fatal(err)
+			}
+			continue
+		}
+		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
 }
 
 // OnePagePDF builds a valid one-page PDF that draws text in Helvetica (a

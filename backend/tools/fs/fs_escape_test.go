@@ -12,6 +12,7 @@ import (
 	"sync/atomic"
 	"testing"
 	"tinyelf/backend/tools"
+	"tinyelf/internal/testutil"
 )
 
 // escapeFixture is a restricted workspace next to folders it must never
@@ -30,9 +31,9 @@ func newEscapeFixture(t *testing.T) *escapeFixture {
 		outside: filepath.Join(base, "outside"),
 		sibling: filepath.Join(base, "ws-evil"),
 	}
-	writeFiles(t, f.dir, map[string]string{"inside.txt": "SAFE inside\n", "sub/ok.txt": "SAFE sub\n"})
-	writeFiles(t, f.outside, map[string]string{"secret.txt": "SECRET outside\n", "deeper/secret.txt": "SECRET deeper\n"})
-	writeFiles(t, f.sibling, map[string]string{"secret.txt": "SECRET sibling\n"})
+	testutil.WriteTree(t, f.dir, map[string]string{"inside.txt": "SAFE inside\n", "sub/ok.txt": "SAFE sub\n"})
+	testutil.WriteTree(t, f.outside, map[string]string{"secret.txt": "SECRET outside\n", "deeper/secret.txt": "SECRET deeper\n"})
+	testutil.WriteTree(t, f.sibling, map[string]string{"secret.txt": "SECRET sibling\n"})
 	links := map[string]string{
 		"link-out":      "../outside",
 		"link-abs":      f.outside,

@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 	"tinyelf/backend/tools"
+	"tinyelf/internal/testutil"
 )
 
 // mkfifo makes a named pipe nobody writes to or reads from: opening it the
@@ -44,7 +45,7 @@ func TestFSToolsRefuseFIFOs(t *testing.T) {
 	t.Parallel()
 	for _, restrict := range []bool{true, false} {
 		dir := t.TempDir()
-		writeFiles(t, dir, map[string]string{"ok.txt": "hello\n", "sub/a.txt": "hello again\n", "special/b.txt": "hello there\n"})
+		testutil.WriteTree(t, dir, map[string]string{"ok.txt": "hello\n", "sub/a.txt": "hello again\n", "special/b.txt": "hello there\n"})
 		mkfifo(t, filepath.Join(dir, "pipe"))
 		mkfifo(t, filepath.Join(dir, "sub", "pipe2"))
 		// An ignore file that is a FIFO: the Go walkers read ignore files

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"tinyelf/internal/testutil"
 )
 
 func TestGitignoreRules(t *testing.T) {
@@ -158,7 +159,7 @@ func TestGitignoreMatchesRipgrep(t *testing.T) {
 			for _, f := range files {
 				tree[f] = "x\n"
 			}
-			writeTree(t, dir, tree)
+			testutil.WriteTree(t, dir, tree)
 			cmd := exec.Command(rg, "--files", "--no-config", "--no-require-git", "--no-ignore-parent",
 				"--no-ignore-global", "--no-ignore-exclude", "--no-ignore-messages", "./")
 			cmd.Dir = dir

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 	"tinyelf/backend/tools"
+	"tinyelf/internal/testutil"
 )
 
 // globFixture builds a tree whose files have distinct modification times:
@@ -17,7 +18,7 @@ import (
 func globFixture(t *testing.T) (dir, outside string) {
 	t.Helper()
 	dir, outside = t.TempDir(), t.TempDir()
-	writeTree(t, outside, map[string]string{"o.go": "package o\n"})
+	testutil.WriteTree(t, outside, map[string]string{"o.go": "package o\n"})
 	order := []string{
 		"src/new.go", "src/app/main.ts", "src/app/view.tsx", "main.go", "src/old.go",
 		"docs/readme.md", "README.md", ".github/workflows/ci.yml", ".env",
@@ -32,7 +33,7 @@ func globFixture(t *testing.T) (dir, outside string) {
 	}
 	files["link.go"] = "->" + filepath.Join(outside, "o.go")
 	files["linkdir"] = "->src"
-	writeTree(t, dir, files)
+	testutil.WriteTree(t, dir, files)
 	now := time.Now()
 	for i, f := range order {
 		mt := now.Add(-time.Duration(i) * time.Minute)

@@ -12,30 +12,10 @@ import (
 	"testing"
 	"time"
 	"tinyelf/backend/tools"
+	"tinyelf/internal/testutil"
 )
 
 var updateGrepGolden = flag.Bool("update-grep", false, "rewrite testdata/grep/*.golden from the Go engine's output")
-
-// writeTree creates files (and their folders) under dir. A value starting
-// with "->" makes a symbolic link to the rest of the value.
-func writeTree(t testing.TB, dir string, files map[string]string) {
-	t.Helper()
-	for name, content := range files {
-		p := filepath.Join(dir, filepath.FromSlash(name))
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if target, ok := strings.CutPrefix(content, "->"); ok {
-			if err := os.Symlink(target, p); err != nil {
-				t.Fatal(err)
-			}
-			continue
-		}
-		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-}
 
 func openWS(t testing.TB, dir string, restrict bool) *Workspace {
 	t.Helper()
@@ -73,7 +53,7 @@ func run(t testing.TB, tool tools.Tool, params map[string]any) tools.Result {
 // grepFixture exercises every rule both engines must agree on.
 func grepFixture(t testing.TB) (ws, outside string) {
 	ws, outside = t.TempDir(), t.TempDir()
-	writeTree(t, outside, map[string]string{"secret.txt": "hello outside\n"})
+	testutil.WriteTree(t, outside, map[string]string{"secret.txt": "hello outside\n"})
 	filler := strings.Repeat("hello filler line\n", 6000) // > 64 KiB before the NUL
 	var big strings.Builder                               // several of the Go engine's 256 KiB chunks
 	for i := 1; i <= 60000; i++ {
@@ -83,7 +63,7 @@ func grepFixture(t testing.TB) (ws, outside string) {
 			fmt.Fprintf(&big, "line %d\n", i)
 		}
 	}
-	writeTree(t, ws, map[string]string{
+	testutil.WriteTree(t, ws, map[string]string{
 		".gitignore":              "# comment\n*.log\n!keep.log\nbuild/\n/root-only.txt\ndocs/**/*.tmp\nnode_modules/\n*.{bak,orig}\ntrailing.txt   \n",
 		".ignore":                 "ign-me.txt\n",
 		".rgignore":               "*.secret\n",
@@ -301,7 +281,7 @@ func TestGrepCaps(t *testing.T) {
 		files[fmt.Sprintf("f%d.txt", i)] = strings.Repeat("match here\n", 4)
 	}
 	files["long.txt"] = "match " + strings.Repeat("é", 20) + "\n"
-	writeTree(t, dir, files)
+	testutil.WriteTree(t, dir, files)
 	ws := openWS(t, dir, true)
 	want := "f0.txt:1:match here\nf0.txt:2:match here\nf0.txt:3:match here\nf0.txt:4:match here\nf1.txt:1:match here\n" +
 		"\n(Showing 5 of 13 matching lines in 4 files; 8 more were left out. Narrow the pattern, path or include to see them.)"
@@ -429,8 +409,8 @@ func TestGrepRgProcess(t *testing.T) {
 func TestGrepSwappedSymlinkRace(t *testing.T) {
 	base := t.TempDir()
 	dir, outside := filepath.Join(base, "ws"), filepath.Join(base, "outside")
-	writeTree(t, dir, map[string]string{"inside.txt": "SAFE inside\n"})
-	writeTree(t, outside, map[string]string{"secret.txt": "SECRET outside\n"})
+	testutil.WriteTree(t, dir, map[string]string{"inside.txt": "SAFE inside\n"})
+	testutil.WriteTree(t, outside, map[string]string{"secret.txt": "SECRET outside\n"})
 	ws := openWS(t, dir, true)
 	stop := swapSymlink(t, filepath.Join(dir, "racy"), outside)
 	defer stop()

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 	"tinyelf/backend/tools"
+	"tinyelf/internal/testutil"
 )
 
 // newTestWorkspace makes a restricted workspace in a temp folder, filled with
@@ -16,7 +17,7 @@ import (
 func newTestWorkspace(t *testing.T, files map[string]string) (*Workspace, string) {
 	t.Helper()
 	dir := filepath.Join(t.TempDir(), "ws")
-	writeFiles(t, dir, files)
+	testutil.WriteTree(t, dir, files)
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		t.Fatal(err)
 	}
@@ -26,19 +27,6 @@ func newTestWorkspace(t *testing.T, files map[string]string) (*Workspace, string
 	}
 	t.Cleanup(func() { ws.Close() })
 	return ws, dir
-}
-
-func writeFiles(t *testing.T, dir string, files map[string]string) {
-	t.Helper()
-	for name, content := range files {
-		p := filepath.Join(dir, name)
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
 }
 
 // execTool runs one call through a registry holding tool, as the agent would.
@@ -134,7 +122,7 @@ func TestReadLargeFiles(t *testing.T) {
 	for i := 1; sb.Len() < 200*1024; i++ {
 		fmt.Fprintf(&sb, "%-99d\n", i)
 	}
-	writeFiles(t, dir, map[string]string{"medium.txt": sb.String()})
+	testutil.WriteTree(t, dir, map[string]string{"medium.txt": sb.String()})
 	total := strings.Count(sb.String(), "\n")
 
 	t.Run("over 128 KB is truncated with a way to read on", func(t *testing.T) {
@@ -153,7 +141,7 @@ func TestReadLargeFiles(t *testing.T) {
 
 	// A text file just over 10 MB: whole reads are refused, parts work.
 	content := "first line\nsecond line\n" + strings.Repeat(strings.Repeat("z", 63)+"\n", 10*1024*1024/64)
-	writeFiles(t, dir, map[string]string{"big.log": content})
+	testutil.WriteTree(t, dir, map[string]string{"big.log": content})
 	t.Run("over 10 MB needs offset and limit", func(t *testing.T) {
 		t.Parallel()
 		res := execTool(t, NewRead(ws), `{"path":"big.log"}`)

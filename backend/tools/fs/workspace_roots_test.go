@@ -9,6 +9,7 @@ import (
 	"sync/atomic"
 	"testing"
 	"tinyelf/backend/tools"
+	"tinyelf/internal/testutil"
 )
 
 // rootsFixture is a workspace with three extra folders: a read-only skill
@@ -30,9 +31,9 @@ func newRootsFixture(t *testing.T, restrict bool) rootsFixture {
 		allow: &atomic.Bool{},
 	}
 	f.toolsD = filepath.Join(f.agent, "tools")
-	writeFiles(t, f.dir, map[string]string{"a.txt": "in the workspace\n"})
-	writeFiles(t, f.skill, map[string]string{"SKILL.md": "---\nname: pdf\n---\nUse pdftotext.\n"})
-	writeFiles(t, f.agent, map[string]string{"permissions.json": `{"version":1}`, "tools/old.py": "x = 1\n"})
+	testutil.WriteTree(t, f.dir, map[string]string{"a.txt": "in the workspace\n"})
+	testutil.WriteTree(t, f.skill, map[string]string{"SKILL.md": "---\nname: pdf\n---\nUse pdftotext.\n"})
+	testutil.WriteTree(t, f.agent, map[string]string{"permissions.json": `{"version":1}`, "tools/old.py": "x = 1\n"})
 	if err := os.WriteFile(f.outside, []byte("secret\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
@@ -133,7 +134,7 @@ func TestWorkspaceExtraRoots(t *testing.T) {
 // the workspace.
 func TestWorkspaceRootInsideWorkspace(t *testing.T) {
 	dir := t.TempDir()
-	writeFiles(t, dir, map[string]string{"vendor/lib.txt": "v\n", "main.txt": "m\n"})
+	testutil.WriteTree(t, dir, map[string]string{"vendor/lib.txt": "v\n", "main.txt": "m\n"})
 	ws, err := OpenWorkspace(dir, true, Root{Dir: filepath.Join(dir, "vendor"), Reason: "vendored code"})
 	if err != nil {
 		t.Fatal(err)

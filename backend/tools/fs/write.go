@@ -2,9 +2,7 @@ package fs
 
 import (
 	"context"
-	"crypto/rand"
 	_ "embed"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -14,6 +12,7 @@ import (
 	"path/filepath"
 	"strings"
 	"tinyelf/backend/tools"
+	"tinyelf/internal/atomicfile"
 )
 
 //go:embed write.md
@@ -146,38 +145,7 @@ func writeFileAtomic(ws *Workspace, name string, data []byte) error {
 	if err := ws.MkdirAll(dir, 0o755); err != nil {
 		return err
 	}
-	var rnd [6]byte
-	_, _ = rand.Read(rnd[:])
-	tmp := filepath.Join(dir, "."+filepath.Base(target)+".tinyelf-"+hex.EncodeToString(rnd[:])+".tmp")
-	f, err := ws.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, perm)
-	if err != nil {
-		return err
-	}
-	ok := false
-	defer func() {
-		if !ok {
-			f.Close()
-			_ = ws.Remove(tmp)
-		}
-	}()
-	if _, err := f.Write(data); err != nil {
-		return err
-	}
-	if err := f.Sync(); err != nil {
-		return err
-	}
-	if err := f.Close(); err != nil {
-		return err
-	}
-	// The umask may have narrowed perm at creation.
-	if err := ws.Chmod(tmp, perm); err != nil {
-		return err
-	}
-	if err := ws.Rename(tmp, target); err != nil {
-		return err
-	}
-	ok = true
-	return nil
+	return atomicfile.WriteFileIn(ws, target, data, perm)
 }
 
 func countLines(s string) int {
